@@ -1,0 +1,103 @@
+// The format registry: every family registers detect / read / dump_raw / rewrite /
+// pack in one table (src/formats/families.inc). The CLI and the library's
+// convenience functions go through it only.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "rigrip/error.hpp"
+#include "rigrip/scene.hpp"
+
+namespace rigrip {
+
+using bytes = std::vector<std::uint8_t>;
+using byte_view = std::span<const std::uint8_t>;
+
+// Options a reader may honour; a reader ignores what does not apply to it.
+struct read_options {
+  std::optional<std::string> skeleton_path;  // --skeleton: explicit rig for animation-only files
+  std::optional<double> fps;                 // --fps: frame rate for formats that count frames
+  bool upper_case_bones = false;             // --upper-case-bones (morpheme)
+  std::uint64_t max_file_size = 1ull << 31;  // files larger than this are refused
+};
+
+// Everything a reader gets. `load` fetches a sibling file (skeleton, textures) by path;
+// it fails cleanly when no file system is available (fuzzing, memory input).
+struct read_context {
+  std::string path;  // the input's path or logical name, for messages and sibling lookup
+  byte_view data;
+  read_options options;
+  diagnostics* diags = nullptr;
+  std::function<result<bytes>(const std::string& path)> load;
+  [[nodiscard]] bool file_exists(const std::string& p) const;
+  void warn(code c, std::string message, std::uint64_t offset = no_offset) const;
+};
+
+struct pack_context {
+  std::string output_path;
+  std::optional<bytes> template_file;   // --template ORIGINAL
+  std::string template_path;
+  std::optional<bytes> skeleton_file;   // --skeleton (format's own skeleton file)
+  std::string skeleton_path;
+  std::optional<double> fps;
+  diagnostics* diags = nullptr;
+  void warn(code c, std::string message) const;
+};
+
+// Detection scores: content beats name. 0 means "not mine".
+namespace score {
+inline constexpr int none = 0;
+inline constexpr int name_only = 10;     // extension or naming rule, no content check possible
+inline constexpr int structure = 60;     // no magic, but the structure checks out
+inline constexpr int magic = 100;        // signature matched
+}  // namespace score
+
+struct format {
+  std::string_view id;           // stable id used by --format, e.g. "bfres"
+  std::string_view family;       // folder name under src/formats, e.g. "bfres"
+  std::string_view description;  // one line for `rigrip formats`
+  std::vector<std::string_view> extensions;  // lower case, with dot: ".bfres"
+  std::string_view detection;    // how detection works, for `rigrip formats`
+  // Returns a score (see rigrip::score). `data` is the whole file; must not throw.
+  int (*detect)(byte_view data, std::string_view filename) = nullptr;
+  result<scene> (*read)(const read_context&) = nullptr;
+  result<nlohmann::json> (*dump_raw)(const read_context&) = nullptr;   // --raw
+  result<bytes> (*rewrite)(const read_context&) = nullptr;             // raw layer round trip
+  result<bytes> (*pack)(const scene&, const pack_context&) = nullptr;  // scene -> format
+};
+
+[[nodiscard]] const std::vector<const format*>& formats();
+[[nodiscard]] const format* find_format(std::string_view id);
+// Best format for the content (then the name). Error E_UNKNOWN_FORMAT when none.
+[[nodiscard]] result<const format*> detect_format(byte_view data, std::string_view filename);
+
+[[nodiscard]] result<bytes> load_file(const std::string& path,
+                                      std::uint64_t max_size = 1ull << 31);
+// Writes atomically: a temporary file renamed into place, so a failure leaves nothing.
+[[nodiscard]] result<void> save_file(const std::string& path, byte_view data);
+
+// Reading through the registry. Readers' internal failures (including exceptions
+// and allocation failures) come back as errors with the file name filled in; the
+// scene is validate()d before it is returned.
+[[nodiscard]] result<scene> read_scene(const std::string& path, const read_options& options,
+                                       diagnostics& diags, const format* forced = nullptr);
+[[nodiscard]] result<scene> read_scene(byte_view data, const std::string& name,
+                                       const read_options& options, diagnostics& diags,
+                                       const format* forced = nullptr);
+[[nodiscard]] result<nlohmann::json> dump_raw(byte_view data, const std::string& name,
+                                              const read_options& options, diagnostics& diags,
+                                              const format* forced = nullptr);
+[[nodiscard]] result<bytes> rewrite(byte_view data, const std::string& name,
+                                    const read_options& options, diagnostics& diags,
+                                    const format* forced = nullptr);
+[[nodiscard]] result<bytes> pack(const scene& s, const format& f, const pack_context& ctx);
+
+}  // namespace rigrip

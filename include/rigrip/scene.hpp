@@ -1,0 +1,119 @@
+// The neutral scene model every format decodes to and encodes from.
+// Units and axes are the source's own; the glTF writer converts once, at the root.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "rigrip/error.hpp"
+
+namespace rigrip {
+
+using vec2 = std::array<float, 2>;
+using vec3 = std::array<float, 3>;
+using vec4 = std::array<float, 4>;
+using quat = std::array<float, 4>;  // x, y, z, w (glTF order)
+
+struct bone {
+  std::string name;  // unique within the skeleton; "bone_<index>" when the source has none
+  int parent = -1;   // index of the parent bone; parents precede children
+  vec3 translation{0, 0, 0};
+  quat rotation{0, 0, 0, 1};
+  vec3 scale{1, 1, 1};
+  nlohmann::json extras;  // format-specific facts (flags, ids, tag kind, ...)
+};
+
+struct skeleton {
+  std::string name;
+  std::vector<bone> bones;
+  nlohmann::json extras;
+  [[nodiscard]] int find(std::string_view bone_name) const;
+};
+
+enum class path { translation, rotation, scale };
+enum class interpolation { step, linear, cubic_spline };
+
+[[nodiscard]] std::string_view to_string(path p);
+[[nodiscard]] std::string_view to_string(interpolation i);
+[[nodiscard]] std::optional<path> path_from_string(std::string_view s);
+[[nodiscard]] std::optional<interpolation> interpolation_from_string(std::string_view s);
+[[nodiscard]] int components(path p);  // 3 or 4
+
+struct track {
+  std::string bone;  // bone name in the animation's skeleton
+  rigrip::path path = path::rotation;
+  rigrip::interpolation interpolation = interpolation::linear;
+  std::vector<float> times;  // seconds, strictly increasing, within [0, duration]
+  // Flat values: components(path) floats per element; one element per key for
+  // STEP/LINEAR, three per key (in-tangent, value, out-tangent) for CUBICSPLINE.
+  std::vector<float> values;
+  [[nodiscard]] std::size_t elements_per_key() const {
+    return interpolation == interpolation::cubic_spline ? 3 : 1;
+  }
+};
+
+struct animation {
+  std::string name;
+  int skeleton = 0;      // index into scene::skeletons
+  double duration = 0;   // seconds
+  std::optional<double> fps;  // source frame rate, when the format has one
+  std::vector<track> tracks;
+  nlohmann::json extras;  // e.g. {"additive": true, "root_motion_bone": "..."}
+};
+
+struct texture {
+  std::string name;
+  std::uint32_t width = 0;
+  std::uint32_t height = 0;
+  std::vector<std::uint8_t> rgba;  // width * height * 4 bytes, rows top to bottom
+  nlohmann::json extras;
+};
+
+struct material {
+  std::string name;
+  vec4 base_color{1, 1, 1, 1};
+  int texture = -1;  // index into scene::textures
+  bool double_sided = false;
+  enum class alpha { opaque, mask, blend } alpha_mode = alpha::opaque;
+  float alpha_cutoff = 0.5f;
+  bool unlit = false;
+  nlohmann::json extras;
+};
+
+// One primitive's worth of geometry. Either skinned (joints/weights) or rigid
+// (bound whole to one bone through `bone`), or neither (static).
+struct mesh {
+  std::string name;
+  int skeleton = -1;  // skeleton index the joints/bone refer to, -1 for none
+  int bone = -1;      // rigid binding: the bone this mesh moves with, in bone space
+  int material = -1;
+  std::vector<vec3> positions;
+  std::vector<vec3> normals;       // empty or same count as positions
+  std::vector<vec2> uvs;           // empty or same count (top-left origin, as glTF)
+  std::vector<vec4> colors;        // empty or same count, linear RGBA 0..1
+  std::vector<std::array<std::uint16_t, 4>> joints;  // empty or same count
+  std::vector<vec4> weights;                         // same count as joints
+  std::vector<std::uint32_t> indices;  // triangles; empty means non-indexed triangles
+  nlohmann::json extras;
+};
+
+struct scene {
+  std::string format;  // format id the scene was read from, e.g. "bfres"
+  std::vector<skeleton> skeletons;
+  std::vector<animation> animations;
+  std::vector<mesh> meshes;
+  std::vector<texture> textures;
+  std::vector<material> materials;
+  nlohmann::json metadata = nlohmann::json::object();  // free-form facts about the source
+
+  // Checks every invariant of the model (see docs/scene-model.md). The error's
+  // message names the offending element, e.g. "animations[2].tracks[5].times[7]".
+  [[nodiscard]] result<void> validate() const;
+};
+
+}  // namespace rigrip

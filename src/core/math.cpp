@@ -1,0 +1,156 @@
+#include "core/math.hpp"
+
+#include <algorithm>
+
+#define GLM_FORCE_CTOR_INIT
+#include <glm/glm.hpp>
+#include <glm/gtc/matrix_transform.hpp>
+#include <glm/gtc/quaternion.hpp>
+#include <glm/gtc/type_ptr.hpp>
+
+namespace rigrip::core {
+namespace {
+glm::quat to_glm(const quat& q) { return glm::quat(q[3], q[0], q[1], q[2]); }
+quat from_glm(const glm::quat& q) { return {q.x, q.y, q.z, q.w}; }
+glm::mat4 to_glm(const mat4& m) { return glm::make_mat4(m.data()); }
+mat4 from_glm(const glm::mat4& m) {
+  mat4 r;
+  const float* p = glm::value_ptr(m);
+  for (int i = 0; i < 16; ++i) r[static_cast<std::size_t>(i)] = p[i];
+  return r;
+}
+}  // namespace
+
+quat normalize(quat q) {
+  float n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  if (!(n > 1e-12f) || !std::isfinite(n)) return {0, 0, 0, 1};
+  for (auto& c : q) c /= n;
+  return q;
+}
+quat multiply(const quat& a, const quat& b) { return from_glm(to_glm(a) * to_glm(b)); }
+quat conjugate(const quat& q) { return {-q[0], -q[1], -q[2], q[3]}; }
+vec3 rotate(const quat& q, const vec3& v) {
+  glm::vec3 r = to_glm(q) * glm::vec3(v[0], v[1], v[2]);
+  return {r.x, r.y, r.z};
+}
+float dot(const quat& a, const quat& b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+}
+quat slerp(const quat& a, quat b, float t) {
+  if (dot(a, b) < 0) b = {-b[0], -b[1], -b[2], -b[3]};
+  return normalize(from_glm(glm::slerp(to_glm(a), to_glm(b), t)));
+}
+quat axis_angle(const vec3& axis, float radians) {
+  return normalize(from_glm(glm::angleAxis(radians, glm::normalize(glm::vec3(axis[0], axis[1], axis[2])))));
+}
+quat from_euler(const vec3& r, std::string_view order) {
+  quat q{0, 0, 0, 1};
+  for (char c : order) {
+    quat step{0, 0, 0, 1};
+    switch (c) {
+      case 'X': case 'x': step = axis_angle({1, 0, 0}, r[0]); break;
+      case 'Y': case 'y': step = axis_angle({0, 1, 0}, r[1]); break;
+      case 'Z': case 'z': step = axis_angle({0, 0, 1}, r[2]); break;
+      default: break;
+    }
+    q = multiply(step, q);  // later axes apply after earlier ones
+  }
+  return normalize(q);
+}
+bool finite(const quat& q) {
+  return std::isfinite(q[0]) && std::isfinite(q[1]) && std::isfinite(q[2]) && std::isfinite(q[3]);
+}
+bool finite(const vec3& v) { return std::isfinite(v[0]) && std::isfinite(v[1]) && std::isfinite(v[2]); }
+
+void make_hemisphere_continuous(std::vector<float>& v, std::size_t stride_keys) {
+  // stride_keys = 3 for CUBICSPLINE (in-tangent, value, out-tangent): flip whole triples.
+  std::size_t per_key = 4 * stride_keys;
+  if (v.size() < per_key) return;
+  std::size_t keys = v.size() / per_key;
+  std::size_t value_at = stride_keys == 3 ? 4 : 0;
+  for (std::size_t k = 1; k < keys; ++k) {
+    const float* p = &v[(k - 1) * per_key + value_at];
+    float* c = &v[k * per_key + value_at];
+    float d = p[0] * c[0] + p[1] * c[1] + p[2] * c[2] + p[3] * c[3];
+    if (d < 0)
+      for (std::size_t i = 0; i < per_key; ++i) v[k * per_key + i] = -v[k * per_key + i];
+  }
+}
+
+mat4 compose(const vec3& t, const quat& r, const vec3& s) {
+  glm::mat4 m = glm::translate(glm::mat4(1.0f), glm::vec3(t[0], t[1], t[2])) *
+                glm::mat4_cast(to_glm(normalize(r))) *
+                glm::scale(glm::mat4(1.0f), glm::vec3(s[0], s[1], s[2]));
+  return from_glm(m);
+}
+mat4 multiply(const mat4& a, const mat4& b) { return from_glm(to_glm(a) * to_glm(b)); }
+mat4 inverse(const mat4& m) { return from_glm(glm::inverse(to_glm(m))); }
+mat4 identity() { return from_glm(glm::mat4(1.0f)); }
+
+std::vector<mat4> world_matrices(const skeleton& s) {
+  std::vector<mat4> w(s.bones.size());
+  for (std::size_t i = 0; i < s.bones.size(); ++i) {
+    const bone& b = s.bones[i];
+    mat4 local = compose(b.translation, b.rotation, b.scale);
+    w[i] = (b.parent >= 0 && static_cast<std::size_t>(b.parent) < i)
+               ? multiply(w[static_cast<std::size_t>(b.parent)], local)
+               : local;
+  }
+  return w;
+}
+
+std::vector<float> sample(const track& t, float time) {
+  const std::size_t n = static_cast<std::size_t>(components(t.path));
+  const std::size_t e = t.elements_per_key();
+  const std::size_t keys = t.times.size();
+  std::vector<float> out(n, 0.0f);
+  if (keys == 0 || t.values.size() < keys * n * e) return out;
+  auto value = [&](std::size_t k, std::size_t which) {  // which: 0 in, 1 value, 2 out for cubic
+    std::size_t idx = (k * e + (e == 3 ? which : 0)) * n;
+    return &t.values[idx];
+  };
+  if (time <= t.times.front() || keys == 1) {
+    std::copy_n(value(0, 1), n, out.begin());
+    return out;
+  }
+  if (time >= t.times.back()) {
+    std::copy_n(value(keys - 1, 1), n, out.begin());
+    return out;
+  }
+  std::size_t k = static_cast<std::size_t>(
+      std::upper_bound(t.times.begin(), t.times.end(), time) - t.times.begin()) - 1;
+  float t0 = t.times[k], t1 = t.times[k + 1];
+  float dt = t1 - t0;
+  float u = dt > 0 ? (time - t0) / dt : 0.0f;
+  if (t.interpolation == interpolation::step) {
+    std::copy_n(value(k, 1), n, out.begin());
+    return out;
+  }
+  if (t.interpolation == interpolation::linear) {
+    const float* a = value(k, 1);
+    const float* b = value(k + 1, 1);
+    if (t.path == path::rotation) {
+      quat q = slerp({a[0], a[1], a[2], a[3]}, {b[0], b[1], b[2], b[3]}, u);
+      std::copy(q.begin(), q.end(), out.begin());
+    } else {
+      for (std::size_t i = 0; i < n; ++i) out[i] = a[i] + (b[i] - a[i]) * u;
+    }
+    return out;
+  }
+  // CUBICSPLINE as glTF defines it: tangents scaled by the segment length.
+  const float* p0 = value(k, 1);
+  const float* m0 = value(k, 2);
+  const float* p1 = value(k + 1, 1);
+  const float* m1 = value(k + 1, 0);
+  float u2 = u * u, u3 = u2 * u;
+  float h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u, h01 = -2 * u3 + 3 * u2, h11 = u3 - u2;
+  for (std::size_t i = 0; i < n; ++i)
+    out[i] = h00 * p0[i] + h10 * dt * m0[i] + h01 * p1[i] + h11 * dt * m1[i];
+  if (t.path == path::rotation) {
+    quat q = normalize({out[0], out[1], out[2], out[3]});
+    std::copy(q.begin(), q.end(), out.begin());
+  }
+  return out;
+}
+
+}  // namespace rigrip::core

@@ -1,0 +1,45 @@
+// Quaternion, Euler and matrix helpers shared by every family, on top of glm.
+// Quaternions in the scene model are (x, y, z, w).
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <string_view>
+#include <vector>
+
+#include "rigrip/scene.hpp"
+
+namespace rigrip::core {
+
+using mat4 = std::array<float, 16>;  // column-major, as glTF
+
+[[nodiscard]] quat normalize(quat q);
+[[nodiscard]] quat multiply(const quat& a, const quat& b);  // a * b (apply b first)
+[[nodiscard]] quat conjugate(const quat& q);
+[[nodiscard]] vec3 rotate(const quat& q, const vec3& v);
+[[nodiscard]] float dot(const quat& a, const quat& b);
+[[nodiscard]] quat slerp(const quat& a, quat b, float t);
+[[nodiscard]] quat axis_angle(const vec3& axis, float radians);
+// Euler angles (radians) composed in `order`, e.g. "XYZ" means R = Rz * Ry * Rx
+// (X applied first, intrinsic-free convention used by BFRES); "YXZ" used by FF7 means
+// R = Ry * Rx * Rz. The string lists the matrices from right (first applied) to left.
+[[nodiscard]] quat from_euler(const vec3& radians, std::string_view order_first_to_last);
+[[nodiscard]] bool finite(const quat& q);
+[[nodiscard]] bool finite(const vec3& v);
+// Flips signs so consecutive quaternions lie in one hemisphere (4 floats per key).
+void make_hemisphere_continuous(std::vector<float>& xyzw_values, std::size_t stride_keys = 1);
+
+[[nodiscard]] mat4 compose(const vec3& t, const quat& r, const vec3& s);  // T * R * S
+[[nodiscard]] mat4 multiply(const mat4& a, const mat4& b);
+[[nodiscard]] mat4 inverse(const mat4& m);
+[[nodiscard]] mat4 identity();
+// World (model-space) matrices of every bone from its local rest TRS.
+[[nodiscard]] std::vector<mat4> world_matrices(const skeleton& s);
+
+// Samples a track at time t (seconds) with its own interpolation, returning
+// components(path) floats. Clamps outside the key range.
+[[nodiscard]] std::vector<float> sample(const track& t, float time);
+
+inline constexpr float pi = 3.14159265358979323846f;
+
+}  // namespace rigrip::core

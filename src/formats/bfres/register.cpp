@@ -1,0 +1,4 @@
+// Registration of the bfres family's formats (filled in by the family's work).
+#include "rigrip/registry.hpp"
+
+std::vector<rigrip::format> rigrip_family_bfres() { return {}; }

@@ -1,0 +1,4 @@
+// Registration of the telltale family's formats (filled in by the family's work).
+#include "rigrip/registry.hpp"
+
+std::vector<rigrip::format> rigrip_family_telltale() { return {}; }

@@ -1,0 +1,168 @@
+// Scene model helpers and validate(): the invariants every reader's output and
+// every writer's input must satisfy.
+#include <cmath>
+#include <set>
+
+#include "rigrip/scene.hpp"
+
+namespace rigrip {
+
+int skeleton::find(std::string_view bone_name) const {
+  for (std::size_t i = 0; i < bones.size(); ++i)
+    if (bones[i].name == bone_name) return static_cast<int>(i);
+  return -1;
+}
+
+std::string_view to_string(path p) {
+  switch (p) {
+    case path::translation: return "translation";
+    case path::rotation: return "rotation";
+    case path::scale: return "scale";
+  }
+  return "rotation";
+}
+std::string_view to_string(interpolation i) {
+  switch (i) {
+    case interpolation::step: return "STEP";
+    case interpolation::linear: return "LINEAR";
+    case interpolation::cubic_spline: return "CUBICSPLINE";
+  }
+  return "LINEAR";
+}
+std::optional<path> path_from_string(std::string_view s) {
+  if (s == "translation") return path::translation;
+  if (s == "rotation") return path::rotation;
+  if (s == "scale") return path::scale;
+  return std::nullopt;
+}
+std::optional<interpolation> interpolation_from_string(std::string_view s) {
+  if (s == "STEP") return interpolation::step;
+  if (s == "LINEAR") return interpolation::linear;
+  if (s == "CUBICSPLINE") return interpolation::cubic_spline;
+  return std::nullopt;
+}
+int components(path p) { return p == path::rotation ? 4 : 3; }
+
+namespace {
+template <class Arr>
+bool all_finite(const Arr& a) {
+  for (float f : a)
+    if (!std::isfinite(f)) return false;
+  return true;
+}
+bool unit(const quat& q, float tol = 1e-3f) {
+  float n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  return std::fabs(n - 1.0f) <= tol;
+}
+error bad(const std::string& where, const std::string& what) {
+  return make_error(code::invalid_scene, where + ": " + what);
+}
+}  // namespace
+
+result<void> scene::validate() const {
+  for (std::size_t s = 0; s < skeletons.size(); ++s) {
+    const auto& sk = skeletons[s];
+    std::set<std::string> names;
+    for (std::size_t b = 0; b < sk.bones.size(); ++b) {
+      const auto& bn = sk.bones[b];
+      std::string w = "skeletons[" + std::to_string(s) + "].bones[" + std::to_string(b) + "]";
+      if (bn.name.empty()) return bad(w, "empty name (unnamed bones must be bone_<index>)");
+      if (!names.insert(bn.name).second) return bad(w, "duplicate bone name '" + bn.name + "'");
+      if (bn.parent < -1 || bn.parent >= static_cast<int>(b))
+        return bad(w, "parent " + std::to_string(bn.parent) +
+                          " must precede the bone (no cycles, no forward parents)");
+      if (!all_finite(bn.translation) || !all_finite(bn.rotation) || !all_finite(bn.scale))
+        return bad(w, "non-finite rest transform");
+      if (!unit(bn.rotation)) return bad(w, "rest rotation is not a unit quaternion");
+    }
+  }
+  for (std::size_t a = 0; a < animations.size(); ++a) {
+    const auto& an = animations[a];
+    std::string wa = "animations[" + std::to_string(a) + "]";
+    if (an.skeleton < 0 || an.skeleton >= static_cast<int>(skeletons.size()))
+      return bad(wa, "skeleton index " + std::to_string(an.skeleton) + " out of range");
+    if (!std::isfinite(an.duration) || an.duration < 0) return bad(wa, "bad duration");
+    if (an.fps && (!std::isfinite(*an.fps) || *an.fps <= 0)) return bad(wa, "bad fps");
+    const auto& sk = skeletons[static_cast<std::size_t>(an.skeleton)];
+    std::set<std::pair<std::string, int>> targets;
+    for (std::size_t t = 0; t < an.tracks.size(); ++t) {
+      const auto& tr = an.tracks[t];
+      std::string w = wa + ".tracks[" + std::to_string(t) + "]";
+      if (sk.find(tr.bone) < 0) return bad(w, "bone '" + tr.bone + "' not in the skeleton");
+      if (!targets.insert({tr.bone, static_cast<int>(tr.path)}).second)
+        return bad(w, "second track for the same bone and path");
+      if (tr.times.empty()) return bad(w, "no keys");
+      if (tr.interpolation == interpolation::cubic_spline && tr.times.size() < 2)
+        return bad(w, "CUBICSPLINE needs at least two keys");
+      std::size_t n = static_cast<std::size_t>(components(tr.path));
+      if (tr.values.size() != tr.times.size() * n * tr.elements_per_key())
+        return bad(w, "value count " + std::to_string(tr.values.size()) + " does not match " +
+                          std::to_string(tr.times.size()) + " keys");
+      for (std::size_t k = 0; k < tr.times.size(); ++k) {
+        float tm = tr.times[k];
+        if (!std::isfinite(tm) || tm < 0 || tm > an.duration + 1e-4 * (1 + an.duration))
+          return bad(w + ".times[" + std::to_string(k) + "]",
+                     "time " + std::to_string(tm) + " outside [0, duration]");
+        if (k > 0 && !(tm > tr.times[k - 1]))
+          return bad(w + ".times[" + std::to_string(k) + "]", "times not strictly increasing");
+      }
+      for (std::size_t i = 0; i < tr.values.size(); ++i)
+        if (!std::isfinite(tr.values[i]))
+          return bad(w + ".values[" + std::to_string(i) + "]", "non-finite value");
+      if (tr.path == path::rotation) {
+        std::size_t e = tr.elements_per_key();
+        for (std::size_t k = 0; k < tr.times.size(); ++k) {
+          const float* q = &tr.values[(k * e + (e == 3 ? 1 : 0)) * 4];
+          if (!unit({q[0], q[1], q[2], q[3]}))
+            return bad(w + ".values key " + std::to_string(k), "rotation is not a unit quaternion");
+        }
+      }
+    }
+  }
+  for (std::size_t m = 0; m < meshes.size(); ++m) {
+    const auto& me = meshes[m];
+    std::string w = "meshes[" + std::to_string(m) + "]";
+    std::size_t n = me.positions.size();
+    if (!me.normals.empty() && me.normals.size() != n) return bad(w, "normal count mismatch");
+    if (!me.uvs.empty() && me.uvs.size() != n) return bad(w, "uv count mismatch");
+    if (!me.colors.empty() && me.colors.size() != n) return bad(w, "colour count mismatch");
+    if (me.joints.size() != me.weights.size()) return bad(w, "joints/weights count mismatch");
+    if (!me.joints.empty() && me.joints.size() != n) return bad(w, "joint count mismatch");
+    if (me.skeleton >= static_cast<int>(skeletons.size()) || me.skeleton < -1)
+      return bad(w, "skeleton index out of range");
+    if ((me.bone >= 0 || !me.joints.empty()) && me.skeleton < 0)
+      return bad(w, "bone binding without a skeleton");
+    if (me.skeleton >= 0) {
+      auto nb = skeletons[static_cast<std::size_t>(me.skeleton)].bones.size();
+      if (me.bone >= static_cast<int>(nb)) return bad(w, "bone index out of range");
+      for (const auto& j : me.joints)
+        for (auto ji : j)
+          if (ji >= nb) return bad(w, "joint index out of range");
+    }
+    if (me.material >= static_cast<int>(materials.size())) return bad(w, "material out of range");
+    for (auto i : me.indices)
+      if (i >= n) return bad(w, "index out of range");
+    if (me.indices.empty() ? n % 3 != 0 : me.indices.size() % 3 != 0)
+      return bad(w, "triangle list length is not a multiple of 3");
+    for (const auto& p : me.positions)
+      if (!all_finite(p)) return bad(w, "non-finite position");
+    for (const auto& p : me.normals)
+      if (!all_finite(p)) return bad(w, "non-finite normal");
+    for (const auto& p : me.uvs)
+      if (!all_finite(p)) return bad(w, "non-finite uv");
+    for (const auto& p : me.weights)
+      if (!all_finite(p)) return bad(w, "non-finite weight");
+  }
+  for (std::size_t t = 0; t < textures.size(); ++t) {
+    const auto& tx = textures[t];
+    if (tx.width == 0 || tx.height == 0 ||
+        tx.rgba.size() != static_cast<std::size_t>(tx.width) * tx.height * 4)
+      return bad("textures[" + std::to_string(t) + "]", "size does not match width*height*4");
+  }
+  for (std::size_t m = 0; m < materials.size(); ++m)
+    if (materials[m].texture >= static_cast<int>(textures.size()))
+      return bad("materials[" + std::to_string(m) + "]", "texture index out of range");
+  return {};
+}
+
+}  // namespace rigrip

@@ -1,0 +1,1 @@
+# CLI tests of the core commands (families add tests/<family>/cli_tests.cmake).
