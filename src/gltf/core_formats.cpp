@@ -1,6 +1,64 @@
-// Formats the core itself reads: the scene JSON and glTF (for write-back paths).
+// Formats the core itself reads: the scene JSON and glTF (input for `rigrip pack`).
+#include <cstring>
+
+#include "rigrip/gltf.hpp"
 #include "rigrip/registry.hpp"
 
 namespace rigrip {
-std::vector<format> core_formats() { return {}; }
+namespace {
+bool ends_with(std::string_view s, std::string_view e) {
+  return s.size() >= e.size() && s.substr(s.size() - e.size()) == e;
+}
+
+int detect_json(byte_view d, std::string_view name) {
+  std::size_t i = 0;
+  while (i < d.size() && (d[i] == ' ' || d[i] == '\n' || d[i] == '\r' || d[i] == '\t')) ++i;
+  if (i >= d.size() || d[i] != '{') return score::none;
+  std::string_view head(reinterpret_cast<const char*>(d.data()), std::min<std::size_t>(d.size(), 4096));
+  if (head.find("\"asset\"") != std::string_view::npos) return score::none;  // that's glTF
+  if (head.find("\"skeletons\"") != std::string_view::npos ||
+      head.find("\"animations\"") != std::string_view::npos)
+    return score::structure;
+  return ends_with(name, ".json") ? score::name_only : score::none;
+}
+
+result<scene> read_json(const read_context& ctx) {
+  auto j = nlohmann::json::parse(ctx.data.begin(), ctx.data.end(), nullptr, false);
+  if (j.is_discarded()) return make_error(code::bad_value, "not valid JSON");
+  return scene_json::from_json(j);
+}
+
+int detect_gltf(byte_view d, std::string_view name) {
+  if (d.size() >= 12 && std::memcmp(d.data(), "glTF", 4) == 0) return score::magic;
+  std::string_view head(reinterpret_cast<const char*>(d.data()), std::min<std::size_t>(d.size(), 8192));
+  if (!head.empty() && head.find('{') != std::string_view::npos && head.find("\"asset\"") != std::string_view::npos)
+    return score::structure;
+  return ends_with(name, ".gltf") || ends_with(name, ".glb") ? score::name_only : score::none;
+}
+
+result<scene> read_gltf(const read_context& ctx) {
+  std::string dir;
+  auto slash = ctx.path.find_last_of('/');
+  if (slash != std::string::npos) dir = ctx.path.substr(0, slash + 1);
+  auto load = [&](const std::string& p) -> result<bytes> {
+    if (!ctx.load) return make_error(code::io_error, "no file access");
+    if (p.find("..") != std::string::npos || (!p.empty() && p[0] == '/'))
+      return make_error(code::io_error, "refusing a buffer path outside the glTF's folder: " + p);
+    return ctx.load(p.rfind(dir, 0) == 0 ? p : dir + p);
+  };
+  return gltf::read(ctx.data, ctx.path, *ctx.diags, load);
+}
+}  // namespace
+
+std::vector<format> core_formats() {
+  return {
+      format{"scene-json", "core", "rigrip scene JSON (the output of `rigrip dump`)", {".json"},
+             "content: a JSON object with \"skeletons\"/\"animations\"; name: .json",
+             detect_json, read_json, nullptr, nullptr, nullptr},
+      format{"gltf", "core", "glTF 2.0 (.glb / .gltf), input for write-back", {".glb", ".gltf"},
+             "content: 'glTF' magic or a JSON object with \"asset\"; name: .glb/.gltf",
+             detect_gltf, read_gltf, nullptr, nullptr, nullptr},
+  };
+}
+
 }  // namespace rigrip

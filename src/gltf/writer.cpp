@@ -1,0 +1,587 @@
+// Scene model -> glTF 2.0 (tinygltf). Skeleton as a node hierarchy under one root
+// node that carries the axis/scale conversion, one skin per skeleton with inverse
+// bind matrices from the rest pose, meshes, PNG textures, one glTF animation per
+// scene animation. Everything written is checked by gltf-validator in the tests.
+#include <algorithm>
+#include <cmath>
+#include <fnmatch.h>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <tiny_gltf.h>
+#include <stb_image_write.h>
+
+#include "core/math.hpp"
+#include "rigrip/gltf.hpp"
+
+namespace rigrip::gltf {
+namespace {
+using nlohmann::json;
+namespace tg = tinygltf;
+
+tg::Value to_value(const json& j) {
+  switch (j.type()) {
+    case json::value_t::boolean: return tg::Value(j.get<bool>());
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned: {
+      auto v = j.get<std::int64_t>();
+      if (v >= INT32_MIN && v <= INT32_MAX) return tg::Value(static_cast<int>(v));
+      return tg::Value(static_cast<double>(v));
+    }
+    case json::value_t::number_float: {
+      double d = j.get<double>();
+      return tg::Value(std::isfinite(d) ? d : 0.0);
+    }
+    case json::value_t::string: return tg::Value(j.get<std::string>());
+    case json::value_t::array: {
+      tg::Value::Array a;
+      for (const auto& e : j) a.push_back(to_value(e));
+      return tg::Value(std::move(a));
+    }
+    case json::value_t::object: {
+      tg::Value::Object o;
+      for (auto it = j.begin(); it != j.end(); ++it) o[it.key()] = to_value(it.value());
+      return tg::Value(std::move(o));
+    }
+    default: return tg::Value();
+  }
+}
+
+// Builds the single binary buffer and its views/accessors.
+class builder {
+ public:
+  explicit builder(tg::Model& m) : m_(m) { m_.buffers.resize(1); }
+
+  int view(const void* data, std::size_t size, int target = 0) {
+    auto& buf = m_.buffers[0].data;
+    while (buf.size() % 4) buf.push_back(0);
+    tg::BufferView v;
+    v.buffer = 0;
+    v.byteOffset = buf.size();
+    v.byteLength = size;
+    if (target) v.target = target;
+    const auto* p = static_cast<const std::uint8_t*>(data);
+    buf.insert(buf.end(), p, p + size);
+    m_.bufferViews.push_back(v);
+    return static_cast<int>(m_.bufferViews.size() - 1);
+  }
+
+  // Float accessor with min/max computed from the float32 values written.
+  int floats(const std::vector<float>& v, int type, int ncomp, bool minmax, int target = 0) {
+    int bv = view(v.data(), v.size() * sizeof(float), target);
+    tg::Accessor a;
+    a.bufferView = bv;
+    a.componentType = TINYGLTF_COMPONENT_TYPE_FLOAT;
+    a.type = type;
+    a.count = v.size() / static_cast<std::size_t>(ncomp);
+    if (minmax && a.count) {
+      a.minValues.assign(static_cast<std::size_t>(ncomp), 0);
+      a.maxValues.assign(static_cast<std::size_t>(ncomp), 0);
+      for (int c = 0; c < ncomp; ++c) {
+        float lo = v[static_cast<std::size_t>(c)], hi = lo;
+        for (std::size_t i = static_cast<std::size_t>(c); i < v.size(); i += static_cast<std::size_t>(ncomp))
+          lo = std::min(lo, v[i]), hi = std::max(hi, v[i]);
+        a.minValues[static_cast<std::size_t>(c)] = lo;
+        a.maxValues[static_cast<std::size_t>(c)] = hi;
+      }
+    }
+    m_.accessors.push_back(a);
+    return static_cast<int>(m_.accessors.size() - 1);
+  }
+  int u16x4(const std::vector<std::uint16_t>& v) {
+    int bv = view(v.data(), v.size() * 2, TINYGLTF_TARGET_ARRAY_BUFFER);
+    tg::Accessor a;
+    a.bufferView = bv;
+    a.componentType = TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT;
+    a.type = TINYGLTF_TYPE_VEC4;
+    a.count = v.size() / 4;
+    m_.accessors.push_back(a);
+    return static_cast<int>(m_.accessors.size() - 1);
+  }
+  int indices(const std::vector<std::uint32_t>& v) {
+    int bv = view(v.data(), v.size() * 4, TINYGLTF_TARGET_ELEMENT_ARRAY_BUFFER);
+    tg::Accessor a;
+    a.bufferView = bv;
+    a.componentType = TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT;
+    a.type = TINYGLTF_TYPE_SCALAR;
+    a.count = v.size();
+    m_.accessors.push_back(a);
+    return static_cast<int>(m_.accessors.size() - 1);
+  }
+
+ private:
+  tg::Model& m_;
+};
+
+std::vector<float> flat(const std::vector<vec3>& v) {
+  std::vector<float> f;
+  f.reserve(v.size() * 3);
+  for (const auto& e : v) f.insert(f.end(), e.begin(), e.end());
+  return f;
+}
+
+vec3 transform_point(const core::mat4& m, const vec3& p) {
+  return {m[0] * p[0] + m[4] * p[1] + m[8] * p[2] + m[12],
+          m[1] * p[0] + m[5] * p[1] + m[9] * p[2] + m[13],
+          m[2] * p[0] + m[6] * p[1] + m[10] * p[2] + m[14]};
+}
+vec3 transform_dir(const core::mat4& m, const vec3& d) {
+  // Normals go through the inverse transpose; for our rigid TRS bones the linear
+  // part's inverse transpose equals itself up to scale, renormalised below.
+  core::mat4 inv = core::inverse(m);
+  vec3 r{inv[0] * d[0] + inv[1] * d[1] + inv[2] * d[2], inv[4] * d[0] + inv[5] * d[1] + inv[6] * d[2],
+         inv[8] * d[0] + inv[9] * d[1] + inv[10] * d[2]};
+  return r;
+}
+vec3 unit_or_up(vec3 n) {
+  float l = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+  if (!(l > 1e-8f) || !std::isfinite(l)) return {0, 1, 0};
+  return {n[0] / l, n[1] / l, n[2] / l};
+}
+
+// A small octahedral "bone" from a parent joint to a child joint, so skeleton-only
+// files show something in viewers.
+void bone_display(const skeleton& sk, const std::vector<core::mat4>& world, mesh& out) {
+  std::vector<vec3> head(sk.bones.size());
+  float extent = 0;
+  for (std::size_t i = 0; i < sk.bones.size(); ++i) {
+    head[i] = {world[i][12], world[i][13], world[i][14]};
+    for (float c : head[i]) extent = std::max(extent, std::fabs(c));
+  }
+  float default_len = extent > 0 ? extent * 0.05f : 0.05f;
+  auto add_octa = [&](vec3 a, vec3 b, float radius, std::uint16_t joint) {
+    vec3 d{b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+    float len = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    if (len < 1e-6f) {
+      d = {0, default_len, 0};
+      b = {a[0], a[1] + default_len, a[2]};
+      len = default_len;
+    }
+    vec3 u = unit_or_up(d);
+    vec3 ref = std::fabs(u[1]) < 0.9f ? vec3{0, 1, 0} : vec3{1, 0, 0};
+    vec3 s1 = unit_or_up({u[1] * ref[2] - u[2] * ref[1], u[2] * ref[0] - u[0] * ref[2], u[0] * ref[1] - u[1] * ref[0]});
+    vec3 s2 = {u[1] * s1[2] - u[2] * s1[1], u[2] * s1[0] - u[0] * s1[2], u[0] * s1[1] - u[1] * s1[0]};
+    float r = std::min(radius, len * 0.15f);
+    vec3 mid{a[0] + d[0] * 0.2f, a[1] + d[1] * 0.2f, a[2] + d[2] * 0.2f};
+    vec3 ring[4] = {{mid[0] + s1[0] * r, mid[1] + s1[1] * r, mid[2] + s1[2] * r},
+                    {mid[0] + s2[0] * r, mid[1] + s2[1] * r, mid[2] + s2[2] * r},
+                    {mid[0] - s1[0] * r, mid[1] - s1[1] * r, mid[2] - s1[2] * r},
+                    {mid[0] - s2[0] * r, mid[1] - s2[1] * r, mid[2] - s2[2] * r}};
+    for (int k = 0; k < 4; ++k) {
+      const vec3& p = ring[k];
+      const vec3& q = ring[(k + 1) % 4];
+      for (const auto& tri : {std::array<vec3, 3>{a, q, p}, std::array<vec3, 3>{b, p, q}}) {
+        vec3 e1{tri[1][0] - tri[0][0], tri[1][1] - tri[0][1], tri[1][2] - tri[0][2]};
+        vec3 e2{tri[2][0] - tri[0][0], tri[2][1] - tri[0][1], tri[2][2] - tri[0][2]};
+        vec3 n = unit_or_up({e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]});
+        for (const auto& v : tri) {
+          out.positions.push_back(v);
+          out.normals.push_back(n);
+          out.joints.push_back({joint, 0, 0, 0});
+          out.weights.push_back({1, 0, 0, 0});
+        }
+      }
+    }
+  };
+  std::vector<int> children(sk.bones.size(), 0);
+  for (const auto& b : sk.bones)
+    if (b.parent >= 0) children[static_cast<std::size_t>(b.parent)]++;
+  for (std::size_t i = 0; i < sk.bones.size(); ++i) {
+    int p = sk.bones[i].parent;
+    if (p >= 0) add_octa(head[static_cast<std::size_t>(p)], head[i], default_len * 0.5f, static_cast<std::uint16_t>(p));
+    if (children[i] == 0 || p < 0) add_octa(head[i], head[i], default_len * 0.3f, static_cast<std::uint16_t>(i));
+  }
+}
+
+bool clip_selected(const std::string& name, const std::vector<std::string>& clips) {
+  if (clips.empty()) return true;
+  for (const auto& c : clips)
+    if (c == name || fnmatch(c.c_str(), name.c_str(), 0) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+scene prepare(const scene& in, const write_options& o, diagnostics& diags) {
+  scene s = in;
+  std::vector<animation> kept;
+  for (auto& a : s.animations) {
+    if (!clip_selected(a.name, o.clips)) continue;
+    if (o.in_place && a.extras.is_object() && a.extras.contains("root_motion")) {
+      std::set<std::string> roots;
+      for (const auto& r : a.extras["root_motion"])
+        if (r.is_string()) roots.insert(r.get<std::string>());
+      std::erase_if(a.tracks, [&](const track& t) { return roots.count(t.bone) != 0; });
+      a.extras["in_place"] = true;
+    }
+    for (auto& t : a.tracks) {
+      // Duplicate key times: keep the first of each run (glTF needs strictly increasing input).
+      std::size_t n = static_cast<std::size_t>(components(t.path)) * t.elements_per_key();
+      std::vector<float> times, values;
+      std::size_t dropped = 0;
+      for (std::size_t k = 0; k < t.times.size(); ++k) {
+        if (!times.empty() && !(t.times[k] > times.back())) {
+          ++dropped;
+          continue;
+        }
+        times.push_back(t.times[k]);
+        values.insert(values.end(), t.values.begin() + static_cast<std::ptrdiff_t>(k * n),
+                      t.values.begin() + static_cast<std::ptrdiff_t>((k + 1) * n));
+      }
+      if (dropped) {
+        diags.warn(code::w_duplicate_key_time,
+                   "animation '" + a.name + "' bone '" + t.bone + "' " + std::string(to_string(t.path)) +
+                       ": removed " + std::to_string(dropped) + " keys with duplicate times");
+        t.times = std::move(times);
+        t.values = std::move(values);
+      }
+    }
+    if (o.resample_fps && *o.resample_fps > 0) {
+      double fps = *o.resample_fps;
+      auto frames = static_cast<std::size_t>(std::floor(a.duration * fps + 1e-6));
+      for (auto& t : a.tracks) {
+        track r;
+        r.bone = t.bone;
+        r.path = t.path;
+        r.interpolation = interpolation::linear;
+        for (std::size_t f = 0; f <= frames; ++f) {
+          float tm = static_cast<float>(static_cast<double>(f) / fps);
+          r.times.push_back(tm);
+          auto v = core::sample(t, tm);
+          r.values.insert(r.values.end(), v.begin(), v.end());
+        }
+        if (r.times.back() < static_cast<float>(a.duration) - 1e-6f) {  // keep the last key
+          float tm = static_cast<float>(a.duration);
+          r.times.push_back(tm);
+          auto v = core::sample(t, tm);
+          r.values.insert(r.values.end(), v.begin(), v.end());
+        }
+        t = std::move(r);
+      }
+      a.extras["resampled_fps"] = fps;
+    }
+    kept.push_back(std::move(a));
+  }
+  s.animations = std::move(kept);
+  return s;
+}
+
+result<encoded> write(const scene& input, const write_options& o, diagnostics& diags,
+                      const std::string& bin_name) {
+  auto valid = input.validate();
+  if (!valid) return valid.error();
+  scene s = prepare(input, o, diags);
+
+  tg::Model m;
+  m.asset.version = "2.0";
+  m.asset.generator = "rigrip";
+  json asset_extras{{"source_format", s.format}};
+  if (!s.metadata.is_null() && !s.metadata.empty()) asset_extras["source_metadata"] = s.metadata;
+  m.asset.extras = to_value(asset_extras);
+  builder b(m);
+  m.scenes.resize(1);
+  m.defaultScene = 0;
+
+  // Root node: axis conversion and scale, applied once.
+  tg::Node root;
+  root.name = "rigrip_root";
+  quat rq{0, 0, 0, 1};
+  vec3 rs{o.scale, o.scale, o.scale};
+  if (s.metadata.is_object() && s.metadata.contains("root_transform")) {
+    const auto& rt = s.metadata["root_transform"];
+    if (rt.contains("rotation") && rt["rotation"].is_array() && rt["rotation"].size() == 4)
+      for (std::size_t i = 0; i < 4; ++i) rq[i] = rt["rotation"][i].get<float>();
+    if (rt.contains("scale") && rt["scale"].is_array() && rt["scale"].size() == 3)
+      for (std::size_t i = 0; i < 3; ++i) rs[i] *= rt["scale"][i].get<float>();
+  }
+  if (o.source_up == up_axis::z) rq = core::multiply(core::axis_angle({1, 0, 0}, -core::pi / 2), rq);
+  rq = core::normalize(rq);
+  if (rq != quat{0, 0, 0, 1}) root.rotation = {rq[0], rq[1], rq[2], rq[3]};
+  if (rs != vec3{1, 1, 1}) root.scale = {rs[0], rs[1], rs[2]};
+  root.extras = to_value(json{{"rigrip_root", true}});
+  m.nodes.push_back(root);
+  m.scenes[0].nodes.push_back(0);
+
+  // Skeletons: a container node per skeleton under the root, bones below it.
+  std::vector<std::vector<int>> bone_nodes(s.skeletons.size());
+  std::vector<std::vector<core::mat4>> world(s.skeletons.size());
+  std::vector<int> skin_of(s.skeletons.size(), -1);
+  for (std::size_t si = 0; si < s.skeletons.size(); ++si) {
+    const auto& sk = s.skeletons[si];
+    tg::Node holder;
+    holder.name = sk.name.empty() ? "skeleton_" + std::to_string(si) : sk.name;
+    holder.extras = to_value(json{{"rigrip_skeleton", si}});
+    int holder_idx = static_cast<int>(m.nodes.size());
+    m.nodes.push_back(holder);
+    m.nodes[0].children.push_back(holder_idx);
+    world[si] = core::world_matrices(sk);
+    for (std::size_t bi = 0; bi < sk.bones.size(); ++bi) {
+      const auto& bn = sk.bones[bi];
+      tg::Node n;
+      n.name = bn.name;
+      n.translation = {bn.translation[0], bn.translation[1], bn.translation[2]};
+      quat q = core::normalize(bn.rotation);
+      n.rotation = {q[0], q[1], q[2], q[3]};
+      n.scale = {bn.scale[0], bn.scale[1], bn.scale[2]};
+      if (!bn.extras.is_null() && !bn.extras.empty()) n.extras = to_value(bn.extras);
+      int idx = static_cast<int>(m.nodes.size());
+      m.nodes.push_back(n);
+      bone_nodes[si].push_back(idx);
+      int parent_node = bn.parent >= 0 ? bone_nodes[si][static_cast<std::size_t>(bn.parent)] : holder_idx;
+      m.nodes[static_cast<std::size_t>(parent_node)].children.push_back(idx);
+    }
+    if (sk.bones.empty()) continue;
+    tg::Skin skin;
+    skin.name = holder.name;
+    skin.skeleton = holder_idx;
+    skin.joints = bone_nodes[si];
+    std::vector<float> ibm;
+    for (const auto& w : world[si]) {
+      auto inv = core::inverse(w);
+      ibm.insert(ibm.end(), inv.begin(), inv.end());
+    }
+    skin.inverseBindMatrices = b.floats(ibm, TINYGLTF_TYPE_MAT4, 16, false);
+    m.skins.push_back(skin);
+    skin_of[si] = static_cast<int>(m.skins.size() - 1);
+  }
+
+  // Textures and materials.
+  for (const auto& t : s.textures) {
+    std::vector<std::uint8_t> png;
+    auto sink = [](void* ctx, void* data, int size) {
+      auto* v = static_cast<std::vector<std::uint8_t>*>(ctx);
+      auto* p = static_cast<std::uint8_t*>(data);
+      v->insert(v->end(), p, p + size);
+    };
+    if (!stbi_write_png_to_func(sink, &png, static_cast<int>(t.width), static_cast<int>(t.height), 4,
+                                t.rgba.data(), static_cast<int>(t.width * 4)))
+      return make_error(code::gltf_error, "PNG encoding failed for texture '" + t.name + "'");
+    tg::Image img;
+    img.name = t.name;
+    img.mimeType = "image/png";
+    img.bufferView = b.view(png.data(), png.size());
+    m.images.push_back(img);
+    tg::Texture tex;
+    tex.source = static_cast<int>(m.images.size() - 1);
+    tex.sampler = 0;
+    m.textures.push_back(tex);
+  }
+  if (!m.textures.empty()) {
+    tg::Sampler smp;  // retro textures: keep texels crisp, no bleeding at atlas edges
+    smp.magFilter = TINYGLTF_TEXTURE_FILTER_NEAREST;
+    smp.minFilter = TINYGLTF_TEXTURE_FILTER_NEAREST;
+    smp.wrapS = TINYGLTF_TEXTURE_WRAP_CLAMP_TO_EDGE;
+    smp.wrapT = TINYGLTF_TEXTURE_WRAP_CLAMP_TO_EDGE;
+    m.samplers.push_back(smp);
+  }
+  bool unlit_used = false;
+  for (const auto& mt : s.materials) {
+    tg::Material gm;
+    gm.name = mt.name;
+    gm.pbrMetallicRoughness.baseColorFactor = {mt.base_color[0], mt.base_color[1], mt.base_color[2], mt.base_color[3]};
+    gm.pbrMetallicRoughness.metallicFactor = 0.0;
+    gm.pbrMetallicRoughness.roughnessFactor = 1.0;
+    if (mt.texture >= 0) gm.pbrMetallicRoughness.baseColorTexture.index = mt.texture;
+    gm.doubleSided = mt.double_sided;
+    if (mt.alpha_mode == material::alpha::mask) {
+      gm.alphaMode = "MASK";
+      gm.alphaCutoff = mt.alpha_cutoff;
+    } else if (mt.alpha_mode == material::alpha::blend) {
+      gm.alphaMode = "BLEND";
+    }
+    if (mt.unlit) {
+      gm.extensions["KHR_materials_unlit"] = tg::Value(tg::Value::Object());
+      unlit_used = true;
+    }
+    m.materials.push_back(gm);
+  }
+  if (unlit_used) m.extensionsUsed.push_back("KHR_materials_unlit");
+
+  // Meshes. Rigid meshes become skinned to their one bone so they follow the skeleton.
+  std::vector<mesh> meshes = s.meshes;
+  bool any_geometry_for[64] = {};
+  for (const auto& me : meshes)
+    if (me.skeleton >= 0 && me.skeleton < 64) any_geometry_for[me.skeleton] = true;
+  if (o.bone_display_mesh) {
+    for (std::size_t si = 0; si < s.skeletons.size() && si < 64; ++si) {
+      if (any_geometry_for[si] || s.skeletons[si].bones.empty()) continue;
+      mesh bd;
+      bd.name = "bone_display";
+      bd.skeleton = static_cast<int>(si);
+      bone_display(s.skeletons[si], world[si], bd);
+      meshes.push_back(std::move(bd));
+    }
+  }
+  for (std::size_t mi = 0; mi < meshes.size(); ++mi) {
+    mesh me = meshes[mi];
+    if (me.positions.empty()) continue;
+    if (me.bone >= 0 && me.skeleton >= 0) {
+      const auto& w = world[static_cast<std::size_t>(me.skeleton)][static_cast<std::size_t>(me.bone)];
+      for (auto& p : me.positions) p = transform_point(w, p);
+      for (auto& n : me.normals) n = transform_dir(w, n);
+      me.joints.assign(me.positions.size(), {static_cast<std::uint16_t>(me.bone), 0, 0, 0});
+      me.weights.assign(me.positions.size(), {1, 0, 0, 0});
+    }
+    tg::Primitive prim;
+    prim.mode = TINYGLTF_MODE_TRIANGLES;
+    prim.attributes["POSITION"] = b.floats(flat(me.positions), TINYGLTF_TYPE_VEC3, 3, true, TINYGLTF_TARGET_ARRAY_BUFFER);
+    if (!me.normals.empty()) {
+      for (auto& n : me.normals) n = unit_or_up(n);
+      prim.attributes["NORMAL"] = b.floats(flat(me.normals), TINYGLTF_TYPE_VEC3, 3, false, TINYGLTF_TARGET_ARRAY_BUFFER);
+    }
+    if (!me.uvs.empty()) {
+      std::vector<float> f;
+      for (const auto& e : me.uvs) f.insert(f.end(), e.begin(), e.end());
+      prim.attributes["TEXCOORD_0"] = b.floats(f, TINYGLTF_TYPE_VEC2, 2, false, TINYGLTF_TARGET_ARRAY_BUFFER);
+    }
+    if (!me.colors.empty()) {
+      std::vector<float> f;
+      for (const auto& e : me.colors)
+        for (float c : e) f.push_back(std::clamp(c, 0.0f, 1.0f));
+      prim.attributes["COLOR_0"] = b.floats(f, TINYGLTF_TYPE_VEC4, 4, false, TINYGLTF_TARGET_ARRAY_BUFFER);
+    }
+    bool skinned = !me.joints.empty() && me.skeleton >= 0 && skin_of[static_cast<std::size_t>(me.skeleton)] >= 0;
+    if (skinned) {
+      std::vector<std::uint16_t> j;
+      std::vector<float> w;
+      for (std::size_t v = 0; v < me.joints.size(); ++v) {
+        // Merge duplicate joints, drop zero weights, normalise the sum to 1.
+        std::array<std::uint16_t, 4> jj{};
+        std::array<float, 4> ww{};
+        int used = 0;
+        for (int k = 0; k < 4; ++k) {
+          float wk = me.weights[v][static_cast<std::size_t>(k)];
+          if (!(wk > 0)) continue;
+          std::uint16_t jk = me.joints[v][static_cast<std::size_t>(k)];
+          int found = -1;
+          for (int u = 0; u < used; ++u)
+            if (jj[static_cast<std::size_t>(u)] == jk) found = u;
+          if (found >= 0) ww[static_cast<std::size_t>(found)] += wk;
+          else jj[static_cast<std::size_t>(used)] = jk, ww[static_cast<std::size_t>(used++)] = wk;
+        }
+        float sum = ww[0] + ww[1] + ww[2] + ww[3];
+        if (!(sum > 0)) jj = {0, 0, 0, 0}, ww = {1, 0, 0, 0}, sum = 1;
+        for (auto& x : ww) x /= sum;
+        j.insert(j.end(), jj.begin(), jj.end());
+        w.insert(w.end(), ww.begin(), ww.end());
+      }
+      prim.attributes["JOINTS_0"] = b.u16x4(j);
+      prim.attributes["WEIGHTS_0"] = b.floats(w, TINYGLTF_TYPE_VEC4, 4, false, TINYGLTF_TARGET_ARRAY_BUFFER);
+    }
+    if (!me.indices.empty()) prim.indices = b.indices(me.indices);
+    if (me.material >= 0) prim.material = me.material;
+    tg::Mesh gm;
+    gm.name = me.name.empty() ? "mesh_" + std::to_string(mi) : me.name;
+    gm.primitives.push_back(prim);
+    if (!me.extras.is_null() && !me.extras.empty()) gm.extras = to_value(me.extras);
+    m.meshes.push_back(gm);
+    tg::Node n;
+    n.name = gm.name;
+    n.mesh = static_cast<int>(m.meshes.size() - 1);
+    int idx = static_cast<int>(m.nodes.size());
+    if (skinned) {
+      n.skin = skin_of[static_cast<std::size_t>(me.skeleton)];
+      m.nodes.push_back(n);
+      m.scenes[0].nodes.push_back(idx);  // skinned mesh nodes are roots (their transform is ignored)
+    } else {
+      m.nodes.push_back(n);
+      m.nodes[0].children.push_back(idx);
+    }
+  }
+
+  // Animations.
+  for (const auto& a : s.animations) {
+    if (a.skeleton < 0 || static_cast<std::size_t>(a.skeleton) >= s.skeletons.size()) continue;
+    const auto& sk = s.skeletons[static_cast<std::size_t>(a.skeleton)];
+    tg::Animation ga;
+    ga.name = a.name;
+    for (const auto& t : a.tracks) {
+      int bi = sk.find(t.bone);
+      if (bi < 0) continue;
+      std::vector<float> values = t.values;
+      if (t.path == path::rotation) {
+        std::size_t e = t.elements_per_key();
+        for (std::size_t k = 0; k < t.times.size(); ++k) {  // renormalise values (not tangents)
+          float* q = &values[(k * e + (e == 3 ? 1 : 0)) * 4];
+          quat n = core::normalize({q[0], q[1], q[2], q[3]});
+          std::copy(n.begin(), n.end(), q);
+        }
+        core::make_hemisphere_continuous(values, e);  // last step before writing
+      }
+      tg::AnimationSampler smp;
+      smp.input = b.floats(t.times, TINYGLTF_TYPE_SCALAR, 1, true);
+      int ncomp = components(t.path);
+      smp.output = b.floats(values, ncomp == 4 ? TINYGLTF_TYPE_VEC4 : TINYGLTF_TYPE_VEC3, ncomp, false);
+      smp.interpolation = std::string(to_string(t.interpolation));
+      ga.samplers.push_back(smp);
+      tg::AnimationChannel ch;
+      ch.sampler = static_cast<int>(ga.samplers.size() - 1);
+      ch.target_node = bone_nodes[static_cast<std::size_t>(a.skeleton)][static_cast<std::size_t>(bi)];
+      ch.target_path = std::string(to_string(t.path));
+      ga.channels.push_back(ch);
+    }
+    if (ga.channels.empty()) {
+      diags.warn(code::w_lossy, "animation '" + a.name + "' has no tracks and was not written");
+      continue;
+    }
+    json ex = a.extras.is_object() ? a.extras : json::object();
+    ex["source_format"] = s.format;
+    ex["duration"] = a.duration;
+    if (a.fps) {
+      ex["source_fps"] = *a.fps;
+      if (!ex.contains("frame_count")) ex["frame_count"] = static_cast<long long>(std::llround(a.duration * *a.fps)) + 1;
+    }
+    ex["skeleton"] = a.skeleton;
+    ga.extras = to_value(ex);
+    m.animations.push_back(ga);
+  }
+
+  if (m.buffers[0].data.empty()) m.buffers.clear();
+  tg::TinyGLTF gltf;
+  std::ostringstream os;
+  if (!gltf.WriteGltfSceneToStream(&m, os, !o.binary, o.binary))
+    return make_error(code::gltf_error, "tinygltf could not serialise the model");
+  encoded out;
+  std::string str = os.str();
+  if (o.binary) {
+    out.main.assign(str.begin(), str.end());
+    return out;
+  }
+  // .gltf: point the buffer at an external .bin instead of the embedded data URI.
+  json j = json::parse(str, nullptr, false);
+  if (j.is_discarded()) return make_error(code::gltf_error, "internal glTF JSON is malformed");
+  if (!m.buffers.empty()) {
+    j["buffers"][0]["uri"] = bin_name;
+    out.bin = m.buffers[0].data;
+  }
+  std::string text = j.dump(1);
+  out.main.assign(text.begin(), text.end());
+  return out;
+}
+
+result<void> write_file(const scene& s, const std::string& path, const write_options& o,
+                        diagnostics& diags) {
+  std::string bin_name;
+  std::string bin_path;
+  if (!o.binary) {
+    auto slash = path.find_last_of('/');
+    std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+    auto dot = base.find_last_of('.');
+    bin_name = (dot == std::string::npos ? base : base.substr(0, dot)) + ".bin";
+    bin_path = (slash == std::string::npos ? std::string() : path.substr(0, slash + 1)) + bin_name;
+  }
+  auto enc = write(s, o, diags, bin_name.empty() ? "scene.bin" : bin_name);
+  if (!enc) {
+    auto e = enc.error();
+    if (e.file.empty()) e.file = path;
+    return e;
+  }
+  if (!o.binary && !enc->bin.empty()) {
+    auto r = save_file(bin_path, enc->bin);
+    if (!r) return r;
+  }
+  return save_file(path, enc->main);
+}
+
+}  // namespace rigrip::gltf
