@@ -286,7 +286,7 @@ json run_job(const job& jb, const common_options& co, const convert_options& cv,
   }
   if (!forced && jb.from_directory) {
     auto f = detect_format(data.value(), jb.input);
-    if (!f || f.value()->family == "core") {  // not a game file; outputs of earlier runs
+    if (!f || f.value()->id == "gltf") {  // not a game file, or the output of an earlier run
       rep["status"] = "skipped";
       rep["reason"] = "not a recognised game file";
       return rep;

@@ -19,12 +19,19 @@ int detect_json(byte_view d, std::string_view name) {
   if (head.find("\"skeletons\"") != std::string_view::npos ||
       head.find("\"animations\"") != std::string_view::npos)
     return score::structure;
-  return ends_with(name, ".json") ? score::name_only : score::none;
+  (void)name;  // any JSON could be named .json: only the content decides
+  return score::none;
 }
 
 result<scene> read_json(const read_context& ctx) {
-  auto j = nlohmann::json::parse(ctx.data.begin(), ctx.data.end(), nullptr, false);
-  if (j.is_discarded()) return make_error(code::bad_value, "not valid JSON");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(ctx.data.begin(), ctx.data.end());
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.byte is 1-based: the offset of the character the parser could not accept.
+    return make_error(code::bad_value, std::string("expected valid JSON: ") + e.what(),
+                      e.byte > 0 ? e.byte - 1 : 0);
+  }
   return scene_json::from_json(j);
 }
 

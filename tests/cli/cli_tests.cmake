@@ -1,1 +1,43 @@
 # CLI tests of the core commands (families add tests/<family>/cli_tests.cmake).
+set(WAVE ${EXAMPLES}/scene/waving_arm.json)
+set(DATA ${CMAKE_SOURCE_DIR}/tests/data)
+
+rigrip_cli_test(help ARGS --help EXPECT "convert.*rewrite.*pack")
+rigrip_cli_test(help_convert ARGS convert --help EXPECT "Examples:.*--skip-existing")
+rigrip_cli_test(version ARGS --version EXPECT "rigrip 0.1")
+rigrip_cli_test(formats ARGS formats EXPECT "scene-json.*gltf")
+rigrip_cli_test(formats_json ARGS formats --json EXPECT "\"detection\"")
+rigrip_cli_test(diagnostics ARGS diagnostics EXPECT "E_TRUNCATED")
+rigrip_cli_test(info ARGS info ${WAVE} EXPECT "skeleton 'waver': 6 bones.*animation 'wave': 1.000 s, fps 10")
+rigrip_cli_test(info_json ARGS info --json ${WAVE} EXPECT "\"bones\": 6")
+rigrip_cli_test(list ARGS list ${WAVE} EXPECT "^wave")
+rigrip_cli_test(dump ARGS dump ${WAVE} EXPECT "\"interpolation\": \"CUBICSPLINE\"")
+rigrip_cli_test(convert_glb ARGS convert ${WAVE} -o ${OUT}/cli/wave.glb VALIDATE ${OUT}/cli/wave.glb)
+rigrip_cli_test(convert_gltf_options ARGS convert ${WAVE} -o ${OUT}/cli/wave.gltf --up z --scale 0.5 --resample 30
+  EXPECT_FILE ${OUT}/cli/wave.bin VALIDATE ${OUT}/cli/wave.gltf)
+rigrip_cli_test(convert_clip_none ARGS convert ${WAVE} -o ${OUT}/cli/noclip.glb --clip "run*" VALIDATE ${OUT}/cli/noclip.glb)
+rigrip_cli_test(convert_json_out ARGS convert ${WAVE} -o ${OUT}/cli/wave.json EXPECT_FILE ${OUT}/cli/wave.json)
+rigrip_cli_test(bad_file_truncated ARGS convert ${DATA}/truncated_scene.json -o ${OUT}/cli/bad.glb EXIT 1
+  EXPECT "truncated_scene.json @ 0x[0-9A-F]+: E_BAD_VALUE \\[scene-json\\]: expected valid JSON" ABSENT ${OUT}/cli/bad.glb)
+rigrip_cli_test(bad_file_invalid_scene ARGS convert ${DATA}/bad_parent_scene.json -o ${OUT}/cli/bad2.glb EXIT 1
+  EXPECT "E_INVALID_SCENE.*parent 1 must precede" ABSENT ${OUT}/cli/bad2.glb)
+rigrip_cli_test(bad_flag ARGS convert ${WAVE} -o ${OUT}/cli/x.glb --frobnicate EXIT 2 EXPECT "frobnicate")
+rigrip_cli_test(bad_up ARGS convert ${WAVE} -o ${OUT}/cli/x.glb --up w EXIT 2)
+rigrip_cli_test(missing_input ARGS info /nonexistent/file.bin EXIT 2 EXPECT "does not exist")
+rigrip_cli_test(no_subcommand ARGS EXIT 2)
+rigrip_cli_test(unknown_format ARGS info ${CMAKE_SOURCE_DIR}/.clang-format EXIT 1 EXPECT "E_UNKNOWN_FORMAT")
+rigrip_cli_test(pack_unsupported ARGS pack ${WAVE} --format gltf -o ${OUT}/cli/p.bin EXIT 2 EXPECT "cannot be written")
+rigrip_cli_test(rewrite_unsupported ARGS rewrite ${WAVE} -o ${OUT}/cli/r.json EXIT 1 EXPECT "E_UNSUPPORTED_FEATURE")
+
+# Directory batch with one broken input: the rest converts, exit 1, summary and report list it.
+file(MAKE_DIRECTORY ${OUT}/batch-in/sub)
+configure_file(${WAVE} ${OUT}/batch-in/a.json COPYONLY)
+configure_file(${WAVE} ${OUT}/batch-in/sub/b.json COPYONLY)
+configure_file(${DATA}/truncated_scene.json ${OUT}/batch-in/sub/broken.json COPYONLY)
+file(WRITE ${OUT}/batch-in/readme.txt "not a game file\n")
+rigrip_cli_test(batch_dir ARGS convert ${OUT}/batch-in -o ${OUT}/batch-out -j 2 --report ${OUT}/batch-report.json
+  EXIT 1 EXPECT "converted 2, failed 1, skipped 1.*failed: .*broken.json"
+  EXPECT_FILE ${OUT}/batch-out/sub/b.glb VALIDATE ${OUT}/batch-out/a.glb|${OUT}/batch-out/sub/b.glb
+  ABSENT ${OUT}/batch-out/sub/broken.glb)
+rigrip_cli_test(batch_skip_existing ARGS convert ${WAVE} -o ${OUT}/cli/wave.glb --skip-existing EXPECT "skipped 1")
+set_tests_properties(cli.batch_skip_existing PROPERTIES DEPENDS cli.convert_glb)

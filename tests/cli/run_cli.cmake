@@ -1,6 +1,6 @@
 # Runs one rigrip CLI invocation for CTest and checks exit code, output text,
 # glTF validity of produced files, and absence of partial outputs.
-string(REPLACE "\x1f" ";" args "${ARGS}")
+string(REPLACE "^^" ";" args "${ARGS}")
 foreach(a IN LISTS args)
   if(a MATCHES "/shared/samples/" AND NOT EXISTS "${a}")
     message("SKIP: sample file not present: ${a}")

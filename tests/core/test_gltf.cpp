@@ -1,0 +1,211 @@
+// glTF writer and reader: validator-clean output, and scene JSON -> glb -> scene
+// equal within float tolerance.
+#include <cmath>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "core/math.hpp"
+#include "rigrip/gltf.hpp"
+#include "rigrip/registry.hpp"
+#include "test_support.hpp"
+
+using namespace rigrip;
+
+namespace {
+scene load_example() {
+  auto bytes = test::read_bytes(std::string(RIGRIP_SOURCE_DIR) + "/examples/scene/waving_arm.json");
+  diagnostics d;
+  auto s = read_scene(bytes, "waving_arm.json", {}, d);
+  EXPECT_TRUE(s.ok()) << (s ? "" : s.error().to_string());
+  return s.value();
+}
+
+scene roundtrip(const scene& s, const gltf::write_options& o, const std::string& name, diagnostics& d) {
+  auto enc = gltf::write(s, o, d);
+  EXPECT_TRUE(enc.ok()) << (enc ? "" : enc.error().to_string());
+  std::string p = test::out_path("core/" + name);
+  test::write_bytes(p, enc->main);
+  std::string report;
+  EXPECT_EQ(test::gltf_validator_errors(p, &report), 0) << report;
+  auto back = gltf::read(enc->main, name, d);
+  EXPECT_TRUE(back.ok()) << (back ? "" : back.error().to_string());
+  return back.value();
+}
+}  // namespace
+
+TEST(Gltf, SceneJsonToGlbToSceneIsEqualWithinTolerance) {
+  scene s = load_example();
+  diagnostics d;
+  scene b = roundtrip(s, {}, "roundtrip.glb", d);
+  ASSERT_EQ(b.skeletons.size(), 1u);
+  ASSERT_EQ(b.skeletons[0].bones.size(), s.skeletons[0].bones.size());
+  for (std::size_t i = 0; i < s.skeletons[0].bones.size(); ++i) {
+    const auto& x = s.skeletons[0].bones[i];
+    const auto& y = b.skeletons[0].bones[i];
+    EXPECT_EQ(x.name, y.name);
+    EXPECT_EQ(x.parent, y.parent);
+    for (int c = 0; c < 3; ++c) EXPECT_NEAR(x.translation[c], y.translation[c], 1e-6);
+    for (int c = 0; c < 4; ++c) EXPECT_NEAR(x.rotation[c], y.rotation[c], 1e-6);
+  }
+  ASSERT_EQ(b.animations.size(), 1u);
+  const auto& a = s.animations[0];
+  const auto& c = b.animations[0];
+  EXPECT_EQ(c.name, "wave");
+  EXPECT_NEAR(c.duration, a.duration, 1e-6);
+  ASSERT_TRUE(c.fps.has_value());
+  EXPECT_EQ(*c.fps, 10);
+  ASSERT_EQ(c.tracks.size(), a.tracks.size());
+  for (std::size_t t = 0; t < a.tracks.size(); ++t) {
+    EXPECT_EQ(a.tracks[t].bone, c.tracks[t].bone);
+    EXPECT_EQ(a.tracks[t].path, c.tracks[t].path);
+    EXPECT_EQ(a.tracks[t].interpolation, c.tracks[t].interpolation);
+    ASSERT_EQ(a.tracks[t].values.size(), c.tracks[t].values.size());
+    // Compare sampled poses (signs of quaternions may be flipped for continuity).
+    for (float tm = 0; tm <= 1.0f; tm += 0.05f) {
+      auto va = core::sample(a.tracks[t], tm), vc = core::sample(c.tracks[t], tm);
+      if (a.tracks[t].path == path::rotation) {
+        float dp = std::fabs(core::dot({va[0], va[1], va[2], va[3]}, {vc[0], vc[1], vc[2], vc[3]}));
+        EXPECT_NEAR(dp, 1.0f, 1e-5);
+      } else {
+        for (std::size_t k = 0; k < va.size(); ++k) EXPECT_NEAR(va[k], vc[k], 1e-5);
+      }
+    }
+  }
+}
+
+TEST(Gltf, QuaternionKeysAreMadeHemisphereContinuous) {
+  scene s = load_example();
+  auto& tr = s.animations[0].tracks[0];
+  ASSERT_EQ(tr.path, path::rotation);
+  for (std::size_t k = 1; k < tr.times.size(); k += 2)
+    for (int i = 0; i < 4; ++i) tr.values[k * 4 + i] = -tr.values[k * 4 + i];
+  diagnostics d;
+  scene b = roundtrip(s, {}, "hemisphere.glb", d);
+  const auto& v = b.animations[0].tracks[0].values;
+  for (std::size_t k = 1; k < v.size() / 4; ++k) {
+    float dp = v[k * 4] * v[k * 4 - 4] + v[k * 4 + 1] * v[k * 4 - 3] + v[k * 4 + 2] * v[k * 4 - 2] + v[k * 4 + 3] * v[k * 4 - 1];
+    EXPECT_GE(dp, 0.0f) << "key " << k;
+  }
+}
+
+TEST(Gltf, DuplicateKeyTimesAreRemovedWithAWarning) {
+  scene s = load_example();
+  auto& tr = s.animations[0].tracks[1];  // translation, 11 keys
+  tr.times.insert(tr.times.begin() + 3, tr.times[2]);
+  tr.values.insert(tr.values.begin() + 9, {9, 9, 9});
+  diagnostics d;
+  gltf::write_options o;
+  auto enc = gltf::write(s, o, d);
+  // validate() rejects duplicate times, so the writer refuses the raw scene ...
+  EXPECT_FALSE(enc.ok());
+  // ... while prepare() (what the CLI runs for non-validated data) drops them with a warning.
+  scene p = gltf::prepare(s, o, d);
+  EXPECT_EQ(p.animations[0].tracks[1].times.size(), 11u);
+  ASSERT_FALSE(d.warnings.empty());
+  EXPECT_EQ(d.warnings[0].code, code::w_duplicate_key_time);
+  EXPECT_EQ(p.animations[0].tracks[1].values[9], s.animations[0].tracks[1].values[12]);  // key 3 kept, the duplicate dropped
+}
+
+TEST(Gltf, SkeletonOnlySceneGetsABoneDisplayMesh) {
+  scene s = load_example();
+  s.animations.clear();
+  diagnostics d;
+  auto enc = gltf::write(s, {}, d);
+  ASSERT_TRUE(enc.ok());
+  std::string p = test::out_path("core/skeleton_only.glb");
+  test::write_bytes(p, enc->main);
+  std::string report;
+  EXPECT_EQ(test::gltf_validator_errors(p, &report), 0) << report;
+  std::string text(enc->main.begin(), enc->main.end());
+  EXPECT_NE(text.find("bone_display"), std::string::npos);
+  EXPECT_NE(text.find("\"skins\""), std::string::npos);
+}
+
+TEST(Gltf, OptionsResampleClipInPlaceScaleUp) {
+  scene s = load_example();
+  s.animations[0].extras["root_motion"] = {"spine"};
+  gltf::write_options o;
+  o.resample_fps = 30;
+  o.in_place = true;
+  o.scale = 2;
+  o.source_up = gltf::up_axis::z;
+  diagnostics d;
+  scene b = roundtrip(s, o, "options.glb", d);
+  ASSERT_EQ(b.animations.size(), 1u);
+  for (const auto& t : b.animations[0].tracks) {
+    EXPECT_NE(t.bone, "spine") << "root motion should be dropped";
+    EXPECT_EQ(t.interpolation, interpolation::linear);
+    EXPECT_EQ(t.times.size(), 31u);
+  }
+  o = {};
+  o.clips = {"nothing*"};
+  scene c = roundtrip(s, o, "noclips.glb", d);
+  EXPECT_TRUE(c.animations.empty());
+}
+
+TEST(Gltf, RigidMeshesAreSkinnedToTheirBoneAndTexturesEmbedded) {
+  scene s = load_example();
+  texture tx{"checker", 2, 2, {255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 255, 255, 255, 255}, {}};
+  s.textures.push_back(tx);
+  material m;
+  m.name = "mat";
+  m.texture = 0;
+  s.materials.push_back(m);
+  mesh me;
+  me.name = "hand_box";
+  me.skeleton = 0;
+  me.bone = 5;
+  me.material = 0;
+  me.positions = {{0, 0, 0}, {0.1f, 0, 0}, {0, 0.1f, 0}};
+  me.normals = {{0, 0, 1}, {0, 0, 1}, {0, 0, 0}};  // a zero normal must not break validation
+  me.uvs = {{0, 0}, {1, 0}, {0, 1}};
+  me.colors = {{1, 1, 1, 1}, {1, 0, 0, 1}, {0, 1, 0, 1}};
+  s.meshes.push_back(me);
+  diagnostics d;
+  (void)roundtrip(s, {}, "rigid.glb", d);
+}
+
+TEST(Gltf, GltfWithSeparateBin) {
+  scene s = load_example();
+  diagnostics d;
+  gltf::write_options o;
+  o.binary = false;
+  std::string p = test::out_path("core/separate/wave.gltf");
+  auto r = gltf::write_file(s, p, o, d);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  std::string report;
+  EXPECT_EQ(test::gltf_validator_errors(p, &report), 0) << report;
+  auto back = read_scene(p, {}, d);
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  EXPECT_EQ(back->animations.size(), 1u);
+}
+
+TEST(SceneJson, DumpAndReadBackAreIdentical) {
+  scene s = load_example();
+  auto j = scene_json::to_json(s);
+  auto back = scene_json::from_json(j);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(scene_json::to_json(back.value()).dump(), j.dump());
+  // The contract's keys.
+  EXPECT_TRUE(j["skeletons"][0]["bones"][0].contains("translation"));
+  EXPECT_TRUE(j["animations"][0]["fps"].is_number());
+  EXPECT_EQ(j["animations"][0]["tracks"][3]["values"].size(), 6u);  // CUBICSPLINE: 3 per key
+}
+
+TEST(Docs, DiagnosticsCatalogueMatchesTheCode) {
+  std::string generated;
+  ASSERT_EQ(test::run(std::string("'") + RIGRIP_CLI + "' diagnostics --markdown", &generated), 0);
+  std::ifstream in(std::string(RIGRIP_SOURCE_DIR) + "/docs/diagnostics.md");
+  std::string file((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(file, generated) << "regenerate: rigrip diagnostics --markdown > docs/diagnostics.md";
+}
+
+TEST(Registry, UnknownContentIsAnErrorNamingTheFile) {
+  std::vector<std::uint8_t> junk(100, 0xAB);
+  diagnostics d;
+  auto r = read_scene(junk, "junk.bin", {}, d);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, code::unknown_format);
+  EXPECT_EQ(r.error().file, "junk.bin");
+}

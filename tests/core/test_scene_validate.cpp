@@ -1,0 +1,91 @@
+#include <gtest/gtest.h>
+
+#include "rigrip/scene.hpp"
+
+using namespace rigrip;
+
+namespace {
+scene small() {
+  scene s;
+  s.skeletons.push_back({"sk", {bone{"root", -1}, bone{"child", 0}}, {}});
+  animation a;
+  a.name = "a";
+  a.duration = 1;
+  track t;
+  t.bone = "child";
+  t.path = path::rotation;
+  t.times = {0, 1};
+  t.values = {0, 0, 0, 1, 0, 0, 0, 1};
+  a.tracks.push_back(t);
+  s.animations.push_back(a);
+  return s;
+}
+std::string fails(const scene& s) {
+  auto r = s.validate();
+  return r ? std::string() : r.error().message;
+}
+}  // namespace
+
+TEST(Validate, AcceptsAGoodScene) { EXPECT_EQ(fails(small()), ""); }
+
+TEST(Validate, ParentsMustPrecedeChildren) {
+  auto s = small();
+  s.skeletons[0].bones[0].parent = 1;
+  EXPECT_NE(fails(s).find("must precede"), std::string::npos);
+  s.skeletons[0].bones[0].parent = 0;  // self-parent is a cycle
+  EXPECT_NE(fails(s).find("must precede"), std::string::npos);
+}
+
+TEST(Validate, BoneNamesUniqueAndNonEmpty) {
+  auto s = small();
+  s.skeletons[0].bones[1].name = "root";
+  EXPECT_NE(fails(s).find("duplicate bone name"), std::string::npos);
+  s.skeletons[0].bones[1].name = "";
+  EXPECT_NE(fails(s).find("empty name"), std::string::npos);
+}
+
+TEST(Validate, TimesStrictlyIncreasingWithinDuration) {
+  auto s = small();
+  s.animations[0].tracks[0].times = {0.5f, 0.5f};
+  EXPECT_NE(fails(s).find("strictly increasing"), std::string::npos);
+  s.animations[0].tracks[0].times = {0, 2};
+  EXPECT_NE(fails(s).find("outside [0, duration]"), std::string::npos);
+  s.animations[0].tracks[0].times = {-0.1f, 0.5f};
+  EXPECT_NE(fails(s).find("outside"), std::string::npos);
+}
+
+TEST(Validate, UnitQuaternionsAndFiniteNumbers) {
+  auto s = small();
+  s.animations[0].tracks[0].values[3] = 2;
+  EXPECT_NE(fails(s).find("unit quaternion"), std::string::npos);
+  s = small();
+  s.animations[0].tracks[0].values[0] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_NE(fails(s).find("non-finite"), std::string::npos);
+  s = small();
+  s.skeletons[0].bones[0].translation[1] = std::numeric_limits<float>::infinity();
+  EXPECT_NE(fails(s).find("non-finite"), std::string::npos);
+}
+
+TEST(Validate, MatchingCounts) {
+  auto s = small();
+  s.animations[0].tracks[0].values.pop_back();
+  EXPECT_NE(fails(s).find("value count"), std::string::npos);
+  s = small();
+  mesh m;
+  m.positions = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
+  m.normals = {{0, 0, 1}};
+  s.meshes.push_back(m);
+  EXPECT_NE(fails(s).find("normal count"), std::string::npos);
+  s.meshes[0].normals.clear();
+  s.meshes[0].indices = {0, 1, 3};
+  EXPECT_NE(fails(s).find("index out of range"), std::string::npos);
+}
+
+TEST(Validate, TracksMustNameKnownBonesOnce) {
+  auto s = small();
+  s.animations[0].tracks[0].bone = "nope";
+  EXPECT_NE(fails(s).find("not in the skeleton"), std::string::npos);
+  s = small();
+  s.animations[0].tracks.push_back(s.animations[0].tracks[0]);
+  EXPECT_NE(fails(s).find("second track"), std::string::npos);
+}
