@@ -41,3 +41,9 @@ rigrip_cli_test(batch_dir ARGS convert ${OUT}/batch-in -o ${OUT}/batch-out -j 2 
   ABSENT ${OUT}/batch-out/sub/broken.glb)
 rigrip_cli_test(batch_skip_existing ARGS convert ${WAVE} -o ${OUT}/cli/wave.glb --skip-existing EXPECT "skipped 1")
 set_tests_properties(cli.batch_skip_existing PROPERTIES DEPENDS cli.convert_glb)
+
+# The headless three.js look (tools/snapshot.mjs) poses the converted example and renders it.
+add_test(NAME tools.snapshot_example
+  COMMAND ${NODE_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tools/snapshot.mjs ${OUT}/cli/wave.glb ${OUT}/cli/wave.png --time 0.25)
+set_tests_properties(tools.snapshot_example PROPERTIES DEPENDS cli.convert_glb
+  PASS_REGULAR_EXPRESSION "clip wave.*[0-9]+ triangles")
