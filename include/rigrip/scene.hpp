@@ -25,6 +25,9 @@ struct bone {
   vec3 translation{0, 0, 0};
   quat rotation{0, 0, 0, 1};
   vec3 scale{1, 1, 1};
+  // Maya-style segment scale compensation: this bone does not inherit its parent's
+  // local scale (its translation is stretched by it instead). The glTF writer models it.
+  bool segment_scale_compensate = false;
   nlohmann::json extras;  // format-specific facts (flags, ids, tag kind, ...)
 };
 

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <exception>
+#include <new>
+#include <stdexcept>
 #include <string>
 
 #include "rigrip/error.hpp"

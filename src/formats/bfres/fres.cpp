@@ -1,0 +1,661 @@
+#include "formats/bfres/fres.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "core/byte_reader.hpp"
+
+namespace rigrip::bfres {
+namespace {
+using core::byte_reader;
+using core::fail;
+
+constexpr std::uint32_t kMaxBones = 4096;
+constexpr std::uint32_t kMaxDictEntries = 65535;
+
+// Wii U offsets are signed, relative to the offset field itself; 0 is null.
+std::uint32_t read_offset(byte_reader& r) {
+  std::uint64_t at = r.tell();
+  std::int32_t v = r.i32();
+  if (v == 0) return 0;
+  std::int64_t target = static_cast<std::int64_t>(at) + v;
+  if (target < 0 || static_cast<std::uint64_t>(target) >= r.size())
+    fail(code::bad_offset, "offset field points outside the file (" + std::to_string(target) + ")", at);
+  return static_cast<std::uint32_t>(target);
+}
+
+std::string read_name(const byte_reader& r, std::uint32_t at) {
+  if (at == 0) return {};
+  return r.cstring_at(at, 1024);
+}
+
+std::string magic_at(const byte_reader& r, std::uint32_t at) {
+  auto p = r.peek(at);
+  return p.fixed_string(4);
+}
+
+dict parse_dict(const byte_reader& file, std::uint32_t at) {
+  byte_reader r = file.peek(at);
+  dict d;
+  d.at = at;
+  d.size = r.u32();
+  d.count = r.i32();
+  if (d.count < 0 || static_cast<std::uint32_t>(d.count) > kMaxDictEntries)
+    fail(code::bad_count, "dictionary entry count " + std::to_string(d.count) + " is impossible", at + 4);
+  r.checked_count(static_cast<std::uint64_t>(d.count) + 1, 16, "dictionary nodes");
+  for (std::int32_t i = 0; i <= d.count; ++i) {
+    dict_node n;
+    n.at = static_cast<std::uint32_t>(r.tell());
+    n.ref_bit = r.u32();
+    n.left = r.u16();
+    n.right = r.u16();
+    n.name_at = read_offset(r);
+    n.data_at = read_offset(r);
+    n.name = read_name(file, n.name_at);
+    d.nodes.push_back(std::move(n));
+  }
+  return d;
+}
+
+std::array<float, 12> read_mtx(byte_reader& r) {
+  std::array<float, 12> m{};
+  for (auto& v : m) v = r.f32();
+  return m;
+}
+
+skeleton parse_skeleton(const byte_reader& file, std::uint32_t at, bool v34) {
+  byte_reader r = file.peek(at);
+  if (r.fixed_string(4) != "FSKL") fail(code::bad_magic, "expected 'FSKL'", at);
+  skeleton s;
+  s.at = at;
+  s.flags = r.u32();
+  s.num_bones = r.u16();
+  s.num_smooth = r.u16();
+  s.num_rigid = r.u16();
+  s.pad = r.u16();
+  s.bone_dict_at = read_offset(r);
+  s.bone_array_at = read_offset(r);
+  s.mtx_to_bone_at = read_offset(r);
+  if (v34) s.inverse_at = read_offset(r);
+  s.user_ptr = r.u32();
+  if (s.num_bones > kMaxBones) fail(code::bad_count, "bone count " + std::to_string(s.num_bones) + " over the limit", at + 8);
+  std::uint32_t stride = v34 ? 0x40 : 0x70;
+  if (s.num_bones && !s.bone_array_at) fail(code::bad_offset, "bones declared but no bone array", at + 0x14);
+  if (s.num_bones) file.checked_count_at(s.bone_array_at, s.num_bones, stride, "bones");
+  for (std::uint32_t i = 0; i < s.num_bones; ++i) {
+    byte_reader b = file.peek(s.bone_array_at + i * stride);
+    bone bn;
+    bn.at = static_cast<std::uint32_t>(b.tell());
+    bn.name_at = read_offset(b);
+    bn.name = read_name(file, bn.name_at);
+    bn.index = b.u16();
+    bn.parent = b.i16();
+    bn.smooth_index = b.i16();
+    bn.rigid_index = b.i16();
+    bn.billboard = b.u16();
+    bn.num_user_data = b.u16();
+    bn.flags = b.u32();
+    for (auto& v : bn.scale) v = b.f32();
+    for (auto& v : bn.rotate) v = b.f32();
+    for (auto& v : bn.translate) v = b.f32();
+    bn.user_data_at = read_offset(b);
+    if (!v34) bn.inverse_matrix = read_mtx(b);
+    if (bn.parent >= static_cast<std::int32_t>(i) || bn.parent < -1)
+      fail(code::bad_value, "bone '" + bn.name + "' has parent " + std::to_string(bn.parent) +
+                                " (parents must precede children)", bn.at + 6);
+    s.bones.push_back(std::move(bn));
+  }
+  std::uint32_t mtx = static_cast<std::uint32_t>(s.num_smooth) + s.num_rigid;
+  if (s.mtx_to_bone_at && mtx) {
+    byte_reader m = file.peek(s.mtx_to_bone_at);
+    m.checked_count(mtx, 2, "matrix-to-bone table");
+    for (std::uint32_t i = 0; i < mtx; ++i) s.mtx_to_bone.push_back(m.i16());
+  }
+  if (v34 && s.inverse_at && s.num_smooth) {
+    byte_reader m = file.peek(s.inverse_at);
+    m.checked_count(s.num_smooth, 48, "inverse model matrices");
+    for (std::uint32_t i = 0; i < s.num_smooth; ++i) s.inverse_matrices.push_back(read_mtx(m));
+  }
+  return s;
+}
+
+std::size_t key_size(const curve& c) {
+  switch (c.key_type()) {
+    case 0: return 4;
+    case 1: return 2;
+    case 2: return 1;
+    default: return 0;
+  }
+}
+std::size_t frame_size(const curve& c) {
+  switch (c.frame_type()) {
+    case 0: return 4;
+    case 1: return 2;
+    case 2: return 1;
+    default: return 0;
+  }
+}
+std::size_t key_elements_stored(const curve& c) {
+  if (c.type() == curve_type::step_bool || c.type() == curve_type::baked_bool)
+    return (c.num_keys + 31u) / 32u;  // bit-packed, 32 per word
+  return static_cast<std::size_t>(c.num_keys) * static_cast<std::size_t>(c.elements_per_key());
+}
+
+curve parse_curve(const byte_reader& file, std::uint32_t at, bool v34) {
+  byte_reader r = file.peek(at);
+  curve c;
+  c.at = at;
+  c.flags = r.u16();
+  c.num_keys = r.u16();
+  c.target = r.u32();
+  c.start = r.f32();
+  c.end = r.f32();
+  c.scale_bits = r.u32();
+  c.offset_bits = r.u32();
+  if (v34) c.delta = r.f32();
+  c.frames_at = read_offset(r);
+  c.keys_at = read_offset(r);
+  if (frame_size(c) == 0) fail(code::bad_value, "curve frame type 3 is undefined", at);
+  if (key_size(c) == 0) fail(code::bad_value, "curve key type 3 is undefined", at);
+  int type = (c.flags >> 4) & 7;
+  if (type == 3) fail(code::bad_value, "curve type 3 is undefined", at);
+  if (!std::isfinite(c.start) || !std::isfinite(c.end) || c.end < c.start)
+    fail(code::bad_value, "curve frame range is not finite or reversed", at + 8);
+  if (c.num_keys == 0) fail(code::bad_count, "curve with no keys", at + 2);
+  if (c.is_float() && (!std::isfinite(c.scale()) || !std::isfinite(c.offset())))
+    fail(code::bad_value, "curve scale/offset is not finite", at + 0x10);
+  if (c.frames_at) {
+    byte_reader f = file.peek(c.frames_at);
+    f.checked_count(c.num_keys, frame_size(c), "curve frames");
+    for (std::uint32_t i = 0; i < c.num_keys; ++i) {
+      switch (c.frame_type()) {
+        case 0: {
+          std::uint32_t bits = f.u32();
+          c.frames_raw.push_back(bits);
+          c.frames.push_back(std::bit_cast<float>(bits));
+          break;
+        }
+        case 1: {
+          std::int16_t v = f.i16();
+          c.frames_raw.push_back(v);
+          c.frames.push_back(static_cast<float>(v) / 32.0f);
+          break;
+        }
+        default: {
+          std::uint8_t v = f.u8();
+          c.frames_raw.push_back(v);
+          c.frames.push_back(v);
+        }
+      }
+      if (!std::isfinite(c.frames.back()) || (i > 0 && c.frames.back() < c.frames[i - 1]))
+        fail(code::bad_value, "curve frames must be finite and non-decreasing", c.frames_at);
+    }
+  } else if (c.type() == curve_type::cubic || c.type() == curve_type::linear ||
+             c.type() == curve_type::step_int || c.type() == curve_type::step_bool) {
+    fail(code::bad_offset, "keyed curve without a frame array", at);
+  }
+  if (!c.keys_at) fail(code::bad_offset, "curve without a key array", at);
+  byte_reader k = file.peek(c.keys_at);
+  std::size_t n = key_elements_stored(c);
+  k.checked_count(n, key_size(c), "curve keys");
+  for (std::size_t i = 0; i < n; ++i) {
+    switch (c.key_type()) {
+      case 0: {
+        std::uint32_t bits = k.u32();
+        c.keys_raw.push_back(bits);
+        c.keys.push_back(c.is_float() ? std::bit_cast<float>(bits) : static_cast<float>(static_cast<std::int32_t>(bits)));
+        if (!std::isfinite(c.keys.back())) fail(code::bad_value, "non-finite key", c.keys_at + i * 4);
+        break;
+      }
+      case 1: {
+        std::int16_t v = k.i16();
+        c.keys_raw.push_back(v);
+        c.keys.push_back(v);
+        break;
+      }
+      default: {
+        std::int8_t v = k.i8();
+        c.keys_raw.push_back(v);
+        c.keys.push_back(v);
+      }
+    }
+  }
+  return c;
+}
+
+skeletal_anim parse_anim(const byte_reader& file, std::uint32_t at, bool v34) {
+  byte_reader r = file.peek(at);
+  if (r.fixed_string(4) != "FSKA") fail(code::bad_magic, "expected 'FSKA'", at);
+  skeletal_anim a;
+  a.at = at;
+  a.name_at = read_offset(r);
+  a.path_at = read_offset(r);
+  a.name = read_name(file, a.name_at);
+  a.path = read_name(file, a.path_at);
+  a.flags = r.u32();
+  if (v34) {
+    a.frame_count = r.i32();
+    a.num_bone_anims = r.u16();
+    a.num_user_data = r.u16();
+    a.num_curves = r.i32();
+    a.baked_size = r.u32();
+  } else {
+    a.frame_count = r.i16();
+    a.num_bone_anims = r.u16();
+    a.num_curves = r.i32();
+    a.baked_size = r.u32();
+    a.num_user_data = r.u16();
+    auto tail = r.bytes(2);
+    a.pre34_tail = {tail[0], tail[1], 0, 0};
+  }
+  a.bone_anims_at = read_offset(r);
+  a.bind_skeleton_at = read_offset(r);
+  a.bind_index_at = read_offset(r);
+  a.user_data_at = read_offset(r);
+  if (a.frame_count < 0) fail(code::bad_value, "negative frame count", at + 0x10);
+  if (a.num_bone_anims && !a.bone_anims_at) fail(code::bad_offset, "bone animations declared but absent", at + 0x20);
+  if (a.num_bone_anims) file.checked_count_at(a.bone_anims_at, a.num_bone_anims, 0x18, "bone animations");
+  std::uint32_t curve_stride = v34 ? 0x24 : 0x20;
+  std::int64_t total_curves = 0;
+  for (std::uint32_t i = 0; i < a.num_bone_anims; ++i) {
+    byte_reader b = file.peek(a.bone_anims_at + i * 0x18);
+    bone_anim ba;
+    ba.at = static_cast<std::uint32_t>(b.tell());
+    ba.flags = b.u32();
+    ba.name_at = read_offset(b);
+    ba.name = read_name(file, ba.name_at);
+    ba.begin_rotate = b.u8();
+    ba.begin_translate = b.u8();
+    ba.num_curves = b.u8();
+    ba.begin_base_translate = b.u8();
+    auto bc = b.bytes(4);
+    std::copy(bc.begin(), bc.end(), ba.begin_curve.begin());
+    ba.curves_at = read_offset(b);
+    ba.base_at = read_offset(b);
+    if (ba.num_curves && !ba.curves_at) fail(code::bad_offset, "curves declared but absent", ba.at + 0x10);
+    if (ba.num_curves) file.checked_count_at(ba.curves_at, ba.num_curves, curve_stride, "curves");
+    for (std::uint32_t c = 0; c < ba.num_curves; ++c)
+      ba.curves.push_back(parse_curve(file, ba.curves_at + c * curve_stride, v34));
+    std::size_t nbase = (ba.has_base_scale() ? 3 : 0) + (ba.has_base_rotate() ? 4 : 0) + (ba.has_base_translate() ? 3 : 0);
+    if (nbase) {
+      if (!ba.base_at) fail(code::bad_offset, "base values declared but absent", ba.at + 0x14);
+      byte_reader bv = file.peek(ba.base_at);
+      bv.checked_count(nbase, 4, "base values");
+      for (std::size_t k = 0; k < nbase; ++k) {
+        ba.base.push_back(bv.f32());
+        if (!std::isfinite(ba.base.back())) fail(code::bad_value, "non-finite base value", ba.base_at + k * 4);
+      }
+    }
+    total_curves += ba.num_curves;
+    a.bone_anims.push_back(std::move(ba));
+  }
+  if (a.bind_index_at && a.num_bone_anims) {
+    byte_reader bi = file.peek(a.bind_index_at);
+    bi.checked_count(a.num_bone_anims, 2, "bind indices");
+    for (std::uint32_t i = 0; i < a.num_bone_anims; ++i) a.bind_indices.push_back(bi.u16());
+  }
+  (void)total_curves;
+  return a;
+}
+
+// Big-endian patching of the image, used by serialise().
+struct patcher {
+  std::vector<std::uint8_t>& img;
+  void u8(std::uint32_t at, std::uint8_t v) { check(at, 1); img[at] = v; }
+  void u16(std::uint32_t at, std::uint16_t v) { check(at, 2); img[at] = v >> 8; img[at + 1] = v & 0xFF; }
+  void u32(std::uint32_t at, std::uint32_t v) {
+    check(at, 4);
+    for (int i = 0; i < 4; ++i) img[at + static_cast<std::uint32_t>(i)] = static_cast<std::uint8_t>(v >> (24 - 8 * i));
+  }
+  void f32(std::uint32_t at, float v) { u32(at, std::bit_cast<std::uint32_t>(v)); }
+  void offset(std::uint32_t at, std::uint32_t target) {
+    u32(at, target == 0 ? 0 : static_cast<std::uint32_t>(static_cast<std::int32_t>(target - at)));
+  }
+  void check(std::uint32_t at, std::uint32_t n) {
+    if (static_cast<std::uint64_t>(at) + n > img.size()) fail(code::internal, "serialise outside the image", at);
+  }
+};
+
+}  // namespace
+
+int curve::elements_per_key() const {
+  switch (type()) {
+    case curve_type::cubic: return 4;
+    case curve_type::linear: return 2;
+    default: return 1;
+  }
+}
+bool curve::is_float() const {
+  auto t = type();
+  return t == curve_type::cubic || t == curve_type::linear || t == curve_type::baked_float;
+}
+float curve::scale() const {
+  return is_float() ? std::bit_cast<float>(scale_bits) : static_cast<float>(static_cast<std::int32_t>(scale_bits));
+}
+float curve::offset() const {
+  return is_float() ? std::bit_cast<float>(offset_bits) : static_cast<float>(static_cast<std::int32_t>(offset_bits));
+}
+
+namespace {
+float wrap(const curve& c, float f) {
+  float dur = c.end - c.start;
+  if (f >= c.start && f <= c.end) return f;
+  int mode = f < c.start ? c.pre_wrap() : c.post_wrap();
+  if (mode == 0 || !(dur > 0)) return std::clamp(f, c.start, c.end);
+  float diff = f < c.start ? c.start - f : f - c.start;
+  float count = std::floor(diff / dur);
+  float mod = diff - dur * count;
+  bool odd = static_cast<long long>(count) % 2 != 0;
+  if (mode == 2 && odd) return f < c.start ? c.start + mod : c.end - mod;
+  return f < c.start ? c.end - mod : c.start + mod;
+}
+// Index of the segment holding f: frames[i] <= f < frames[i+1], or the last key.
+std::size_t segment(const curve& c, float f) {
+  auto it = std::upper_bound(c.frames.begin(), c.frames.end(), f);
+  if (it == c.frames.begin()) return 0;
+  return static_cast<std::size_t>(it - c.frames.begin()) - 1;
+}
+}  // namespace
+
+float curve::eval(float frame) const {
+  float f = wrap(*this, frame);
+  const std::size_t n = num_keys;
+  float v = 0;
+  switch (type()) {
+    case curve_type::cubic:
+    case curve_type::linear: {
+      std::size_t i = segment(*this, f);
+      float t = 0;
+      if (i + 1 < n && f > frames[i]) {
+        float span = frames[i + 1] - frames[i];
+        t = span > 0 ? (f - frames[i]) / span : 0;
+      }
+      const float* k = &keys[i * static_cast<std::size_t>(elements_per_key())];
+      v = type() == curve_type::cubic ? ((k[3] * t + k[2]) * t) * t + (k[1] * t + k[0]) : k[1] * t + k[0];
+      break;
+    }
+    case curve_type::baked_float:
+    case curve_type::baked_int:
+    case curve_type::baked_bool: {
+      long long idx = static_cast<long long>(f) - static_cast<long long>(start);
+      idx = std::clamp<long long>(idx, 0, static_cast<long long>(n) - 1);
+      float ratio = f - (start + static_cast<float>(idx));
+      if (type() == curve_type::baked_bool) {
+        v = static_cast<float>((static_cast<std::uint32_t>(keys_raw[static_cast<std::size_t>(idx) / 32]) >> (idx % 32)) & 1);
+      } else if (type() == curve_type::baked_int || static_cast<std::size_t>(idx) + 1 >= n) {
+        v = keys[static_cast<std::size_t>(idx)];  // at frame == end the last key (never one past it)
+      } else {
+        v = keys[static_cast<std::size_t>(idx) + 1] * ratio + keys[static_cast<std::size_t>(idx)] * (1.0f - ratio);
+      }
+      break;
+    }
+    case curve_type::step_int: v = keys[segment(*this, f)]; break;
+    case curve_type::step_bool: {
+      std::size_t i = segment(*this, f);
+      v = static_cast<float>((static_cast<std::uint32_t>(keys_raw[i / 32]) >> (i % 32)) & 1);
+      break;
+    }
+  }
+  return is_float() ? v * scale() + offset() : v + offset();
+}
+
+float curve::derivative(float f, bool from_left) const {
+  if (type() != curve_type::cubic && type() != curve_type::linear) return 0;
+  if (num_keys < 2) return 0;
+  std::size_t i;
+  if (from_left) {
+    auto it = std::lower_bound(frames.begin(), frames.end(), f);
+    if (it == frames.begin()) return 0;
+    i = static_cast<std::size_t>(it - frames.begin()) - 1;
+  } else {
+    i = segment(*this, f);
+    if (f < frames.front()) return 0;
+  }
+  if (i + 1 >= num_keys) return 0;
+  float span = frames[i + 1] - frames[i];
+  if (!(span > 0)) return 0;
+  float t = std::clamp((f - frames[i]) / span, 0.0f, 1.0f);
+  const float* k = &keys[i * static_cast<std::size_t>(elements_per_key())];
+  float d = type() == curve_type::cubic ? k[1] + 2 * k[2] * t + 3 * k[3] * t * t : k[1];
+  return d / span * scale();
+}
+
+std::string file::version_string() const {
+  return std::to_string(version >> 24) + "." + std::to_string((version >> 16) & 0xFF) + "." +
+         std::to_string((version >> 8) & 0xFF) + "." + std::to_string(version & 0xFF);
+}
+
+platform detect_platform(std::span<const std::uint8_t> d) {
+  if (d.size() < 8 || std::memcmp(d.data(), "FRES", 4) != 0) return platform::unknown;
+  if (std::memcmp(d.data() + 4, "    ", 4) == 0) return platform::switch_;
+  return platform::wiiu;
+}
+
+file parse(std::vector<std::uint8_t> image) {
+  file f;
+  f.image = std::move(image);
+  byte_reader r(f.image, core::endian::big);
+  if (r.fixed_string(4) != "FRES") fail(code::bad_magic, "expected 'FRES'", 0);
+  if (detect_platform(f.image) == platform::switch_)
+    fail(code::unsupported_version, "Switch BFRES not supported yet (little-endian FRES)", 4);
+  f.version = r.u32();
+  f.bom = r.u16();
+  if (f.bom != 0xFEFF) fail(code::bad_value, "byte-order mark is not FEFF (big-endian Wii U)", 8);
+  if (f.version < 0x02040000 || f.version >= 0x05000000)
+    fail(code::unsupported_version, "FRES version " + f.version_string() + " (supported: 2.4 to 4.x)", 4);
+  f.header_size = r.u16();
+  f.file_size = r.u32();
+  f.alignment = r.u32();
+  f.name_at = read_offset(r);
+  f.name = read_name(r, f.name_at);
+  f.string_pool_size = r.u32();
+  f.string_pool_at = read_offset(r);
+  for (auto& d : f.dict_at) d = read_offset(r);
+  for (auto& c : f.counts) c = r.u16();
+  f.user_ptr = r.u32();
+  for (std::size_t i = 0; i < 12; ++i)
+    if (f.dict_at[i]) f.dicts[i] = parse_dict(r, f.dict_at[i]);
+  const bool v34 = f.v34();
+  if (f.dicts[0])
+    for (std::size_t i = 1; i < f.dicts[0]->nodes.size(); ++i) {
+      std::uint32_t at = f.dicts[0]->nodes[i].data_at;
+      if (!at) fail(code::bad_offset, "model dictionary entry without data", f.dicts[0]->nodes[i].at + 12);
+      if (magic_at(r, at) != "FMDL") fail(code::bad_magic, "expected 'FMDL'", at);
+      byte_reader m = r.peek(at + 4);
+      model md;
+      md.at = at;
+      md.name = read_name(r, read_offset(m));
+      (void)read_offset(m);  // path
+      md.skeleton_at = read_offset(m);
+      if (md.skeleton_at) md.skel = parse_skeleton(r, md.skeleton_at, v34);
+      f.models.push_back(std::move(md));
+    }
+  if (f.dicts[2])
+    for (std::size_t i = 1; i < f.dicts[2]->nodes.size(); ++i) {
+      std::uint32_t at = f.dicts[2]->nodes[i].data_at;
+      if (!at) fail(code::bad_offset, "animation dictionary entry without data", f.dicts[2]->nodes[i].at + 12);
+      f.anims.push_back(parse_anim(r, at, v34));
+    }
+  return f;
+}
+
+std::vector<std::uint8_t> serialise(const file& f) {
+  std::vector<std::uint8_t> out = f.image;
+  patcher p{out};
+  std::memcpy(out.data(), "FRES", 4);
+  p.u32(4, f.version);
+  p.u16(8, f.bom);
+  p.u16(10, f.header_size);
+  p.u32(12, f.file_size);
+  p.u32(16, f.alignment);
+  p.offset(0x14, f.name_at);
+  p.u32(0x18, f.string_pool_size);
+  p.offset(0x1C, f.string_pool_at);
+  for (std::uint32_t i = 0; i < 12; ++i) p.offset(0x20 + 4 * i, f.dict_at[i]);
+  for (std::uint32_t i = 0; i < 12; ++i) p.u16(0x50 + 2 * i, f.counts[i]);
+  p.u32(0x68, f.user_ptr);
+  for (const auto& d : f.dicts) {
+    if (!d) continue;
+    p.u32(d->at, d->size);
+    p.u32(d->at + 4, static_cast<std::uint32_t>(d->count));
+    for (const auto& n : d->nodes) {
+      p.u32(n.at, n.ref_bit);
+      p.u16(n.at + 4, n.left);
+      p.u16(n.at + 6, n.right);
+      p.offset(n.at + 8, n.name_at);
+      p.offset(n.at + 12, n.data_at);
+    }
+  }
+  const bool v34 = f.v34();
+  for (const auto& m : f.models) {
+    if (!m.skel) continue;
+    const auto& s = *m.skel;
+    p.u32(s.at + 4, s.flags);
+    p.u16(s.at + 8, s.num_bones);
+    p.u16(s.at + 10, s.num_smooth);
+    p.u16(s.at + 12, s.num_rigid);
+    p.u16(s.at + 14, s.pad);
+    p.offset(s.at + 0x10, s.bone_dict_at);
+    p.offset(s.at + 0x14, s.bone_array_at);
+    p.offset(s.at + 0x18, s.mtx_to_bone_at);
+    if (v34) p.offset(s.at + 0x1C, s.inverse_at);
+    p.u32(s.at + (v34 ? 0x20 : 0x1C), s.user_ptr);
+    for (const auto& b : s.bones) {
+      p.offset(b.at, b.name_at);
+      p.u16(b.at + 4, b.index);
+      p.u16(b.at + 6, static_cast<std::uint16_t>(b.parent));
+      p.u16(b.at + 8, static_cast<std::uint16_t>(b.smooth_index));
+      p.u16(b.at + 10, static_cast<std::uint16_t>(b.rigid_index));
+      p.u16(b.at + 12, b.billboard);
+      p.u16(b.at + 14, b.num_user_data);
+      p.u32(b.at + 16, b.flags);
+      for (std::uint32_t i = 0; i < 3; ++i) p.f32(b.at + 0x14 + 4 * i, b.scale[i]);
+      for (std::uint32_t i = 0; i < 4; ++i) p.f32(b.at + 0x20 + 4 * i, b.rotate[i]);
+      for (std::uint32_t i = 0; i < 3; ++i) p.f32(b.at + 0x30 + 4 * i, b.translate[i]);
+      p.offset(b.at + 0x3C, b.user_data_at);
+      if (b.inverse_matrix)
+        for (std::uint32_t i = 0; i < 12; ++i) p.f32(b.at + 0x40 + 4 * i, (*b.inverse_matrix)[i]);
+    }
+    for (std::uint32_t i = 0; i < s.mtx_to_bone.size(); ++i)
+      p.u16(s.mtx_to_bone_at + 2 * i, static_cast<std::uint16_t>(s.mtx_to_bone[i]));
+    for (std::uint32_t i = 0; i < s.inverse_matrices.size(); ++i)
+      for (std::uint32_t k = 0; k < 12; ++k) p.f32(s.inverse_at + 48 * i + 4 * k, s.inverse_matrices[i][k]);
+  }
+  for (const auto& a : f.anims) {
+    p.offset(a.at + 4, a.name_at);
+    p.offset(a.at + 8, a.path_at);
+    p.u32(a.at + 0x0C, a.flags);
+    if (v34) {
+      p.u32(a.at + 0x10, static_cast<std::uint32_t>(a.frame_count));
+      p.u16(a.at + 0x14, a.num_bone_anims);
+      p.u16(a.at + 0x16, a.num_user_data);
+      p.u32(a.at + 0x18, static_cast<std::uint32_t>(a.num_curves));
+      p.u32(a.at + 0x1C, a.baked_size);
+    } else {
+      p.u16(a.at + 0x10, static_cast<std::uint16_t>(a.frame_count));
+      p.u16(a.at + 0x12, a.num_bone_anims);
+      p.u32(a.at + 0x14, static_cast<std::uint32_t>(a.num_curves));
+      p.u32(a.at + 0x18, a.baked_size);
+      p.u16(a.at + 0x1C, a.num_user_data);
+      p.u8(a.at + 0x1E, a.pre34_tail[0]);
+      p.u8(a.at + 0x1F, a.pre34_tail[1]);
+    }
+    p.offset(a.at + 0x20, a.bone_anims_at);
+    p.offset(a.at + 0x24, a.bind_skeleton_at);
+    p.offset(a.at + 0x28, a.bind_index_at);
+    p.offset(a.at + 0x2C, a.user_data_at);
+    for (std::uint32_t i = 0; i < a.bind_indices.size(); ++i) p.u16(a.bind_index_at + 2 * i, a.bind_indices[i]);
+    for (const auto& b : a.bone_anims) {
+      p.u32(b.at, b.flags);
+      p.offset(b.at + 4, b.name_at);
+      p.u8(b.at + 8, b.begin_rotate);
+      p.u8(b.at + 9, b.begin_translate);
+      p.u8(b.at + 10, b.num_curves);
+      p.u8(b.at + 11, b.begin_base_translate);
+      for (std::uint32_t i = 0; i < 4; ++i) p.u8(b.at + 12 + i, b.begin_curve[i]);
+      p.offset(b.at + 0x10, b.curves_at);
+      p.offset(b.at + 0x14, b.base_at);
+      for (std::uint32_t i = 0; i < b.base.size(); ++i) p.f32(b.base_at + 4 * i, b.base[i]);
+      for (const auto& c : b.curves) {
+        p.u16(c.at, c.flags);
+        p.u16(c.at + 2, c.num_keys);
+        p.u32(c.at + 4, c.target);
+        p.f32(c.at + 8, c.start);
+        p.f32(c.at + 12, c.end);
+        p.u32(c.at + 16, c.scale_bits);
+        p.u32(c.at + 20, c.offset_bits);
+        std::uint32_t o = 24;
+        if (c.delta) p.f32(c.at + 24, *c.delta), o = 28;
+        p.offset(c.at + o, c.frames_at);
+        p.offset(c.at + o + 4, c.keys_at);
+        std::size_t fs = frame_size(c), ks = key_size(c);
+        for (std::uint32_t i = 0; i < c.frames_raw.size(); ++i) {
+          auto v = static_cast<std::uint32_t>(c.frames_raw[i]);
+          if (fs == 4) p.u32(c.frames_at + 4 * i, v);
+          else if (fs == 2) p.u16(c.frames_at + 2 * i, static_cast<std::uint16_t>(v));
+          else p.u8(c.frames_at + i, static_cast<std::uint8_t>(v));
+        }
+        for (std::uint32_t i = 0; i < c.keys_raw.size(); ++i) {
+          auto v = static_cast<std::uint32_t>(c.keys_raw[i]);
+          if (ks == 4) p.u32(c.keys_at + 4 * i, v);
+          else if (ks == 2) p.u16(c.keys_at + 2 * i, static_cast<std::uint16_t>(v));
+          else p.u8(c.keys_at + i, static_cast<std::uint8_t>(v));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+nlohmann::json to_json(const file& f) {
+  using nlohmann::json;
+  json j;
+  j["format"] = "bfres";
+  j["platform"] = "wiiu";
+  j["version"] = f.version_string();
+  j["name"] = f.name;
+  j["alignment"] = f.alignment;
+  j["counts"] = f.counts;
+  j["models"] = json::array();
+  for (const auto& m : f.models) {
+    json jm{{"name", m.name}};
+    if (m.skel) {
+      const auto& s = *m.skel;
+      json bones = json::array();
+      for (const auto& b : s.bones)
+        bones.push_back(json{{"name", b.name}, {"index", b.index}, {"parent", b.parent},
+                             {"smooth_index", b.smooth_index}, {"rigid_index", b.rigid_index},
+                             {"flags", b.flags}, {"scale", b.scale}, {"rotate", b.rotate}, {"translate", b.translate}});
+      jm["skeleton"] = json{{"flags", s.flags}, {"scale_mode", s.scale_mode()},
+                            {"rotation_mode", s.euler() ? "euler_xyz" : "quaternion"},
+                            {"smooth_matrices", s.num_smooth}, {"rigid_matrices", s.num_rigid},
+                            {"matrix_to_bone", s.mtx_to_bone}, {"bones", bones}};
+    }
+    j["models"].push_back(jm);
+  }
+  j["animations"] = json::array();
+  for (const auto& a : f.anims) {
+    json bas = json::array();
+    for (const auto& b : a.bone_anims) {
+      json curves = json::array();
+      for (const auto& c : b.curves)
+        curves.push_back(json{{"target", c.target}, {"flags", c.flags}, {"curve_type", static_cast<int>(c.type())},
+                              {"frame_type", c.frame_type()}, {"key_type", c.key_type()},
+                              {"start", c.start}, {"end", c.end}, {"scale", c.scale()}, {"offset", c.offset()},
+                              {"delta", c.delta ? json(*c.delta) : json(nullptr)},
+                              {"frames", c.frames}, {"keys", c.keys}});
+      bas.push_back(json{{"name", b.name}, {"flags", b.flags}, {"base", b.base},
+                         {"segment_scale_compensate", b.segment_scale_compensate()}, {"curves", curves}});
+    }
+    j["animations"].push_back(json{{"name", a.name}, {"flags", a.flags}, {"loop", a.loop()},
+                                   {"rotation_mode", a.euler() ? "euler_xyz" : "quaternion"},
+                                   {"scale_mode", a.scale_mode()}, {"frame_count", a.frame_count},
+                                   {"curve_count", a.num_curves}, {"baked_size", a.baked_size},
+                                   {"bone_animations", bas}});
+  }
+  return j;
+}
+
+}  // namespace rigrip::bfres

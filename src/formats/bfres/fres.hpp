@@ -1,0 +1,163 @@
+// The Wii U FRES raw layer: the structures rigrip decodes (header, dictionaries,
+// string pool, FMDL -> FSKL, FSKA with bone animations and curves), each remembering
+// where it sits. Everything else in the file (shapes, materials, textures, other
+// animation kinds) is kept as opaque bytes of the file image, so serialise() writes the
+// parsed fields back over the image and reproduces the input byte for byte.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace rigrip::bfres {
+
+struct dict_node {
+  std::uint32_t at = 0;  // absolute position of the node
+  std::uint32_t ref_bit = 0;
+  std::uint16_t left = 0, right = 0;
+  std::string name;
+  std::uint32_t name_at = 0;  // absolute position of the characters (0 = null)
+  std::uint32_t data_at = 0;  // absolute target (0 = null)
+};
+struct dict {
+  std::uint32_t at = 0;
+  std::uint32_t size = 0;
+  std::int32_t count = 0;
+  std::vector<dict_node> nodes;  // count + 1 (node 0 is the root)
+};
+
+struct bone {
+  std::uint32_t at = 0;
+  std::string name;
+  std::uint32_t name_at = 0;
+  std::uint16_t index = 0;
+  std::int16_t parent = -1, smooth_index = -1, rigid_index = -1;
+  std::uint16_t billboard = 0xFFFF, num_user_data = 0;
+  std::uint32_t flags = 0;
+  std::array<float, 3> scale{};
+  std::array<float, 4> rotate{};
+  std::array<float, 3> translate{};
+  std::uint32_t user_data_at = 0;
+  std::optional<std::array<float, 12>> inverse_matrix;  // v < 3.4: per bone
+  [[nodiscard]] bool euler() const { return ((flags >> 12) & 7) == 1; }
+  [[nodiscard]] bool segment_scale_compensate() const { return (flags >> 23) & 1; }
+};
+
+struct skeleton {
+  std::uint32_t at = 0;
+  std::uint32_t flags = 0;
+  std::uint16_t num_bones = 0, num_smooth = 0, num_rigid = 0, pad = 0;
+  std::uint32_t bone_dict_at = 0, bone_array_at = 0, mtx_to_bone_at = 0, inverse_at = 0;
+  std::uint32_t user_ptr = 0;
+  std::vector<bone> bones;
+  std::vector<std::int16_t> mtx_to_bone;
+  std::vector<std::array<float, 12>> inverse_matrices;  // v >= 3.4
+  [[nodiscard]] int scale_mode() const { return (flags >> 8) & 3; }
+  [[nodiscard]] bool euler() const { return ((flags >> 12) & 7) == 1; }
+};
+
+struct model {
+  std::uint32_t at = 0;
+  std::string name;
+  std::uint32_t skeleton_at = 0;
+  std::optional<skeleton> skel;
+};
+
+enum class curve_type { cubic = 0, linear = 1, baked_float = 2, step_int = 4, baked_int = 5, step_bool = 6, baked_bool = 7 };
+
+struct curve {
+  std::uint32_t at = 0;
+  std::uint16_t flags = 0;
+  std::uint16_t num_keys = 0;
+  std::uint32_t target = 0;
+  float start = 0, end = 0;
+  std::uint32_t scale_bits = 0, offset_bits = 0;  // f32 or s32 by curve type
+  std::optional<float> delta;                     // v >= 3.4
+  std::uint32_t frames_at = 0, keys_at = 0;
+  std::vector<float> frames;             // decoded frame numbers
+  std::vector<std::int64_t> frames_raw;  // as stored (integers, or f32 bits)
+  std::vector<float> keys;               // decoded raw key elements (before scale/offset)
+  std::vector<std::int64_t> keys_raw;    // as stored
+  [[nodiscard]] int frame_type() const { return flags & 3; }
+  [[nodiscard]] int key_type() const { return (flags >> 2) & 3; }
+  [[nodiscard]] curve_type type() const { return static_cast<curve_type>((flags >> 4) & 7); }
+  [[nodiscard]] int pre_wrap() const { return (flags >> 8) & 3; }
+  [[nodiscard]] int post_wrap() const { return (flags >> 12) & 3; }
+  [[nodiscard]] int elements_per_key() const;
+  [[nodiscard]] bool is_float() const;
+  [[nodiscard]] float scale() const;
+  [[nodiscard]] float offset() const;
+  // The runtime's evaluation (nw::g3d semantics): polynomial segments, scale/offset, wrap.
+  [[nodiscard]] float eval(float frame) const;
+  // d value / d frame, from the right (out) or the left (in) at a frame.
+  [[nodiscard]] float derivative(float frame, bool from_left) const;
+};
+
+struct bone_anim {
+  std::uint32_t at = 0;
+  std::uint32_t flags = 0;
+  std::string name;
+  std::uint32_t name_at = 0;
+  std::uint8_t begin_rotate = 0, begin_translate = 0, num_curves = 0, begin_base_translate = 0;
+  std::array<std::uint8_t, 4> begin_curve{};  // kept as stored (redundant, layout differs by version)
+  std::uint32_t curves_at = 0, base_at = 0;
+  std::vector<curve> curves;
+  std::vector<float> base;  // S(3) R(4) T(3), only the present parts
+  [[nodiscard]] bool has_base_scale() const { return (flags >> 3) & 1; }
+  [[nodiscard]] bool has_base_rotate() const { return (flags >> 4) & 1; }
+  [[nodiscard]] bool has_base_translate() const { return (flags >> 5) & 1; }
+  [[nodiscard]] bool segment_scale_compensate() const { return (flags >> 23) & 1; }
+};
+
+struct skeletal_anim {
+  std::uint32_t at = 0;
+  std::string name, path;
+  std::uint32_t name_at = 0, path_at = 0;
+  std::uint32_t flags = 0;
+  std::int32_t frame_count = 0;
+  std::uint16_t num_bone_anims = 0, num_user_data = 0;
+  std::int32_t num_curves = 0;
+  std::uint32_t baked_size = 0;
+  std::uint32_t bone_anims_at = 0, bind_skeleton_at = 0, bind_index_at = 0, user_data_at = 0;
+  std::array<std::uint8_t, 4> pre34_tail{};  // v < 3.4: the reserved word
+  std::vector<bone_anim> bone_anims;
+  std::vector<std::uint16_t> bind_indices;
+  [[nodiscard]] bool loop() const { return (flags >> 2) & 1; }
+  [[nodiscard]] bool euler() const { return ((flags >> 12) & 7) == 1; }
+  [[nodiscard]] int scale_mode() const { return (flags >> 8) & 3; }
+};
+
+struct file {
+  std::vector<std::uint8_t> image;  // the decompressed file, kept whole
+  std::uint32_t version = 0;
+  std::uint16_t bom = 0, header_size = 0;
+  std::uint32_t file_size = 0, alignment = 0;
+  std::string name;
+  std::uint32_t name_at = 0;
+  std::uint32_t string_pool_size = 0, string_pool_at = 0;
+  std::array<std::uint32_t, 12> dict_at{};
+  std::array<std::uint16_t, 12> counts{};
+  std::uint32_t user_ptr = 0;
+  std::array<std::optional<dict>, 12> dicts;
+  std::vector<model> models;
+  std::vector<skeletal_anim> anims;
+  std::vector<std::pair<std::uint32_t, std::string>> strings;  // string pool entries (position of length)
+  [[nodiscard]] bool v34() const { return version >= 0x03040000; }
+  [[nodiscard]] std::string version_string() const;
+};
+
+enum class platform { wiiu, switch_, unknown };
+[[nodiscard]] platform detect_platform(std::span<const std::uint8_t> data);
+
+// Parses a decompressed Wii U FRES image. Throws core::failure with offsets on damage.
+[[nodiscard]] file parse(std::vector<std::uint8_t> image);
+// Writes every parsed field back over a copy of the image.
+[[nodiscard]] std::vector<std::uint8_t> serialise(const file& f);
+[[nodiscard]] nlohmann::json to_json(const file& f);
+
+}  // namespace rigrip::bfres

@@ -1,0 +1,112 @@
+#include "formats/bfres/yaz0.hpp"
+
+#include <cstring>
+
+#include "core/byte_reader.hpp"
+
+namespace rigrip::bfres {
+
+bool is_yaz0(std::span<const std::uint8_t> d) {
+  return d.size() >= 16 && std::memcmp(d.data(), "Yaz0", 4) == 0;
+}
+
+std::vector<std::uint8_t> yaz0_decompress(std::span<const std::uint8_t> data) {
+  core::byte_reader r(data, core::endian::big);
+  r.expect(is_yaz0(data), code::bad_magic, "expected 'Yaz0'");
+  r.skip(4);
+  std::uint32_t size = r.u32();
+  r.skip(8);
+  // Yaz0's best ratio is 8 bytes of flags + 8 copies of 0x111 bytes per 17 input bytes (~66x).
+  if (size > (1u << 30) || static_cast<std::uint64_t>(size) > 256ull * data.size() + 4096)
+    core::fail(code::bad_count, "Yaz0 decompressed size " + std::to_string(size) +
+                                    " is impossible for " + std::to_string(data.size()) + " input bytes", 4);
+  std::vector<std::uint8_t> out;
+  out.reserve(size);
+  std::uint8_t flags = 0;
+  int bits = 0;
+  while (out.size() < size) {
+    if (bits == 0) {
+      flags = r.u8();
+      bits = 8;
+    }
+    if (flags & 0x80) {
+      out.push_back(r.u8());
+    } else {
+      std::uint64_t at = r.abs();
+      std::uint8_t b1 = r.u8(), b2 = r.u8();
+      std::size_t dist = ((static_cast<std::size_t>(b1 & 0x0F) << 8) | b2) + 1;
+      std::size_t len = b1 >> 4;
+      len = len == 0 ? static_cast<std::size_t>(r.u8()) + 0x12 : len + 2;
+      if (dist > out.size())
+        core::fail(code::bad_offset, "Yaz0 back-reference " + std::to_string(dist) + " before the start of the output", at);
+      if (len > size - out.size()) len = size - out.size();
+      std::size_t from = out.size() - dist;
+      for (std::size_t i = 0; i < len; ++i) out.push_back(out[from + i]);
+    }
+    flags = static_cast<std::uint8_t>(flags << 1);
+    --bits;
+  }
+  return out;
+}
+
+std::vector<std::uint8_t> yaz0_compress(std::span<const std::uint8_t> in, std::uint32_t alignment) {
+  core::byte_writer w(core::endian::big);
+  w.string("Yaz0", false);
+  w.u32(static_cast<std::uint32_t>(in.size()));
+  w.u32(alignment);
+  w.u32(0);
+  // Hash chains over 3-byte prefixes, window 4096, lengths 3..273.
+  constexpr std::size_t window = 0x1000, max_len = 0x111, hash_size = 1 << 15;
+  std::vector<int> head(hash_size, -1), prev(in.size(), -1);
+  auto hash = [&](std::size_t i) {
+    return ((in[i] << 10) ^ (in[i + 1] << 5) ^ in[i + 2]) & (hash_size - 1);
+  };
+  std::size_t pos = 0;
+  while (pos < in.size()) {
+    std::size_t flag_at = w.size();
+    w.u8(0);
+    std::uint8_t flags = 0;
+    for (int bit = 0; bit < 8 && pos < in.size(); ++bit) {
+      std::size_t best_len = 0, best_dist = 0;
+      if (pos + 3 <= in.size()) {
+        int cand = head[hash(pos)];
+        int tries = 64;
+        while (cand >= 0 && pos - static_cast<std::size_t>(cand) <= window && tries-- > 0) {
+          std::size_t c = static_cast<std::size_t>(cand), l = 0;
+          std::size_t limit = std::min(max_len, in.size() - pos);
+          while (l < limit && in[c + l] == in[pos + l]) ++l;
+          if (l > best_len) best_len = l, best_dist = pos - c;
+          if (l == limit) break;
+          cand = prev[c];
+        }
+      }
+      std::size_t advance = 1;
+      if (best_len >= 3) {
+        std::size_t d = best_dist - 1;
+        if (best_len >= 0x12) {
+          w.u8(static_cast<std::uint8_t>(d >> 8));
+          w.u8(static_cast<std::uint8_t>(d));
+          w.u8(static_cast<std::uint8_t>(best_len - 0x12));
+        } else {
+          w.u8(static_cast<std::uint8_t>(((best_len - 2) << 4) | (d >> 8)));
+          w.u8(static_cast<std::uint8_t>(d));
+        }
+        advance = best_len;
+      } else {
+        flags |= static_cast<std::uint8_t>(0x80 >> bit);
+        w.u8(in[pos]);
+      }
+      for (std::size_t k = 0; k < advance; ++k, ++pos) {
+        if (pos + 3 <= in.size()) {
+          auto h = hash(pos);
+          prev[pos] = head[h];
+          head[h] = static_cast<int>(pos);
+        }
+      }
+    }
+    w.buffer()[flag_at] = flags;
+  }
+  return w.take();
+}
+
+}  // namespace rigrip::bfres
