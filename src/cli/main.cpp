@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -244,7 +245,7 @@ struct convert_options {
   bool skip_existing = false;
   bool textures = false;
   std::string report;
-  unsigned threads = 1;
+  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
 };
 
 std::string output_extension(const std::string& f) { return f == "json" ? ".json" : "." + f; }
@@ -367,6 +368,15 @@ int cmd_convert(const std::vector<std::string>& inputs, const std::string& outpu
       }
     }
   }
+  // Two inputs that differ only by extension (Animal_Bass.bfres / Animal_Bass.sbfres) would
+  // write the same output: keep both by naming such outputs after the whole input file name.
+  std::map<std::string, int> uses;
+  for (const auto& j : jobs) ++uses[j.output];
+  for (auto& j : jobs)
+    if (uses[j.output] > 1) {
+      fs::path o(j.output);
+      j.output = (o.parent_path() / (fs::path(j.input).filename().string() + o.extension().string())).string();
+    }
   cv.gltf.binary = cv.out_format != "gltf";
   std::vector<json> reports(jobs.size());
   std::atomic<std::size_t> next{0}, done{0};
@@ -589,7 +599,7 @@ int main(int argc, char** argv) {
   conv_cmd->add_option("-o,--output", conv_out, "Output file (.glb/.gltf/.json) or directory")->required();
   conv_cmd->add_option("--format", cv.out_format, "Output format: glb (default), gltf (+ .bin), json (scene JSON)")
       ->check(CLI::IsMember({"glb", "gltf", "json"}));
-  conv_cmd->add_option("-j,--jobs", cv.threads, "Worker threads")->check(CLI::Range(1u, 256u));
+  conv_cmd->add_option("-j,--jobs", cv.threads, "Worker threads (default: the number of CPU cores)")->check(CLI::Range(1u, 256u));
   conv_cmd->add_flag("--skip-existing", cv.skip_existing, "Do not convert inputs whose output already exists");
   conv_cmd->add_option("--report", cv.report, "Write a JSON report of every input");
   conv_cmd->add_option("--scale", cv.gltf.scale, "Uniform scale applied at the root")->check(CLI::PositiveNumber);
@@ -631,6 +641,7 @@ int main(int argc, char** argv) {
   bool markdown = false;
   auto* diag_cmd = app.add_subcommand("diagnostics", "List every error and warning code");
   diag_cmd->add_flag("--markdown", markdown, "Print docs/diagnostics.md");
+  diag_cmd->footer("Examples:\n  rigrip diagnostics\n  rigrip diagnostics --markdown > docs/diagnostics.md");
 
   try {
     app.parse(argc, argv);

@@ -4,6 +4,7 @@
 // scene animation. Everything written is checked by gltf-validator in the tests.
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fnmatch.h>
 #include <map>
 #include <set>
@@ -235,6 +236,13 @@ scene prepare(const scene& in, const write_options& o, diagnostics& diags) {
                        ": removed " + std::to_string(dropped) + " keys with duplicate times");
         t.times = std::move(times);
         t.values = std::move(values);
+      }
+      // glTF needs at least two keys for CUBICSPLINE: a lone cubic key is just its value.
+      if (t.interpolation == interpolation::cubic_spline && t.times.size() == 1) {
+        std::size_t c = static_cast<std::size_t>(components(t.path));
+        t.values = std::vector<float>(t.values.begin() + static_cast<std::ptrdiff_t>(c),
+                                      t.values.begin() + static_cast<std::ptrdiff_t>(2 * c));
+        t.interpolation = interpolation::linear;
       }
     }
     if (o.resample_fps && *o.resample_fps > 0) {
@@ -581,7 +589,12 @@ result<void> write_file(const scene& s, const std::string& path, const write_opt
     auto r = save_file(bin_path, enc->bin);
     if (!r) return r;
   }
-  return save_file(path, enc->main);
+  auto r = save_file(path, enc->main);
+  if (!r && !bin_path.empty()) {  // no partial output: the .bin alone is useless
+    std::error_code ec;
+    std::filesystem::remove(bin_path, ec);
+  }
+  return r;
 }
 
 }  // namespace rigrip::gltf

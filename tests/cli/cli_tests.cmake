@@ -47,3 +47,12 @@ add_test(NAME tools.snapshot_example
   COMMAND ${NODE_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tools/snapshot.mjs ${OUT}/cli/wave.glb ${OUT}/cli/wave.png --time 0.25)
 set_tests_properties(tools.snapshot_example PROPERTIES DEPENDS cli.convert_glb
   PASS_REGULAR_EXPRESSION "clip wave.*[0-9]+ triangles")
+
+# Inputs that differ only by extension keep distinct outputs (named after the whole file name).
+file(MAKE_DIRECTORY ${OUT}/collide-in)
+configure_file(${WAVE} ${OUT}/collide-in/wave.json COPYONLY)
+configure_file(${WAVE} ${OUT}/collide-in/wave.txt COPYONLY)
+rigrip_cli_test(batch_name_collision ARGS convert ${OUT}/collide-in/wave.json ${OUT}/collide-in/wave.txt -o ${OUT}/collide-out
+  EXPECT "converted 2, failed 0" ABSENT ${OUT}/collide-out/wave.glb
+  VALIDATE ${OUT}/collide-out/wave.json.glb|${OUT}/collide-out/wave.txt.glb)
+rigrip_cli_test(help_diagnostics ARGS diagnostics --help EXPECT "Examples:.*--markdown")

@@ -209,3 +209,26 @@ TEST(Registry, UnknownContentIsAnErrorNamingTheFile) {
   EXPECT_EQ(r.error().code, code::unknown_format);
   EXPECT_EQ(r.error().file, "junk.bin");
 }
+
+TEST(Gltf, SingleKeyCubicSplineTrackIsWrittenAsLinear) {
+  scene s = load_example();
+  track t;
+  t.path = path::scale;
+  for (const auto& b : s.skeletons[0].bones) {  // a bone without a scale track yet
+    bool used = false;
+    for (const auto& u : s.animations[0].tracks) used |= u.bone == b.name && u.path == path::scale;
+    if (!used) t.bone = b.name;
+  }
+  ASSERT_FALSE(t.bone.empty());
+  t.interpolation = interpolation::cubic_spline;
+  t.times = {0.5f};
+  t.values = {0, 0, 0, 2, 3, 4, 0, 0, 0};  // in-tangent, value, out-tangent
+  s.animations[0].tracks.push_back(t);
+  diagnostics d;
+  scene p = gltf::prepare(s, {}, d);
+  const auto& w = p.animations[0].tracks.back();
+  EXPECT_EQ(w.interpolation, interpolation::linear);
+  EXPECT_EQ(w.values, (std::vector<float>{2, 3, 4}));
+  EXPECT_FALSE(s.validate().ok());  // the scene model itself refuses it ...
+  EXPECT_TRUE(p.validate().ok());   // ... prepare() (for unvalidated input) repairs it
+}
