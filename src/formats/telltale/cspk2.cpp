@@ -1,0 +1,390 @@
+// CompressedSkeletonPoseKeys2. Layout and decode rules: README.md and notes §2.6.
+// Decoder and encoder share the dequantisation helpers so that the encoder's
+// reconstruction (used to chain deltas) is exactly what a decoder computes.
+#include "formats/telltale/cspk2.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "core/byte_reader.hpp"
+
+namespace rigrip::telltale {
+
+using core::byte_reader;
+using core::fail;
+using q4 = std::array<float, 4>;
+
+namespace {
+
+constexpr float q_scale_x = 1.3487e-06f;    // sqrt(2) / (2^20 - 1)
+constexpr float q_scale_yz = 3.371749e-07f; // sqrt(2) / (2^22 - 1)
+constexpr float q_offset = 0.7071068f;
+constexpr std::uint32_t max20 = (1u << 20) - 1, max22 = (1u << 22) - 1;
+
+enum kind_index { k_dv = 0, k_v = 1, k_dq = 2, k_q = 3 };
+
+float w_from_xyz(float x, float y, float z) {
+  float w = 1.0f - x * x - y * y - z * z;
+  return w > 0.0f ? std::sqrt(w) : 0.0f;
+}
+
+q4 hamilton(const q4& a, const q4& b) {  // a ⊗ b, x y z w
+  return {a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
+          a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+          a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
+          a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2]};
+}
+
+struct unpacked {
+  std::uint32_t x, y, z;
+};
+unpacked unpack_delta(std::uint32_t w) { return {w & 0x3FF, (w >> 10) & 0x7FF, w >> 21}; }
+unpacked unpack_abs(std::uint32_t lo, std::uint32_t hi) {
+  return {((hi & 0x3FF) << 10) | (lo & 0x3FF), (((hi >> 10) & 0x7FF) << 11) | ((lo >> 10) & 0x7FF),
+          ((hi >> 21) << 11) | (lo >> 21)};
+}
+
+// Dequantisation, one function per kind (shared by decoder and encoder).
+std::array<float, 3> deq_delta(const unpacked& u, const float (&mn)[3], const float (&rg)[3]) {
+  return {mn[0] + static_cast<float>(u.x) * (rg[0] / 1023.0f), mn[1] + static_cast<float>(u.y) * (rg[1] / 2047.0f),
+          mn[2] + static_cast<float>(u.z) * (rg[2] / 2047.0f)};
+}
+std::array<float, 3> deq_abs_v(const unpacked& u, const float (&mn)[3], const float (&rg)[3]) {
+  return {mn[0] + static_cast<float>(u.x) * (rg[0] / static_cast<float>(max20)),
+          mn[1] + static_cast<float>(u.y) * (rg[1] / static_cast<float>(max22)),
+          mn[2] + static_cast<float>(u.z) * (rg[2] / static_cast<float>(max22))};
+}
+q4 deq_abs_q(const unpacked& u) {
+  float x = static_cast<float>(u.x) * q_scale_x - q_offset;
+  float y = static_cast<float>(u.y) * q_scale_yz - q_offset;
+  float z = static_cast<float>(u.z) * q_scale_yz - q_offset;
+  return {x, y, z, w_from_xyz(x, y, z)};
+}
+// Slot i of the output takes decoded slot i ^ axisOrder (w rebuilt in slot 3).
+q4 apply_axis_order(const q4& s, unsigned ao) { return {s[ao], s[ao ^ 1], s[ao ^ 2], s[ao ^ 3]}; }
+
+void read_f3(byte_reader& r, float (&v)[3]) {
+  for (float& f : v) f = r.f32();
+}
+
+}  // namespace
+
+cspk2_decoded decode_cspk2(std::span<const std::uint8_t> buf, std::uint64_t base) {
+  byte_reader r(buf, core::endian::little, base);
+  cspk2_decoded d;
+  auto& h = d.header;
+  read_f3(r, h.min_delta_v);
+  read_f3(r, h.range_delta_v);
+  read_f3(r, h.min_delta_q);
+  read_f3(r, h.range_delta_q);
+  read_f3(r, h.min_vector);
+  read_f3(r, h.range_vector);
+  h.range_time = r.f32();
+  h.bone_count = r.u32();
+  std::uint64_t sds_at = r.abs();
+  h.sample_data_size = r.u64();
+  h.unused = r.u64();
+  std::uint32_t bones = h.bone_count & 0xFFFF;  // u16 count + u16 padding
+  if (h.sample_data_size > r.remaining())
+    fail(code::bad_count, "sampleDataSize " + std::to_string(h.sample_data_size) + " exceeds the " +
+                              std::to_string(r.remaining()) + " bytes left in the CSPK2 buffer", sds_at);
+  byte_reader samples = r.sub(r.tell(), h.sample_data_size);
+  r.skip(h.sample_data_size);
+  r.checked_count(bones, 8, "CSPK2 bone symbols");
+  for (std::uint32_t i = 0; i < bones; ++i) d.bones.push_back(r.u64());
+  if (r.remaining() % 4)
+    fail(code::bad_value, "CSPK2 command list of " + std::to_string(r.remaining()) + " bytes is not a whole number of u32 words",
+         r.abs());
+  d.commands = r.remaining() / 4;
+  d.keys.reserve(d.commands);
+
+  const float* dq_min = h.min_delta_q;
+  (void)dq_min;
+  std::array<std::array<q4, 4>, 4> group{};
+  std::array<unsigned, 4> slot{4, 4, 4, 4};
+  std::vector<q4> last_pos(bones, q4{0, 0, 0, 0}), last_rot(bones, q4{0, 0, 0, 1});
+  while (!r.eof()) {
+    std::uint64_t cat = r.abs();
+    std::uint32_t c = r.u32();
+    cspk2_key k;
+    k.t16 = static_cast<std::uint16_t>(c & 0xFFFF);
+    k.bone = (c >> 16) & 0xFFF;
+    k.axis_order = static_cast<std::uint8_t>((c >> 28) & 3);
+    k.rotation = (c >> 30) & 1;
+    k.delta = (c >> 31) != 0;
+    if (k.bone >= bones)
+      fail(code::bad_value, "CSPK2 command names bone " + std::to_string(k.bone) + " of " + std::to_string(bones), cat);
+    int kind = k.rotation ? (k.delta ? k_dq : k_q) : (k.delta ? k_dv : k_v);
+    if (slot[kind] == 4) {
+      std::uint64_t gat = samples.abs();
+      if (samples.remaining() < (k.delta ? 16u : 32u))
+        fail(code::truncated, "CSPK2 sample data exhausted: command at " + byte_reader::hex(cat) + " needs a new group of " +
+                                  std::to_string(k.delta ? 16 : 32) + " bytes, " + std::to_string(samples.remaining()) + " left",
+             gat);
+      std::uint32_t lo[4], hi[4] = {0, 0, 0, 0};
+      for (auto& w : lo) w = samples.u32();
+      if (!k.delta)
+        for (auto& w : hi) w = samples.u32();
+      for (int i = 0; i < 4; ++i) {
+        q4 v{};
+        if (k.delta) {
+          auto u = unpack_delta(lo[i]);
+          auto t = k.rotation ? deq_delta(u, h.min_delta_q, h.range_delta_q) : deq_delta(u, h.min_delta_v, h.range_delta_v);
+          v = {t[0], t[1], t[2], k.rotation ? w_from_xyz(t[0], t[1], t[2]) : 0.0f};
+        } else {
+          auto u = unpack_abs(lo[i], hi[i]);
+          if (k.rotation) {
+            v = deq_abs_q(u);
+          } else {
+            auto t = deq_abs_v(u, h.min_vector, h.range_vector);
+            v = {t[0], t[1], t[2], 0.0f};
+          }
+        }
+        group[kind][i] = v;
+      }
+      slot[kind] = 0;
+    }
+    q4 v = group[kind][slot[kind]++];
+    if (kind == k_q) v = apply_axis_order(v, k.axis_order);
+    if (kind == k_dv) v = {last_pos[k.bone][0] + v[0], last_pos[k.bone][1] + v[1], last_pos[k.bone][2] + v[2], 0.0f};
+    if (kind == k_dq) v = hamilton(last_rot[k.bone], v);  // delta on the right
+    if (k.rotation) last_rot[k.bone] = v;
+    else last_pos[k.bone] = v;
+    k.value = v;
+    k.time = static_cast<float>(k.t16) * h.range_time / 65535.0f;
+    d.keys.push_back(k);
+  }
+  d.sample_bytes_consumed = h.sample_data_size - samples.remaining();
+  return d;
+}
+
+// ------------------------------------------------------------------ encoder
+
+namespace {
+
+struct cmd {
+  float need = 0;   // time the key is needed: the previous key's time on the track
+  std::uint32_t bone = 0;
+  bool rotation = false;
+  std::size_t index = 0;  // key index in the track
+  std::size_t order = 0;  // tie-break: stable by creation
+};
+
+std::uint32_t quant(float v, float mn, float rg, std::uint32_t maxq) {
+  if (!(rg > 0)) return 0;
+  double q = std::round((static_cast<double>(v) - mn) / rg * maxq);
+  return static_cast<std::uint32_t>(std::clamp(q, 0.0, static_cast<double>(maxq)));
+}
+
+struct range3 {
+  float mn[3] = {0, 0, 0}, rg[3] = {0, 0, 0};
+  bool any = false;
+  float lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+  void add(float x, float y, float z) {
+    float v[3] = {x, y, z};
+    for (int i = 0; i < 3; ++i) {
+      if (!any || v[i] < lo[i]) lo[i] = v[i];
+      if (!any || v[i] > hi[i]) hi[i] = v[i];
+    }
+    any = true;
+  }
+  void finish(float pad) {
+    for (int i = 0; i < 3; ++i) {
+      float p = (hi[i] - lo[i]) * pad + (pad > 0 ? 1e-7f : 0.0f);
+      mn[i] = lo[i] - p;
+      rg[i] = (hi[i] - lo[i]) + 2 * p;
+    }
+  }
+  [[nodiscard]] bool contains(float x, float y, float z) const {
+    float v[3] = {x, y, z};
+    for (int i = 0; i < 3; ++i)
+      if (!(v[i] >= mn[i] && v[i] <= mn[i] + rg[i])) return false;
+    return true;
+  }
+};
+
+q4 conj(const q4& q) { return {-q[0], -q[1], -q[2], q[3]}; }
+
+}  // namespace
+
+std::vector<std::uint8_t> encode_cspk2(const std::vector<std::uint64_t>& bones, const std::vector<cspk2_track_in>& tracks,
+                                       float range_time, cspk2_encode_stats* stats) {
+  if (bones.size() != tracks.size()) fail(code::internal, "encode_cspk2: bones and tracks differ in count");
+  if (bones.size() > 4096) fail(code::limit_exceeded, "CSPK2 holds at most 4096 bones (12-bit index), got " + std::to_string(bones.size()));
+  // Ranges per file: absolute translations, and the deltas between consecutive keys.
+  range3 abs_v, d_v, d_q;
+  for (const auto& t : tracks) {
+    for (std::size_t i = 0; i < t.translations.size(); ++i) {
+      const auto& v = t.translations[i];
+      abs_v.add(v[0], v[1], v[2]);
+      if (i) {
+        const auto& p = t.translations[i - 1];
+        d_v.add(v[0] - p[0], v[1] - p[1], v[2] - p[2]);
+      }
+    }
+    for (std::size_t i = 1; i < t.rotations.size(); ++i) {
+      q4 d = hamilton(conj(t.rotations[i - 1]), t.rotations[i]);
+      if (d[3] < 0) d = {-d[0], -d[1], -d[2], -d[3]};
+      d_q.add(d[0], d[1], d[2]);
+    }
+  }
+  abs_v.finish(0);
+  d_v.finish(0.01f);
+  d_q.finish(0.01f);
+
+  cspk2_header h;
+  for (int i = 0; i < 3; ++i) {
+    h.min_delta_v[i] = d_v.mn[i], h.range_delta_v[i] = d_v.rg[i];
+    h.min_delta_q[i] = d_q.mn[i], h.range_delta_q[i] = d_q.rg[i];
+    h.min_vector[i] = abs_v.mn[i], h.range_vector[i] = abs_v.rg[i];
+  }
+  h.range_time = range_time > 0 ? range_time : 0.0f;
+  float rot_step = q_scale_x, pos_step = 0;
+  for (int i = 0; i < 3; ++i) {
+    rot_step = std::max(rot_step, h.range_delta_q[i] / (i ? 2047.0f : 1023.0f));
+    pos_step = std::max({pos_step, h.range_delta_v[i] / (i ? 2047.0f : 1023.0f),
+                         h.range_vector[i] / static_cast<float>(i ? max22 : max20)});
+  }
+
+  // Commands in the order the engine needs them: by the previous key's time per track.
+  std::vector<cmd> cmds;
+  for (std::uint32_t b = 0; b < tracks.size(); ++b) {
+    const auto& t = tracks[b];
+    if (t.rot_times.size() != t.rotations.size() || t.pos_times.size() != t.translations.size())
+      fail(code::internal, "encode_cspk2: times and values differ in count");
+    for (std::size_t i = 0; i < t.rotations.size(); ++i)
+      cmds.push_back({i ? t.rot_times[i - 1] : 0.0f, b, true, i, cmds.size()});
+    for (std::size_t i = 0; i < t.translations.size(); ++i)
+      cmds.push_back({i ? t.pos_times[i - 1] : 0.0f, b, false, i, cmds.size()});
+  }
+  std::stable_sort(cmds.begin(), cmds.end(), [](const cmd& a, const cmd& b) { return a.need < b.need; });
+
+  std::vector<std::uint8_t> stream;
+  std::array<std::size_t, 4> group_at{};
+  std::array<unsigned, 4> slot{4, 4, 4, 4};
+  auto put = [&](int kind, std::uint32_t lo, std::uint32_t hi) {
+    bool delta = kind == k_dv || kind == k_dq;
+    if (slot[kind] == 4) {
+      group_at[kind] = stream.size();
+      stream.resize(stream.size() + (delta ? 16 : 32), 0);
+      slot[kind] = 0;
+    }
+    auto wr = [&](std::size_t at, std::uint32_t v) {
+      for (int i = 0; i < 4; ++i) stream[at + i] = static_cast<std::uint8_t>(v >> (8 * i));
+    };
+    wr(group_at[kind] + 4 * slot[kind], lo);
+    if (!delta) wr(group_at[kind] + 16 + 4 * slot[kind], hi);
+    ++slot[kind];
+  };
+
+  std::vector<q4> rec_rot(tracks.size(), q4{0, 0, 0, 1}), rec_pos(tracks.size(), q4{0, 0, 0, 0});
+  std::vector<std::uint32_t> words;
+  cspk2_encode_stats st;
+  for (const auto& c : cmds) {
+    const auto& t = tracks[c.bone];
+    float time = c.rotation ? t.rot_times[c.index] : t.pos_times[c.index];
+    std::uint32_t t16 = range_time > 0 ? static_cast<std::uint32_t>(std::clamp(std::round(time / range_time * 65535.0f), 0.0f, 65535.0f)) : 0;
+    std::uint32_t word = t16 | (c.bone << 16);
+    if (c.rotation) {
+      q4 target = t.rotations[c.index];
+      bool done = false;
+      if (c.index > 0) {
+        q4 d = hamilton(conj(rec_rot[c.bone]), target);
+        if (d[3] < 0) d = {-d[0], -d[1], -d[2], -d[3]};
+        if (d_q.contains(d[0], d[1], d[2])) {
+          unpacked u{quant(d[0], h.min_delta_q[0], h.range_delta_q[0], 1023), quant(d[1], h.min_delta_q[1], h.range_delta_q[1], 2047),
+                     quant(d[2], h.min_delta_q[2], h.range_delta_q[2], 2047)};
+          auto dv = deq_delta(u, h.min_delta_q, h.range_delta_q);
+          q4 rec = hamilton(rec_rot[c.bone], q4{dv[0], dv[1], dv[2], w_from_xyz(dv[0], dv[1], dv[2])});
+          float s = (rec[0] * target[0] + rec[1] * target[1] + rec[2] * target[2] + rec[3] * target[3]) < 0 ? -1.0f : 1.0f;
+          float err = 0;
+          for (int i = 0; i < 4; ++i) err = std::max(err, std::fabs(rec[i] - s * target[i]));
+          if (err <= rot_step) {
+            put(k_dq, u.x | (u.y << 10) | (u.z << 21), 0);
+            word |= (1u << 30) | (1u << 31);
+            rec_rot[c.bone] = rec;
+            ++st.delta_keys;
+            done = true;
+          }
+        }
+      }
+      if (!done) {
+        // Smallest three: the largest component is rebuilt, so it goes in slot 3.
+        int m = 0;
+        for (int i = 1; i < 4; ++i)
+          if (std::fabs(target[i]) > std::fabs(target[m])) m = i;
+        q4 q = target[m] < 0 ? q4{-target[0], -target[1], -target[2], -target[3]} : target;
+        unsigned ao = static_cast<unsigned>(m) ^ 3u;
+        float s0 = q[ao], s1 = q[ao ^ 1], s2 = q[ao ^ 2];
+        auto qq = [](float v, float scale, std::uint32_t mx) {
+          double x = std::round((static_cast<double>(v) + q_offset) / scale);
+          return static_cast<std::uint32_t>(std::clamp(x, 0.0, static_cast<double>(mx)));
+        };
+        unpacked u{qq(s0, q_scale_x, max20), qq(s1, q_scale_yz, max22), qq(s2, q_scale_yz, max22)};
+        std::uint32_t lo = (u.x & 0x3FF) | ((u.y & 0x7FF) << 10) | ((u.z & 0x7FF) << 21);
+        std::uint32_t hi = (u.x >> 10) | ((u.y >> 11) << 10) | ((u.z >> 11) << 21);
+        put(k_q, lo, hi);
+        word |= (ao << 28) | (1u << 30);
+        rec_rot[c.bone] = apply_axis_order(deq_abs_q(u), ao);
+        ++st.absolute_keys;
+      }
+    } else {
+      const auto& tv = t.translations[c.index];
+      bool done = false;
+      if (c.index > 0) {
+        const auto& p = rec_pos[c.bone];
+        float dx = tv[0] - p[0], dy = tv[1] - p[1], dz = tv[2] - p[2];
+        if (d_v.contains(dx, dy, dz)) {
+          unpacked u{quant(dx, h.min_delta_v[0], h.range_delta_v[0], 1023), quant(dy, h.min_delta_v[1], h.range_delta_v[1], 2047),
+                     quant(dz, h.min_delta_v[2], h.range_delta_v[2], 2047)};
+          auto dv = deq_delta(u, h.min_delta_v, h.range_delta_v);
+          q4 rec{p[0] + dv[0], p[1] + dv[1], p[2] + dv[2], 0};
+          float err = std::max({std::fabs(rec[0] - tv[0]), std::fabs(rec[1] - tv[1]), std::fabs(rec[2] - tv[2])});
+          if (err <= pos_step) {
+            put(k_dv, u.x | (u.y << 10) | (u.z << 21), 0);
+            word |= 1u << 31;
+            rec_pos[c.bone] = rec;
+            ++st.delta_keys;
+            done = true;
+          }
+        }
+      }
+      if (!done) {
+        unpacked u{quant(tv[0], h.min_vector[0], h.range_vector[0], max20), quant(tv[1], h.min_vector[1], h.range_vector[1], max22),
+                   quant(tv[2], h.min_vector[2], h.range_vector[2], max22)};
+        std::uint32_t lo = (u.x & 0x3FF) | ((u.y & 0x7FF) << 10) | ((u.z & 0x7FF) << 21);
+        std::uint32_t hi = (u.x >> 10) | ((u.y >> 11) << 10) | ((u.z >> 11) << 21);
+        put(k_v, lo, hi);
+        auto rv = deq_abs_v(u, h.min_vector, h.range_vector);
+        rec_pos[c.bone] = {rv[0], rv[1], rv[2], 0};
+        ++st.absolute_keys;
+      }
+    }
+    words.push_back(word);
+  }
+  st.max_rot_step = rot_step;
+  st.max_pos_step = pos_step;
+  if (stats) *stats = st;
+
+  core::byte_writer w;
+  auto f3 = [&](const float (&v)[3]) {
+    for (float f : v) w.f32(f);
+  };
+  f3(h.min_delta_v);
+  f3(h.range_delta_v);
+  f3(h.min_delta_q);
+  f3(h.range_delta_q);
+  f3(h.min_vector);
+  f3(h.range_vector);
+  w.f32(h.range_time);
+  w.u32(static_cast<std::uint32_t>(bones.size()));
+  w.u64(stream.size());
+  w.u64(0);
+  w.bytes(stream);
+  for (auto b : bones) w.u64(b);
+  for (auto c : words) w.u32(c);
+  return w.take();
+}
+
+}  // namespace rigrip::telltale

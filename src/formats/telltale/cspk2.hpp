@@ -1,0 +1,61 @@
+// CompressedSkeletonPoseKeys2: decode (buffer -> keys) and encode (tracks -> buffer).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace rigrip::telltale {
+
+struct cspk2_header {
+  float min_delta_v[3]{}, range_delta_v[3]{};
+  float min_delta_q[3]{}, range_delta_q[3]{};
+  float min_vector[3]{}, range_vector[3]{};
+  float range_time = 0;
+  std::uint32_t bone_count = 0;
+  std::uint64_t sample_data_size = 0;
+  std::uint64_t unused = 0;  // uninitialised heap bytes in real files; kept, never checked
+};
+
+struct cspk2_key {
+  std::uint32_t bone = 0;      // index into bones
+  bool rotation = false;
+  bool delta = false;
+  std::uint8_t axis_order = 0;
+  std::uint16_t t16 = 0;
+  float time = 0;              // t16 * range_time / 65535
+  std::array<float, 4> value{};  // after delta accumulation; translation uses [0..2]
+};
+
+struct cspk2_decoded {
+  cspk2_header header;
+  std::vector<std::uint64_t> bones;
+  std::vector<cspk2_key> keys;  // decode order
+  std::uint64_t sample_bytes_consumed = 0;
+  std::size_t commands = 0;
+};
+
+// Decodes a CSPK2 buffer. `base` is the buffer's file offset (for messages).
+[[nodiscard]] cspk2_decoded decode_cspk2(std::span<const std::uint8_t> buf, std::uint64_t base);
+
+// One bone's input for the encoder: keys in increasing time; translations are the
+// normalised values (already divided by the bone's |localPos|).
+struct cspk2_track_in {
+  std::vector<float> rot_times;
+  std::vector<std::array<float, 4>> rotations;  // x y z w, unit
+  std::vector<float> pos_times;
+  std::vector<std::array<float, 3>> translations;
+};
+
+struct cspk2_encode_stats {
+  std::size_t absolute_keys = 0, delta_keys = 0;
+  float max_rot_step = 0, max_pos_step = 0;  // largest quantisation step used (per component)
+};
+
+// Encodes bones (symbols) with their tracks; range_time is the animation length in s.
+[[nodiscard]] std::vector<std::uint8_t> encode_cspk2(const std::vector<std::uint64_t>& bones,
+                                                     const std::vector<cspk2_track_in>& tracks, float range_time,
+                                                     cspk2_encode_stats* stats = nullptr);
+
+}  // namespace rigrip::telltale

@@ -1,0 +1,119 @@
+#include "formats/telltale/metastream.hpp"
+
+#include <algorithm>
+
+#include "core/byte_reader.hpp"
+
+namespace rigrip::telltale {
+
+bool metastream::has_class(std::uint64_t type) const {
+  return std::any_of(classes.begin(), classes.end(), [&](const class_entry& c) { return c.type == type; });
+}
+
+std::optional<std::string> stream_version_name(std::uint32_t magic) {
+  switch (magic) {
+    case 0x4D535636: return "MSV6 (stream version 6)";
+    case 0x4D535635: return "MSV5 (stream version 5)";
+    case 0x4D535634: case 0x4D535356: return "MSV4 (stream version 4)";
+    case 0x4D545245: return "MTRE (stream version 3)";
+    case 0x64AFDEAA: return "encrypted MTRE (stream version 3)";
+    case 0x4D434F4D: return "MCOM (zlib-compressed stream)";
+    case 0x4D42494E: return "MBIN (stream version 1)";
+    case 0x4D424553: return "MBES (Blowfish-encrypted MBIN, stream version 1)";
+    case 0xFB4A1764: case 0xEB794091: case 0x64AFDEFB: return "encrypted MBIN (stream version 2)";
+    default: return std::nullopt;
+  }
+}
+
+namespace {
+constexpr std::uint32_t max_classes = 1024;  // TTK's own sanity bound
+}
+
+bool probe(std::span<const std::uint8_t> data, metastream* out) {
+  if (data.size() < 20) return false;
+  core::byte_reader r(data);
+  std::uint32_t magic = r.u32();
+  if (magic != magic_msv6 && magic != magic_msv5) return false;
+  std::uint64_t sizes = 0;
+  for (int i = 0; i < 3; ++i) sizes += r.u32() & 0x7FFFFFFFu;
+  std::uint32_t n = r.u32();
+  if (n >= max_classes || r.remaining() / 12 < n) return false;
+  if (20 + 12ull * n + sizes > data.size()) return false;
+  if (out) {
+    out->magic = magic;
+    out->classes.clear();
+    for (std::uint32_t i = 0; i < n; ++i) {
+      class_entry c;
+      c.type = r.u64();
+      c.version = r.u32();
+      out->classes.push_back(c);
+    }
+  }
+  return true;
+}
+
+metastream parse_metastream(std::span<const std::uint8_t> data) {
+  core::byte_reader r(data);
+  if (data.size() < 4) core::fail(code::truncated, "file of " + std::to_string(data.size()) + " bytes is too small for a MetaStream magic", 0);
+  std::uint32_t magic = r.u32();
+  if (magic != magic_msv6 && magic != magic_msv5) {
+    if (auto v = stream_version_name(magic))
+      core::fail(code::unsupported_version,
+                 "MetaStream " + *v + " is recognised but not supported; only MSV5 and MSV6 (2014+ Telltale Tool games) are read", 0);
+    core::fail(code::bad_magic, "expected a MetaStream magic ('6VSM' or '5VSM' on disk), found " + core::byte_reader::hex(magic), 0);
+  }
+  metastream m;
+  m.magic = magic;
+  std::uint32_t size[3];
+  const char* names[3] = {"default", "debug", "async"};
+  for (auto& s : size) s = r.u32();
+  for (int i = 0; i < 3; ++i)
+    if (size[i] & 0x80000000u)
+      core::fail(code::unsupported_feature,
+                 std::string(names[i]) + " section is compressed (size bit 31 set); compressed MetaStream sections are not supported", 4 + 4 * i);
+  std::uint32_t n = r.u32();
+  if (n >= max_classes)
+    core::fail(code::bad_count, "class table count " + std::to_string(n) + " exceeds the limit of 1023", 16);
+  r.checked_count(n, 12, "class table");
+  m.classes.reserve(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    class_entry c;
+    c.type = r.u64();
+    c.version = r.u32();
+    m.classes.push_back(c);
+  }
+  std::uint64_t total = std::uint64_t{size[0]} + size[1] + size[2];
+  if (total != r.remaining())
+    core::fail(total > r.remaining() ? code::truncated : code::bad_value,
+               "section sizes " + std::to_string(size[0]) + "+" + std::to_string(size[1]) + "+" + std::to_string(size[2]) +
+                   " = " + std::to_string(total) + " bytes do not match the " + std::to_string(r.remaining()) +
+                   " bytes after the header",
+               r.abs());
+  m.default_offset = r.abs();
+  auto d = r.bytes(size[0]);
+  m.default_section.assign(d.begin(), d.end());
+  auto g = r.bytes(size[1]);
+  m.debug_section.assign(g.begin(), g.end());
+  auto a = r.bytes(size[2]);
+  m.async_section.assign(a.begin(), a.end());
+  return m;
+}
+
+std::vector<std::uint8_t> write_metastream(const metastream& m) {
+  core::byte_writer w;
+  w.u32(m.magic);
+  w.u32(static_cast<std::uint32_t>(m.default_section.size()));
+  w.u32(static_cast<std::uint32_t>(m.debug_section.size()));
+  w.u32(static_cast<std::uint32_t>(m.async_section.size()));
+  w.u32(static_cast<std::uint32_t>(m.classes.size()));
+  for (const auto& c : m.classes) {
+    w.u64(c.type);
+    w.u32(c.version);
+  }
+  w.bytes(m.default_section);
+  w.bytes(m.debug_section);
+  w.bytes(m.async_section);
+  return w.take();
+}
+
+}  // namespace rigrip::telltale

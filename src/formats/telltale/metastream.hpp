@@ -1,0 +1,44 @@
+// The MetaStream container (raw layer): magic, section sizes, class table, sections.
+// Only MSV5/MSV6 are read; older stream versions are recognised and refused by name.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace rigrip::telltale {
+
+// Magics as the little-endian u32 of the first 4 bytes (the file shows them reversed).
+inline constexpr std::uint32_t magic_msv6 = 0x4D535636;  // "6VSM"
+inline constexpr std::uint32_t magic_msv5 = 0x4D535635;  // "5VSM"
+
+struct class_entry {
+  std::uint64_t type = 0;      // crc64 of the type name
+  std::uint32_t version = 0;   // crc32 of its member layout in this game build
+};
+
+struct metastream {
+  std::uint32_t magic = magic_msv6;
+  std::vector<class_entry> classes;
+  std::vector<std::uint8_t> default_section;
+  std::vector<std::uint8_t> debug_section;
+  std::vector<std::uint8_t> async_section;
+  std::uint64_t default_offset = 0;  // absolute offset of the default section in the file
+  [[nodiscard]] bool has_class(std::uint64_t type) const;
+};
+
+// Name of the stream version for a magic ("MSV6", "MTRE", "encrypted MBIN", ...), or
+// nullopt when the 4 bytes are no MetaStream magic at all.
+[[nodiscard]] std::optional<std::string> stream_version_name(std::uint32_t magic);
+
+// Cheap probe for detection; never throws. True for MSV5/MSV6 with a sane header.
+[[nodiscard]] bool probe(std::span<const std::uint8_t> data, metastream* header_only = nullptr);
+
+// Parses the header and splits the sections. Fails (core::fail) with the stream
+// version named for MTRE/MBIN/encrypted streams, and for compressed sections.
+[[nodiscard]] metastream parse_metastream(std::span<const std::uint8_t> data);
+[[nodiscard]] std::vector<std::uint8_t> write_metastream(const metastream& m);
+
+}  // namespace rigrip::telltale

@@ -1,0 +1,624 @@
+// Telltale .anm/.skl: symbols, MetaStream, CSPK2 decode/encode, samples, glTF, hostile input.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <random>
+#include <set>
+
+#include "core/byte_reader.hpp"
+#include "core/failure.hpp"
+#include "formats/telltale/anm.hpp"
+#include "formats/telltale/convert.hpp"
+#include "formats/telltale/cspk2.hpp"
+#include "formats/telltale/symbols.hpp"
+#include "rigrip/gltf.hpp"
+#include "test_support.hpp"
+
+using namespace rigrip;
+using namespace rigrip::telltale;
+namespace fs = std::filesystem;
+
+// The glTF writer's translation unit references save_file, which lives in the registry
+// library that family test binaries do not link; a plain version is enough here.
+namespace rigrip {
+result<void> save_file(const std::string& path, byte_view data) {
+  test::write_bytes(path, bytes(data.begin(), data.end()));
+  return {};
+}
+}  // namespace rigrip
+
+namespace {
+
+const char* anm_samples[] = {
+    "a371340459.anm",
+    "a371405036.anm",
+    "sk20_idle_guybrushLyingHurt.anm",
+    "sk54_idle_crawfordDocDead.anm",
+    "sk61_peterQuillStandA_talkWithHandsGestureB.anm",
+    "sk61_peterQuillStandA_talkWithHandsGestureJ_add.anm",
+    "sk61_zombie400_sk62_action_clementine400KillZombieWithKnifeTwoHit05.anm",
+    "sk61_zombie400_sk62_action_clementine400StruggleZombieSuccessKillWithKnife02.anm",
+    "sk62_action_clementine400DropsTheTool.anm",
+    "sk62_action_clementine400KillZombieWithKnifeTwoHit05.anm",
+    "sk62_clementine400StandA_talkWithHandsGestureB.anm",
+    "sk62_clementine400StandA_talkWithHandsGestureB_add.anm",
+    "sk62_clementine400StandA_talkWithHandsGestureC_add.anm",
+};
+const char* broken_sample = "sk61_zombie400_sk62_action_clementine400StruggleZombieSuccessKillWithKnife02.anm";
+
+std::string sample_dir() {
+  auto p = test::sample("telltale/sk54_idle_crawfordDocDead.anm");
+  return p ? fs::path(*p).parent_path().string() : std::string();
+}
+
+read_context make_ctx(const std::string& path, const bytes& data, diagnostics& d) {
+  read_context ctx;
+  ctx.path = path;
+  ctx.data = data;
+  ctx.diags = &d;
+  ctx.load = [](const std::string& p) -> result<bytes> {
+    if (!fs::is_regular_file(p)) return make_error(code::io_error, "missing " + p);
+    return test::read_bytes(p);
+  };
+  return ctx;
+}
+
+const anm_value* pose_of(const animation_file& a) {
+  for (const auto& v : a.values)
+    if (v.kind == value_kind::cspk2) return &v;
+  return nullptr;
+}
+
+// A skeleton for an animation, made by our writer: every CSPK2 bone, bone 0 the root,
+// rest pose = the first key of each track (translations normalised, so |localPos| = 1
+// when the first key is, else a unit vector along +Y).
+bytes skeleton_for(const animation_file& a) {
+  auto d = decode_cspk2(pose_of(a)->cspk2, 0);
+  skeleton_file f;
+  f.ms.classes = skeleton_class_table();
+  for (std::size_t i = 0; i < d.bones.size(); ++i) {
+    skl_entry e;
+    e.joint = d.bones[i];
+    e.parent_index = i ? 0 : -1;
+    e.parent_name = i ? d.bones[0] : 0;
+    e.local_pos[1] = 1;
+    f.entries.push_back(e);
+  }
+  for (const auto& k : d.keys)
+    if (k.t16 == 0) {
+      auto& e = f.entries[k.bone];
+      if (k.rotation) {
+        float n = std::sqrt(k.value[0] * k.value[0] + k.value[1] * k.value[1] + k.value[2] * k.value[2] + k.value[3] * k.value[3]);
+        for (int c = 0; c < 4; ++c) e.local_quat[c] = k.value[c] / n;
+      } else if (std::fabs(k.value[0]) + std::fabs(k.value[1]) + std::fabs(k.value[2]) > 1e-4f) {
+        for (int c = 0; c < 3; ++c) e.local_pos[c] = k.value[c];
+      }
+    }
+  return write_skeleton(f);
+}
+
+}  // namespace
+
+TEST(Symbols, Crc64CheckValueAndConstants) {
+  EXPECT_EQ(crc64_raw("123456789"), 0x6C40DF5F0B497347ull);
+  EXPECT_EQ(crc64("CompressedSkeletonPoseKeys2"), sym_cspk2);
+  EXPECT_EQ(crc64("Animation"), sym_animation);
+  EXPECT_EQ(crc64("Skeleton"), sym_skeleton);
+  EXPECT_EQ(crc64("root"), sym_root);
+  EXPECT_EQ(crc64("absoluteNode"), sym_absolute_node);
+  EXPECT_EQ(crc64("SkeletonPose"), sym_skeleton_pose);
+  EXPECT_EQ(crc64("KeyframedValue<Transform>"), 0x5D3E9FC6FA9369BFull);
+  EXPECT_EQ(crc64("ROOT"), crc64("root"));  // case-insensitive
+  EXPECT_EQ(symbol_label(crc64("wrist_L")), "wrist_L");
+  EXPECT_EQ(symbol_label(0x0123456789abcdefull), "0123456789abcdef");
+  EXPECT_EQ(symbol_of_label("0123456789abcdef"), 0x0123456789abcdefull);
+  EXPECT_GT(symbol_database_size(), 1000u);
+}
+
+TEST(MetaStream, OldVersionsRefusedByName) {
+  struct c {
+    const char* bytes;
+    const char* name;
+  } cases[] = {{"ERTM", "MTRE"}, {"NIBM", "MBIN"}, {"SEBM", "MBES"}, {"4VSM", "MSV4"}};
+  for (auto& x : cases) {
+    bytes b(x.bytes, x.bytes + 4);
+    b.resize(64, 0);
+    diagnostics d;
+    EXPECT_EQ(detect_anm(b, "walk.anm"), score::magic) << x.name;
+    EXPECT_EQ(detect_anm(b, "walk.bin"), score::none) << x.name;
+    auto r = read_anm(make_ctx("walk.anm", b, d));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, code::unsupported_version);
+    EXPECT_NE(r.error().message.find(x.name), std::string::npos) << r.error().message;
+  }
+  bytes enc = {0x64, 0x17, 0x4A, 0xFB};
+  enc.resize(64, 0);
+  diagnostics d;
+  auto r = read_anm(make_ctx("x.anm", enc, d));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("encrypted MBIN"), std::string::npos);
+}
+
+TEST(MetaStream, HandBuiltHeaderAndCompressedSection) {
+  // 6VSM, default 0, debug 0, async 0, one class.
+  metastream m;
+  m.classes = {{sym_animation, 0x195C41F6u}};
+  auto b = write_metastream(m);
+  ASSERT_EQ(b.size(), 32u);
+  EXPECT_EQ(std::string(b.begin(), b.begin() + 4), "6VSM");
+  auto p = parse_metastream(b);
+  EXPECT_TRUE(p.has_class(sym_animation));
+  b[7] = 0x80;  // default section size bit 31: compressed
+  EXPECT_THROW((void)parse_metastream(b), core::failure);
+  try {
+    (void)parse_metastream(b);
+  } catch (const core::failure& f) {
+    EXPECT_EQ(f.error().code, code::unsupported_feature);
+  }
+}
+
+TEST(Cspk2, HandBuiltAbsoluteAndDeltaGroups) {
+  // One bone; commands: Q absolute (ao 0), V absolute, ΔQ, ΔV. Values chosen so the
+  // expected results are exact: absolute Q X=Y=Z = round(0.7071068/scale) -> ~0.
+  bytes buf;
+  core::byte_writer w;
+  float hdr[18] = {0, 0, 0, 1023, 2047, 2047,  // ΔV min/range: q -> q
+                   0, 0, 0, 0, 0, 0,           // ΔQ: zero delta
+                   0, 0, 0, 1048575, 4194303, 4194303};
+  for (float f : hdr) w.f32(f);
+  w.f32(65535.0f);  // rangeTime: t = raw
+  w.u32(1);
+  w.u64(32 + 32 + 16 + 16);
+  w.u64(0xDEADBEEFull);  // the unused field is garbage in real files
+  // Q group: X = 524288 (x = 524288*1.3487e-6 - 0.7071068 ≈ 0), Y = Z = 2097152.
+  auto lohi = [](std::uint32_t X, std::uint32_t Y, std::uint32_t Z, std::uint32_t& lo, std::uint32_t& hi) {
+    lo = (X & 0x3FF) | ((Y & 0x7FF) << 10) | ((Z & 0x7FF) << 21);
+    hi = (X >> 10) | ((Y >> 11) << 10) | ((Z >> 11) << 21);
+  };
+  std::uint32_t lo, hi;
+  lohi(524288, 2097152, 2097152, lo, hi);
+  for (int i = 0; i < 4; ++i) w.u32(lo);
+  for (int i = 0; i < 4; ++i) w.u32(hi);
+  lohi(5, 6, 7, lo, hi);  // V: min 0, range = 2^n - 1 -> value = q
+  for (int i = 0; i < 4; ++i) w.u32(lo);
+  for (int i = 0; i < 4; ++i) w.u32(hi);
+  for (int i = 0; i < 4; ++i) w.u32(0);  // ΔQ zero
+  std::uint32_t dv = 1 | (2u << 10) | (3u << 21);
+  for (int i = 0; i < 4; ++i) w.u32(dv);
+  w.u64(crc64("root"));
+  w.u32(0x40000000u | 0);          // Q, t 0
+  w.u32(0x00000000u | 0);          // V, t 0
+  w.u32(0xC0000000u | 10);         // ΔQ, t 10
+  w.u32(0x80000000u | 10);         // ΔV, t 10
+  w.u32(0x70000000u | 20);         // Q with ao 3 (rebuilt w lands in x), t 20
+  buf = w.take();
+  auto d = decode_cspk2(buf, 0);
+  ASSERT_EQ(d.keys.size(), 5u);
+  EXPECT_EQ(d.sample_bytes_consumed, d.header.sample_data_size);
+  EXPECT_NEAR(d.keys[0].value[3], 1.0f, 1e-5f);
+  EXPECT_NEAR(d.keys[0].value[0], 0.0f, 1e-5f);
+  EXPECT_FLOAT_EQ(d.keys[1].value[0], 5.0f);
+  EXPECT_FLOAT_EQ(d.keys[1].value[1], 6.0f);
+  EXPECT_FLOAT_EQ(d.keys[1].value[2], 7.0f);
+  EXPECT_NEAR(d.keys[2].value[3], 1.0f, 1e-5f);  // identity ⊗ identity
+  EXPECT_FLOAT_EQ(d.keys[3].value[0], 6.0f);     // 5 + 1
+  EXPECT_FLOAT_EQ(d.keys[3].value[1], 8.0f);
+  EXPECT_FLOAT_EQ(d.keys[3].value[2], 10.0f);
+  EXPECT_FLOAT_EQ(d.keys[3].time, 10.0f);
+  EXPECT_NEAR(d.keys[4].value[0], 1.0f, 1e-5f);  // ao 3: out.x = s[3] = w
+  EXPECT_NEAR(d.keys[4].value[3], 0.0f, 1e-5f);
+  // A sixth command of a kind with no data left must fail cleanly.
+  for (int i = 0; i < 4; ++i) {
+    buf.push_back(0);
+    buf.push_back(0);
+    buf.push_back(0);
+    buf.push_back(i == 3 ? 0x80 : 0x80);
+  }
+  EXPECT_THROW((void)decode_cspk2(buf, 0), core::failure);
+}
+
+TEST(Samples, EveryAnmParsesToTheEndAndRewritesIdentically) {
+  std::string dir = sample_dir();
+  if (dir.empty()) GTEST_SKIP() << "telltale samples not present";
+  int skeletal = 0;
+  for (const char* n : anm_samples) {
+    auto b = test::read_bytes(dir + "/" + n);
+    animation_file a;
+    ASSERT_NO_THROW(a = parse_animation(b)) << n;
+    EXPECT_EQ(write_animation(a), b) << n;
+    EXPECT_TRUE(a.opaque_bodies.empty()) << n;
+    EXPECT_EQ(a.values.size(), static_cast<std::size_t>(a.num_values)) << n;
+    if (!pose_of(a)) continue;
+    ++skeletal;
+    auto d = decode_cspk2(pose_of(a)->cspk2, 0);
+    EXPECT_EQ(d.sample_bytes_consumed, d.header.sample_data_size) << n;
+    EXPECT_EQ(d.keys.size(), d.commands) << n;
+    // Rotations are unit; consecutive keys per bone after sign fixing |dot| >= 0.99.
+    std::vector<std::array<float, 4>> last(d.bones.size());
+    std::vector<bool> has(d.bones.size(), false);
+    double min_dot = 1;
+    for (const auto& k : d.keys) {
+      if (!k.rotation) continue;
+      float len = std::sqrt(k.value[0] * k.value[0] + k.value[1] * k.value[1] + k.value[2] * k.value[2] + k.value[3] * k.value[3]);
+      EXPECT_NEAR(len, 1.0f, 1e-3f) << n;
+      if (has[k.bone]) {
+        const auto& p = last[k.bone];
+        double dt = std::fabs(p[0] * k.value[0] + p[1] * k.value[1] + p[2] * k.value[2] + p[3] * k.value[3]);
+        min_dot = std::min(min_dot, dt / len);
+      }
+      last[k.bone] = k.value;
+      has[k.bone] = true;
+    }
+    EXPECT_GE(min_dot, 0.99) << n;
+  }
+  EXPECT_EQ(skeletal, 11);
+}
+
+TEST(Samples, BrokenTimeRangeWarnsAndUsesRootTrack) {
+  RIGRIP_REQUIRE_SAMPLE(p, std::string("telltale/") + broken_sample);
+  auto b = test::read_bytes(p);
+  diagnostics d;
+  auto s = read_anm(make_ctx(p, b, d));
+  ASSERT_TRUE(s.ok()) << s.error().to_string();
+  ASSERT_TRUE(s->validate().ok());
+  bool warned = false;
+  for (const auto& w : d.warnings)
+    if (w.code == code::w_suspicious_value && w.message.find("rangeTime") != std::string::npos &&
+        w.message.find("'root'") != std::string::npos)
+      warned = true;
+  EXPECT_TRUE(warned);
+  ASSERT_EQ(s->animations.size(), 1u);
+  const auto& an = s->animations[0];
+  EXPECT_TRUE(an.extras.contains("broken_time_range"));
+  // Bone 0 follows the sane 'root' track (138 keys over 5.1 s).
+  std::size_t most = 0;
+  for (const auto& t : an.tracks) {
+    most = std::max(most, t.times.size());
+    for (float tm : t.times) EXPECT_LE(tm, an.duration + 1e-6);
+  }
+  EXPECT_GE(most, 100u);
+}
+
+TEST(Samples, NameSymbolAndMetadata) {
+  RIGRIP_REQUIRE_SAMPLE(p, "telltale/sk62_clementine400StandA_talkWithHandsGestureB.anm");
+  auto b = test::read_bytes(p);
+  diagnostics d;
+  auto s = read_anm(make_ctx(p, b, d));
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->metadata["animation_name"], "sk62_clementine400StandA_talkWithHandsGestureB");
+  EXPECT_EQ(s->metadata["name_symbol_matches_file_name"], true);
+  EXPECT_EQ(s->animations[0].extras["root_motion"][0], "absoluteNode");
+  EXPECT_EQ(s->animations[0].extras["additive"], false);
+  // Readable names from the database where known.
+  EXPECT_GE(s->skeletons[0].find("root"), 0);
+  RIGRIP_REQUIRE_SAMPLE(lip, "telltale/a371405036.anm");
+  auto lb = test::read_bytes(lip);
+  diagnostics d2;
+  auto l = read_anm(make_ctx(lip, lb, d2));
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->metadata["name_symbol_matches_file_name"], false);
+  EXPECT_EQ(l->metadata["non_bone_tracks"][0]["type"], "KeyframedValue<PhonemeKey>");
+  EXPECT_EQ(l->metadata["non_bone_tracks"][0]["keys"].size(), 6u);
+}
+
+TEST(Samples, AdditiveFlagged) {
+  RIGRIP_REQUIRE_SAMPLE(p, "telltale/sk62_clementine400StandA_talkWithHandsGestureB_add.anm");
+  auto b = test::read_bytes(p);
+  diagnostics d;
+  auto s = read_anm(make_ctx(p, b, d));
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->animations[0].extras["additive"], true);
+}
+
+TEST(Samples, DumpRawContract) {
+  RIGRIP_REQUIRE_SAMPLE(p, "telltale/sk54_idle_crawfordDocDead.anm");
+  auto b = test::read_bytes(p);
+  diagnostics d;
+  auto j = dump_anm(make_ctx(p, b, d));
+  ASSERT_TRUE(j.ok());
+  EXPECT_EQ((*j)["format"], "telltale-anm");
+  EXPECT_FLOAT_EQ((*j)["length"].get<float>(), 1.0f);
+  ASSERT_EQ((*j)["bones"].size(), 97u);
+  EXPECT_EQ((*j)["bones"][0].get<std::string>().size(), 16u);
+  ASSERT_EQ((*j)["keys"].size(), 194u);
+  for (const auto& k : (*j)["keys"]) {
+    ASSERT_TRUE(k.contains("bone") && k.contains("kind") && k.contains("time") && k.contains("value"));
+    std::string kind = k["kind"];
+    EXPECT_TRUE(kind == "rotation" || kind == "translation");
+    EXPECT_EQ(k["value"].size(), kind == "rotation" ? 4u : 3u);
+    EXPECT_EQ(k["time"].get<double>(), 0.0);  // rangeTime 0: a static pose
+  }
+}
+
+TEST(Samples, OurSkeletonPlusEachSampleConvertsToValidGlb) {
+  std::string dir = sample_dir();
+  if (dir.empty()) GTEST_SKIP() << "telltale samples not present";
+  for (const char* n : anm_samples) {
+    auto b = test::read_bytes(dir + "/" + n);
+    auto a = parse_animation(b);
+    diagnostics d;
+    auto ctx = make_ctx(dir + "/" + n, b, d);
+    std::string glb = test::out_path(std::string("telltale_") + n + ".glb");
+    if (pose_of(a)) {
+      std::string skl = test::out_path(std::string("telltale_") + n + ".skl");
+      test::write_bytes(skl, skeleton_for(a));
+      ctx.options.skeleton_path = skl;
+    }
+    auto s = read_anm(ctx);
+    ASSERT_TRUE(s.ok()) << n << ": " << s.error().to_string();
+    ASSERT_TRUE(s->validate().ok()) << n << ": " << s->validate().error().message;
+    if (pose_of(a)) {
+      for (const auto& w : d.warnings) EXPECT_NE(w.code, code::w_missing_bone) << n;
+    }
+    auto w = gltf::write(s.value(), {}, d);
+    ASSERT_TRUE(w.ok()) << n;
+    test::write_bytes(glb, w->main);
+    std::string report;
+    int errors = test::gltf_validator_errors(glb, &report);
+    if (errors < 0) GTEST_SKIP() << "node/gltf-validator missing";
+    EXPECT_EQ(errors, 0) << n << "\n" << report;
+  }
+}
+
+TEST(Samples, WithoutSkeletonStillExportsWithWarning) {
+  RIGRIP_REQUIRE_SAMPLE(p, "telltale/sk20_idle_guybrushLyingHurt.anm");
+  auto b = test::read_bytes(p);
+  diagnostics d;
+  auto s = read_anm(make_ctx(p, b, d));
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->skeletons[0].bones.size(), 104u);
+  bool warned = false;
+  for (const auto& w : d.warnings) warned |= w.code == code::w_pairing && w.message.find("unscaled") != std::string::npos;
+  EXPECT_TRUE(warned);
+  std::string glb = test::out_path("telltale_noskel.glb");
+  auto w = gltf::write(s.value(), {}, d);
+  ASSERT_TRUE(w.ok());
+  test::write_bytes(glb, w->main);
+  int errors = test::gltf_validator_errors(glb);
+  if (errors >= 0) EXPECT_EQ(errors, 0);
+}
+
+TEST(Skeleton, WriterReaderRoundTripAndTranslationScaling) {
+  skeleton_file f;
+  f.ms.classes = skeleton_class_table();
+  const char* names[] = {"root", "pelvis", "spine1", "neck"};
+  for (int i = 0; i < 4; ++i) {
+    skl_entry e;
+    e.joint = crc64(names[i]);
+    e.parent_index = i - 1;
+    e.parent_name = i ? crc64(names[i - 1]) : 0;
+    e.local_pos[1] = 0.5f * static_cast<float>(i + 1);
+    e.resource_groups = {{crc64("body"), 1.0f}};
+    e.bone_type = 1;
+    f.entries.push_back(e);
+  }
+  auto b = write_skeleton(f);
+  // Entry size 188 + 12 N, N = 1 -> 200 per entry, plus the 8-byte array header.
+  EXPECT_EQ(b.size(), 20u + 12u * f.ms.classes.size() + 8u + 4u * 200u);
+  auto g = parse_skeleton(b);
+  ASSERT_EQ(g.entries.size(), 4u);
+  EXPECT_EQ(write_skeleton(g), b);
+  diagnostics d;
+  auto s = read_skl(make_ctx("sk99_test.skl", b, d));
+  ASSERT_TRUE(s.ok());
+  ASSERT_EQ(s->skeletons[0].bones.size(), 4u);
+  EXPECT_EQ(s->skeletons[0].bones[2].name, "spine1");
+  EXPECT_EQ(s->skeletons[0].bones[2].parent, 1);
+  EXPECT_EQ(detect_skl(b, "x.skl"), score::magic);
+  EXPECT_EQ(detect_anm(b, "x.anm"), score::none);
+}
+
+TEST(Encoder, EncodeDecodeWithinQuantisationStep) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<std::uint64_t> bones;
+  std::vector<cspk2_track_in> tracks;
+  for (int b = 0; b < 9; ++b) {
+    bones.push_back(crc64("bone" + std::to_string(b)));
+    cspk2_track_in t;
+    std::array<float, 4> q{u(rng), u(rng), u(rng), u(rng)};
+    std::array<float, 3> p{u(rng), u(rng), u(rng)};
+    for (int k = 0; k < 37; ++k) {
+      float n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+      t.rot_times.push_back(k / 30.0f);
+      t.rotations.push_back({q[0] / n, q[1] / n, q[2] / n, q[3] / n});
+      t.pos_times.push_back(k / 30.0f);
+      t.translations.push_back(p);
+      for (auto& c : q) c += 0.05f * u(rng);
+      for (auto& c : p) c += (k % 11 == 0 ? 0.5f : 0.01f) * u(rng);  // occasional jumps force absolute keys
+    }
+    tracks.push_back(t);
+  }
+  cspk2_encode_stats st;
+  auto buf = encode_cspk2(bones, tracks, 36 / 30.0f, &st);
+  EXPECT_GT(st.delta_keys, 0u);
+  EXPECT_GT(st.absolute_keys, 0u);
+  auto d = decode_cspk2(buf, 0);
+  EXPECT_EQ(d.sample_bytes_consumed, d.header.sample_data_size);
+  ASSERT_EQ(d.keys.size(), 9u * 37u * 2u);
+  std::vector<std::size_t> ri(9, 0), pi(9, 0);
+  for (const auto& k : d.keys) {
+    auto& t = tracks[k.bone];
+    if (k.rotation) {
+      const auto& q = t.rotations[ri[k.bone]];
+      EXPECT_NEAR(k.time, t.rot_times[ri[k.bone]], 36 / 30.0f / 65535.0f);
+      ++ri[k.bone];
+      float s = (q[0] * k.value[0] + q[1] * k.value[1] + q[2] * k.value[2] + q[3] * k.value[3]) < 0 ? -1.0f : 1.0f;
+      for (int c = 0; c < 4; ++c) EXPECT_NEAR(k.value[c], s * q[c], st.max_rot_step + 1e-5f);
+    } else {
+      const auto& p = t.translations[pi[k.bone]++];
+      for (int c = 0; c < 3; ++c) EXPECT_NEAR(k.value[c], p[c], st.max_pos_step + 1e-6f);
+    }
+  }
+  // Commands are ordered by the time each key is needed (the previous key's time).
+  std::vector<float> last(9 * 2, 0.0f), need_prev(9 * 2, 0.0f);
+  float prev_need = 0;
+  std::vector<bool> seen(9 * 2, false);
+  for (const auto& k : d.keys) {
+    std::size_t id = k.bone * 2 + (k.rotation ? 1 : 0);
+    float need = seen[id] ? last[id] : 0.0f;
+    EXPECT_GE(need + 1e-6f, prev_need);
+    prev_need = need;
+    last[id] = k.time;
+    seen[id] = true;
+  }
+}
+
+TEST(Encoder, PackGlbBackToAnmAndReadAgain) {
+  // Scene -> .anm (with our .skl) -> scene: rotations and scaled translations survive.
+  skeleton_file f;
+  f.ms.classes = skeleton_class_table();
+  for (int i = 0; i < 3; ++i) {
+    skl_entry e;
+    e.joint = crc64(i == 0 ? "root" : i == 1 ? "spine1" : "head");
+    e.parent_index = i - 1;
+    e.local_pos[1] = 2.0f;
+    f.entries.push_back(e);
+  }
+  auto skl = write_skeleton(f);
+  std::string skl_path = test::out_path("sk99_pack.skl");
+  test::write_bytes(skl_path, skl);
+  scene s;
+  skeleton sk;
+  sk.name = "rig";
+  for (int i = 0; i < 3; ++i) {
+    bone b;
+    b.name = i == 0 ? "root" : i == 1 ? "spine1" : "head";
+    b.parent = i - 1;
+    b.translation = {0, 2, 0};
+    sk.bones.push_back(b);
+  }
+  s.skeletons.push_back(sk);
+  animation an;
+  an.name = "wave";
+  an.duration = 1.0;
+  track r;
+  r.bone = "spine1";
+  r.path = path::rotation;
+  for (int k = 0; k <= 10; ++k) {
+    float a = 0.1f * static_cast<float>(k);
+    r.times.push_back(a);
+    r.values.insert(r.values.end(), {0, std::sin(a / 2), 0, std::cos(a / 2)});
+  }
+  track t;
+  t.bone = "root";
+  t.path = path::translation;
+  t.times = {0, 0.5f, 1.0f};
+  t.values = {0, 2, 0, 0.5f, 2, 0, 1, 2, 0};
+  an.tracks = {r, t};
+  s.animations.push_back(an);
+  pack_context pc;
+  pc.output_path = test::out_path("sk99_pack_wave.anm");
+  pc.skeleton_file = skl;
+  pc.skeleton_path = skl_path;
+  auto out = pack_anm(s, pc);
+  ASSERT_TRUE(out.ok()) << out.error().to_string();
+  test::write_bytes(pc.output_path, out.value());
+  auto a = parse_animation(out.value());
+  EXPECT_EQ(write_animation(a), out.value());
+  EXPECT_EQ(a.name, crc64("sk99_pack_wave.anm"));
+  diagnostics d;
+  auto ctx = make_ctx(pc.output_path, out.value(), d);
+  auto back = read_anm(ctx);  // pairs sk99_pack.skl by the naming rule
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  EXPECT_EQ(back->metadata["skeleton"], skl_path);
+  const auto& an2 = back->animations[0];
+  bool rot_ok = false, pos_ok = false;
+  for (const auto& tr : an2.tracks) {
+    if (tr.bone == "spine1" && tr.path == path::rotation) {
+      ASSERT_EQ(tr.times.size(), 11u);
+      EXPECT_NEAR(tr.values[4 * 10 + 1], std::sin(0.5f), 2e-4f);
+      rot_ok = true;
+    }
+    if (tr.bone == "root" && tr.path == path::translation) {
+      ASSERT_EQ(tr.times.size(), 3u);
+      EXPECT_NEAR(tr.values[6], 1.0f, 1e-4f);
+      EXPECT_NEAR(tr.values[7], 2.0f, 1e-4f);
+      pos_ok = true;
+    }
+  }
+  EXPECT_TRUE(rot_ok && pos_ok);
+}
+
+TEST(Hostile, CountFFFFFFFFIsACleanQuickError) {
+  RIGRIP_REQUIRE_SAMPLE(p, "telltale/sk54_idle_crawfordDocDead.anm");
+  auto b = test::read_bytes(p);
+  auto a = parse_animation(b);
+  std::size_t anim_start = 20 + 12 * a.ms.classes.size();
+  struct patch {
+    std::size_t at;
+    const char* what;
+  } patches[] = {{16, "class count"}, {anim_start + 29, "value count"}, {anim_start + 37, "type count"},
+                 {anim_start + 25, "block"}, {4, "default size"}};
+  for (auto& pt : patches) {
+    auto m = b;
+    for (int i = 0; i < 4; ++i) m[pt.at + i] = 0xFF;
+    diagnostics d;
+    auto t0 = std::chrono::steady_clock::now();
+    auto r = read_anm(make_ctx("x.anm", m, d));
+    EXPECT_FALSE(r.ok()) << pt.what;
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0) << pt.what;
+  }
+  // Skeleton entry count and resource-group count.
+  skeleton_file f;
+  f.ms.classes = skeleton_class_table();
+  f.entries.resize(2);
+  f.entries[1].parent_index = 0;
+  auto s = write_skeleton(f);
+  std::size_t body = 20 + 12 * f.ms.classes.size();
+  for (std::size_t at : {body + 4, body + 8 + 132}) {
+    auto m = s;
+    for (int i = 0; i < 4; ++i) m[at + i] = 0xFF;
+    diagnostics d;
+    auto r = read_skl(make_ctx("x.skl", m, d));
+    ASSERT_FALSE(r.ok());
+    EXPECT_TRUE(r.error().code == code::bad_count || r.error().code == code::bad_value) << r.error().to_string();
+  }
+}
+
+TEST(Hostile, TruncationAndByteFlipLoop) {
+  std::string dir = sample_dir();
+  if (dir.empty()) GTEST_SKIP() << "telltale samples not present";
+  std::mt19937 rng(1234);
+  std::vector<bytes> inputs;
+  for (const char* n : {"a371405036.anm", "sk54_idle_crawfordDocDead.anm", "sk20_idle_guybrushLyingHurt.anm"})
+    inputs.push_back(test::read_bytes(dir + "/" + n));
+  {
+    skeleton_file f;
+    f.ms.classes = skeleton_class_table();
+    f.entries.resize(3);
+    f.entries[1].parent_index = 0;
+    f.entries[2].parent_index = 1;
+    inputs.push_back(write_skeleton(f));
+  }
+  int clean_errors = 0;
+  for (std::size_t fi = 0; fi < inputs.size(); ++fi) {
+    const auto& in = inputs[fi];
+    bool skl = fi == inputs.size() - 1;
+    for (int it = 0; it < 150; ++it) {
+      bytes m = in;
+      if (it % 3 == 0) {
+        m.resize(std::uniform_int_distribution<std::size_t>(0, in.size() - 1)(rng));
+      } else {
+        int flips = 1 + it % 4;
+        for (int k = 0; k < flips; ++k) m[std::uniform_int_distribution<std::size_t>(0, m.size() - 1)(rng)] ^= static_cast<std::uint8_t>(1 + rng() % 255);
+      }
+      diagnostics d;
+      auto ctx = make_ctx(skl ? "x.skl" : "x.anm", m, d);
+      auto r = skl ? read_skl(ctx) : read_anm(ctx);
+      if (!r.ok()) {
+        ++clean_errors;
+        EXPECT_NE(r.error().code, code::internal) << r.error().to_string();
+        EXPECT_FALSE(r.error().message.empty());
+      } else {
+        (void)r->validate();
+      }
+      auto j = dump_anm(ctx);
+      auto w = skl ? rewrite_skl(ctx) : rewrite_anm(ctx);
+      if (w.ok()) EXPECT_EQ(w.value(), m);
+    }
+  }
+  EXPECT_GT(clean_errors, 100);
+}
