@@ -1,0 +1,601 @@
+// SF3 battle meshes: raw layer -> scene model.
+#include "formats/sf3/decode.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "core/math.hpp"
+
+namespace rigrip::sf3 {
+namespace {
+
+using core::byte_reader;
+using core::endian;
+using core::fail;
+
+std::string hex(std::uint64_t v) { return byte_reader::hex(v); }
+
+constexpr int max_depth = 256;          // push nesting; real files use < 16
+constexpr std::uint32_t max_points = 65536;
+
+vec3 read_point(byte_reader& r) {
+  vec3 p;
+  for (auto& c : p) c = fixed_to_float(r.i32());
+  return p;
+}
+
+xpdata read_xpdata(const byte_reader& mc, std::uint32_t at, const std::string& what) {
+  byte_reader h = mc.peek(at);
+  std::uint32_t pnt = h.u32(), np = h.u32(), plt = h.u32(), npl = h.u32(), att = h.u32(), vnt = h.u32();
+  xpdata x;
+  if (np > max_points) fail(code::bad_count, what + ": " + std::to_string(np) + " points exceed the 65536 limit", mc.base() + at + 4);
+  byte_reader p = mc.peek(pnt);
+  x.points.resize(p.checked_count(np, 12, (what + " points").c_str()));
+  for (auto& v : x.points) v = read_point(p);
+  byte_reader f = mc.peek(plt);
+  x.faces.resize(f.checked_count(npl, 20, (what + " polygons").c_str()));
+  for (std::size_t i = 0; i < x.faces.size(); ++i) {
+    auto& fc = x.faces[i];
+    fc.normal = read_point(f);
+    for (auto& v : fc.v) {
+      std::uint64_t o = f.abs();
+      v = f.u16();
+      if (v >= np)
+        fail(code::bad_value, what + " polygon " + std::to_string(i) + ": vertex " + std::to_string(v) + " of " +
+                                  std::to_string(np) + " points", o);
+    }
+  }
+  byte_reader a = mc.peek(att);
+  a.checked_count(npl, 12, (what + " attributes").c_str());
+  for (auto& fc : x.faces) {
+    fc.flag = a.u8();
+    fc.sort = a.u8();
+    fc.texno = a.u16();
+    fc.atrb = a.u16();
+    fc.colno = a.u16();
+    fc.gstb = a.u16();
+    fc.dir = a.u16();
+  }
+  // Vertex normals: 3 x int16 per point, 1.0 = 4096 (not SGL's FIXED VECTOR).
+  if (vnt != 0 && vnt < mc.size()) {
+    byte_reader n = mc.peek(vnt);
+    n.checked_count(np, 6, (what + " vertex normals").c_str());
+    x.normals.resize(np);
+    for (auto& v : x.normals)
+      for (auto& c : v) c = static_cast<float>(n.i16() / 4096.0);
+  }
+  return x;
+}
+
+float srgb_to_linear(float c) { return c <= 0.04045f ? c / 12.92f : std::pow((c + 0.055f) / 1.055f, 2.4f); }
+
+std::array<std::uint8_t, 4> rgb555(std::uint16_t p) {
+  // 0x0000 is the transparent pixel (SPD off in every attribute seen); anything else
+  // is drawn. 5-bit channels are widened by repeating the top bits.
+  if (p == 0) return {0, 0, 0, 0};
+  auto wide = [](unsigned v) { return static_cast<std::uint8_t>((v << 3) | (v >> 2)); };
+  return {wide(p & 31u), wide((p >> 5) & 31u), wide((p >> 10) & 31u), 255};
+}
+
+// ---- animation sampling over stored keys ----
+struct channel {
+  std::vector<int> frames;
+  std::vector<std::array<float, 4>> values;  // 3 or 4 used
+  int ncomp = 3;
+};
+
+std::array<float, 4> sample(const channel& c, double frame) {
+  const auto& f = c.frames;
+  if (frame <= f.front()) return c.values.front();
+  if (frame >= f.back()) return c.values.back();
+  auto it = std::upper_bound(f.begin(), f.end(), frame);
+  std::size_t hi = static_cast<std::size_t>(it - f.begin()), lo = hi - 1;
+  float t = static_cast<float>((frame - f[lo]) / (f[hi] - f[lo]));
+  const auto& a = c.values[lo];
+  const auto& b = c.values[hi];
+  if (c.ncomp == 4) {
+    quat q = core::slerp({a[0], a[1], a[2], a[3]}, {b[0], b[1], b[2], b[3]}, t);
+    return {q[0], q[1], q[2], q[3]};
+  }
+  return {a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t, 0};
+}
+
+// One bone's three channels from a stored record; keys with non-increasing frames dropped.
+std::array<channel, 3> channels(const key_record& k, std::size_t& dropped) {
+  std::array<channel, 3> out;
+  out[1].ncomp = 4;
+  auto push = [&](channel& c, int frame, std::array<float, 4> v) {
+    if (!c.frames.empty() && frame <= c.frames.back()) {
+      ++dropped;
+      return;
+    }
+    c.frames.push_back(frame);
+    c.values.push_back(v);
+  };
+  for (std::size_t i = 0; i < k.t_frames.size(); ++i)
+    push(out[0], k.t_frames[i], {fixed_to_float(k.t[0][i]), fixed_to_float(k.t[1][i]), fixed_to_float(k.t[2][i]), 0});
+  for (std::size_t i = 0; i < k.r_frames.size(); ++i) {
+    quat q{rot_to_float(k.r[0][i]), rot_to_float(k.r[1][i]), rot_to_float(k.r[2][i]), rot_to_float(k.r[3][i])};
+    float len = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    q = len > 1e-6f ? core::normalize(q) : quat{0, 0, 0, 1};
+    push(out[1], k.r_frames[i], {q[0], q[1], q[2], q[3]});
+  }
+  for (std::size_t i = 0; i < k.s_frames.size(); ++i)
+    push(out[2], k.s_frames[i], {fixed_to_float(k.s[0][i]), fixed_to_float(k.s[1][i]), fixed_to_float(k.s[2][i]), 0});
+  return out;
+}
+
+const path kPaths[3] = {path::translation, path::rotation, path::scale};
+
+// A clip over frames [f0, f1] from a key table: the keys inside plus sampled boundary keys,
+// rebased to t = 0. `all` keeps every key at its own frame (t = frame / fps).
+animation make_clip(const key_table& keys, const skeleton& sk, int skel_index, int f0, int f1, double fps, bool all,
+                    const read_context& ctx, const std::string& name) {
+  animation a;
+  a.name = name;
+  a.skeleton = skel_index;
+  a.fps = fps;
+  std::size_t dropped = 0;
+  int max_frame = 0;
+  std::size_t nb = std::min(keys.bones.size(), sk.bones.size());
+  for (std::size_t b = 0; b < nb; ++b) {
+    auto ch = channels(keys.bones[b], dropped);
+    for (int c = 0; c < 3; ++c) {
+      const auto& cc = ch[static_cast<std::size_t>(c)];
+      if (cc.frames.empty()) continue;
+      track t;
+      t.bone = sk.bones[b].name;
+      t.path = kPaths[c];
+      t.interpolation = interpolation::linear;
+      const int n = cc.ncomp;
+      auto add = [&](double frame, std::array<float, 4> v) {
+        t.times.push_back(static_cast<float>(frame / fps));
+        t.values.insert(t.values.end(), v.begin(), v.begin() + n);
+      };
+      if (all) {
+        for (std::size_t k = 0; k < cc.frames.size(); ++k) add(cc.frames[k], cc.values[k]);
+        max_frame = std::max(max_frame, cc.frames.back());
+      } else {
+        add(0, sample(cc, f0));
+        for (std::size_t k = 0; k < cc.frames.size(); ++k)
+          if (cc.frames[k] > f0 && cc.frames[k] < f1) add(cc.frames[k] - f0, cc.values[k]);
+        if (f1 > f0) add(f1 - f0, sample(cc, f1));
+      }
+      a.tracks.push_back(std::move(t));
+    }
+  }
+  if (dropped)
+    ctx.warn(code::w_duplicate_key_time, "animation '" + name + "': " + std::to_string(dropped) +
+                                             " keys with a frame number not above the previous key were dropped");
+  a.duration = all ? max_frame / fps : (f1 - f0) / fps;
+  return a;
+}
+
+std::string id_name(std::uint16_t id) {
+  switch (id) {
+    case 0x00: return "idle";
+    case 0x10: return "hit";
+    case 0x20: return "block";
+    case 0x70: return "attack";
+    default: {
+      char b[16];
+      std::snprintf(b, sizeof b, "id%02X", id);
+      return b;
+    }
+  }
+}
+
+}  // namespace
+
+std::string tag_name(std::uint8_t code) {
+  switch (code) {
+    case 0x09: return "tag_chest";
+    case 0x10: return "tag_weapon_base";
+    case 0x11: return "tag_weapon_tip";
+    case 0x20: return "tag_hand";
+    case 0x30: return "tag_weapon";
+    default: {
+      char b[16];
+      std::snprintf(b, sizeof b, "tag_%02X", code);
+      return b;
+    }
+  }
+}
+
+skeleton_stream parse_skeleton(const byte_reader& mc, std::uint32_t offset) {
+  skeleton_stream s;
+  byte_reader r = mc.peek(offset);
+  std::vector<int> stack;  // push bones; empty = implicit root
+  std::size_t draw = 0;
+  while (true) {
+    std::uint64_t at = r.abs();
+    std::uint8_t c = r.u8();
+    if (c == 0xFD) {
+      if (stack.size() >= max_depth) fail(code::limit_exceeded, "skeleton nests deeper than 256 pushes", at);
+      if (s.parent.size() >= 4096) fail(code::limit_exceeded, "skeleton has more than 4096 bones", at);
+      s.parent.push_back(stack.empty() ? -1 : stack.back());
+      stack.push_back(static_cast<int>(s.parent.size() - 1));
+    } else if (c == 0xFE) {
+      if (stack.empty()) break;  // closes the implicit root: end of stream
+      stack.pop_back();
+    } else if (c == 0x00 || c == 0x80) {
+      s.mesh_bone.push_back(stack.empty() ? -1 : stack.back());
+      ++draw;
+    } else if (c == 0x01 || c == 0x09 || c == 0x10 || c == 0x11 || c == 0x12 || c == 0x20 || c == 0x21 || c == 0x22 ||
+               c == 0x30 || c == 0x81) {
+      // Tag: align to 4 from the stream start, then POINT (+ quaternion + scale for 0x30/0x81).
+      while ((r.tell() - offset) % 4) r.u8();
+      tag_node t;
+      t.code = c;
+      t.parent = stack.empty() ? -1 : stack.back();
+      t.position = read_point(r);
+      if (c == 0x30 || c == 0x81) {
+        t.has_rotation = true;
+        for (auto& q : t.rotation) q = fixed_to_float(r.i32());
+        t.scale = read_point(r);
+      }
+      if (s.tags.size() >= 4096) fail(code::limit_exceeded, "skeleton has more than 4096 tags", at);
+      s.tags.push_back(t);
+    } else {
+      fail(code::bad_value, "skeleton stream: unknown command byte " + hex(c), at);
+    }
+  }
+  s.length = static_cast<std::uint32_t>(r.tell() - offset);
+  return s;
+}
+
+model_geometry parse_geometry(const model_raw& m) {
+  model_geometry g;
+  const auto& e = m.entries[2];
+  byte_reader mc(m.data[2], endian::big, m.base + e.offset);
+  std::uint32_t skel = mc.u32_at(4);
+  std::vector<std::uint32_t> lists;
+  for (std::uint32_t at = 8;; at += 4) {
+    std::uint32_t v = mc.u32_at(at);
+    if (v == end_marker) break;
+    if (lists.size() >= 8) fail(code::bad_count, "mesh header: more than 8 mesh lists (no 0xFFFFFFFF)", mc.base() + at);
+    lists.push_back(v);
+  }
+  if (lists.empty()) fail(code::bad_value, "mesh header has no body mesh list", mc.base() + 8);
+  g.skel = parse_skeleton(mc, skel);
+  std::uint32_t at = lists[0];
+  std::size_t guard = mc.checked_count_at(at, (mc.size() - std::min<std::size_t>(at, mc.size())) / 24, 24, "body meshes");
+  for (std::size_t i = 0;; ++i, at += 24) {
+    if (mc.u32_at(at) == end_marker) break;
+    if (i >= guard) fail(code::truncated, "body mesh list has no 0xFFFFFFFF end marker", mc.base() + at);
+    g.body.push_back(read_xpdata(mc, at, "body mesh " + std::to_string(i)));
+  }
+  if (lists.size() > 1 && mc.u32_at(lists[1]) != end_marker) g.weapon = read_xpdata(mc, lists[1], "weapon mesh");
+  return g;
+}
+
+decoded_textures decode_textures(const model_raw& m) {
+  decoded_textures d;
+  const auto& e = m.entries[1];
+  byte_reader tr(m.data[1], endian::big, m.base + e.offset);
+  byte_vec vram = lzss_decompress(tr, m.vram_size);
+  d.vram_bytes = vram.size();
+  for (std::size_t i = 0; i < m.textures.size(); ++i) {
+    const auto& t = m.textures[i];
+    std::uint64_t start = std::uint64_t{t.cg_address} * 8, bytes = std::uint64_t{t.width} * t.height * 2;
+    if (start + bytes > vram.size())
+      fail(code::bad_offset, "texture " + std::to_string(i) + " (" + std::to_string(t.width) + "x" + std::to_string(t.height) +
+                                 " at VRAM " + hex(start) + ") lies outside the " + std::to_string(vram.size()) +
+                                 " decompressed bytes", m.base + m.entries[0].offset + 0x14 + 8 * i);
+    texture img;
+    img.name = "tex" + std::to_string(i);
+    img.width = t.width;
+    img.height = t.height;
+    img.rgba.resize(bytes * 2);
+    for (std::uint64_t p = 0; p < bytes / 2; ++p) {
+      auto px = rgb555(static_cast<std::uint16_t>(vram[start + 2 * p] << 8 | vram[start + 2 * p + 1]));
+      std::copy(px.begin(), px.end(), img.rgba.begin() + static_cast<std::ptrdiff_t>(4 * p));
+    }
+    d.images.push_back(std::move(img));
+  }
+  return d;
+}
+
+std::pair<int, int> frame_range(const key_table& t) {
+  int lo = -1, hi = -1;
+  for (const auto& b : t.bones)
+    for (const auto* f : {&b.t_frames, &b.r_frames, &b.s_frames})
+      for (auto v : *f) {
+        if (lo < 0 || v < lo) lo = v;
+        if (v > hi) hi = v;
+      }
+  return {lo, hi};
+}
+
+std::vector<int> x8an_groups(const x8an_file& f) {
+  std::vector<int> g;
+  int group = 0;
+  int first = f.segments.empty() ? -1 : frame_range(f.segments[0].keys).first;
+  for (std::size_t i = 0; i < f.segments.size(); ++i) {
+    if (i > 0) {
+      bool bones_change = f.segments[i].keys.bones.size() != f.segments[i - 1].keys.bones.size();
+      bool restart = frame_range(f.segments[i].keys).first == first;
+      if (bones_change || restart) ++group;
+    }
+    g.push_back(group);
+  }
+  return g;
+}
+
+void set_root_transform(scene& s) {
+  // Saturn/SGL: Y down, Z away from the viewer. 180 degrees about X gives glTF's Y up
+  // (a proper rotation, so the polygon winding stays valid). 1/16 makes the ~28-unit
+  // figure about 1.75 m tall.
+  s.metadata["root_transform"] = {{"rotation", {1.0, 0.0, 0.0, 0.0}}, {"scale", {0.0625, 0.0625, 0.0625}}};
+  s.metadata["source_axes"] = "Saturn SGL: X right, Y down, Z forward; 1 unit = 1/16 m (assumed)";
+}
+
+void add_model(scene& s, const model_raw& m, const std::string& name, double fps, const read_context& ctx,
+               const sibling_animations& an, bool include_clips) {
+  model_geometry g = parse_geometry(m);
+  decoded_textures tex = decode_textures(m);
+  if (tex.vram_bytes != m.vram_size)
+    ctx.warn(code::w_suspicious_value, name + ": texture LZSS gave " + std::to_string(tex.vram_bytes) +
+                                           " bytes, vram_size says " + std::to_string(m.vram_size),
+             m.base + m.entries[1].offset);
+
+  // ---- skeleton: push bones first (index = keyframe slot), then the tags ----
+  const int skel_index = static_cast<int>(s.skeletons.size());
+  skeleton sk;
+  sk.name = name;
+  for (std::size_t i = 0; i < g.skel.parent.size(); ++i) {
+    bone b;
+    b.name = "bone_" + std::to_string(i);
+    b.parent = g.skel.parent[i];
+    b.extras = {{"sf3_bone", i}};
+    sk.bones.push_back(std::move(b));
+  }
+  std::map<std::string, int> used;
+  int weapon_bone = -1;
+  for (const auto& t : g.skel.tags) {
+    bone b;
+    b.name = tag_name(t.code);
+    if (int n = ++used[b.name]; n > 1) b.name += "_" + std::to_string(n);
+    b.parent = t.parent;
+    b.translation = t.position;
+    if (t.has_rotation) {
+      float len = std::sqrt(t.rotation[0] * t.rotation[0] + t.rotation[1] * t.rotation[1] + t.rotation[2] * t.rotation[2] +
+                            t.rotation[3] * t.rotation[3]);
+      if (len > 1e-6f && std::isfinite(len)) b.rotation = core::normalize(t.rotation);
+      else ctx.warn(code::w_suspicious_value, name + ": " + b.name + " has a zero rotation; identity used");
+      b.scale = t.scale;
+      if (weapon_bone < 0) weapon_bone = static_cast<int>(sk.bones.size());
+    }
+    b.extras = {{"sf3_tag", t.code}, {"attachment", true}};
+    for (float v : b.translation) if (!std::isfinite(v)) fail(code::bad_value, name + ": tag position is not finite");
+    sk.bones.push_back(std::move(b));
+  }
+  sk.extras = {{"sf3_bones", g.skel.parent.size()}, {"sf3_tags", g.skel.tags.size()}};
+  if (g.skel.mesh_bone.size() != g.body.size())
+    ctx.warn(code::w_suspicious_value, name + ": skeleton draws " + std::to_string(g.skel.mesh_bone.size()) +
+                                           " meshes, the body list has " + std::to_string(g.body.size()));
+
+  // ---- atlas: shelf-pack the textures, plus a white block for flat-coloured faces ----
+  const std::uint32_t atlas_w = 256;
+  std::vector<std::size_t> order(tex.images.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return tex.images[a].height > tex.images[b].height; });
+  std::vector<std::array<std::uint32_t, 2>> place(tex.images.size());
+  std::uint32_t x = 4, y = 0, shelf = 4;  // the first 4x4 texels are the white block
+  std::uint32_t width = atlas_w;
+  for (auto i : order) width = std::max(width, tex.images[i].width);
+  for (auto i : order) {
+    const auto& t = tex.images[i];
+    if (x + t.width > width) {
+      x = 0;
+      y += shelf;
+      shelf = 0;
+    }
+    place[i] = {x, y};
+    x += t.width;
+    shelf = std::max(shelf, t.height);
+  }
+  std::uint32_t height = std::max<std::uint32_t>(4, y + shelf);
+  height = (height + 3) / 4 * 4;
+  texture atlas;
+  atlas.name = name + "_atlas";
+  atlas.width = width;
+  atlas.height = height;
+  atlas.rgba.assign(std::size_t{width} * height * 4, 0);
+  for (std::uint32_t yy = 0; yy < 4; ++yy)
+    for (std::uint32_t xx = 0; xx < 4; ++xx)
+      std::fill_n(atlas.rgba.begin() + static_cast<std::ptrdiff_t>((std::size_t{yy} * width + xx) * 4), 4, 255);
+  nlohmann::json rects = nlohmann::json::array();
+  for (std::size_t i = 0; i < tex.images.size(); ++i) {
+    const auto& t = tex.images[i];
+    for (std::uint32_t row = 0; row < t.height; ++row)
+      std::copy_n(t.rgba.begin() + static_cast<std::ptrdiff_t>(std::size_t{row} * t.width * 4), t.width * 4,
+                  atlas.rgba.begin() + static_cast<std::ptrdiff_t>((std::size_t{place[i][1] + row} * width + place[i][0]) * 4));
+    rects.push_back({place[i][0], place[i][1], t.width, t.height});
+  }
+  atlas.extras = {{"sf3_texture_rects", rects}, {"vram_size", m.vram_size}};
+  const int tex_index = static_cast<int>(s.textures.size());
+  s.textures.push_back(std::move(atlas));
+  const int mat_base = static_cast<int>(s.materials.size());
+  for (int ds = 0; ds < 2; ++ds) {
+    material mt;
+    mt.name = name + (ds ? "_double_sided" : "_single_sided");
+    mt.texture = tex_index;
+    mt.double_sided = ds != 0;
+    mt.alpha_mode = material::alpha::mask;  // RGB 0x0000 is the transparent pixel
+    mt.unlit = true;                        // VDP1 polygons are pre-lit (Gouraud tables are off)
+    s.materials.push_back(mt);
+  }
+
+  // ---- meshes: one per part and sidedness, rigid on its bone ----
+  auto build = [&](const xpdata& x, int bone, const std::string& part) {
+    for (int ds = 0; ds < 2; ++ds) {
+      mesh me;
+      me.name = name + "_" + part + (ds ? "_ds" : "");
+      me.skeleton = bone >= 0 ? skel_index : -1;
+      me.bone = bone;
+      me.material = mat_base + ds;
+      std::size_t flat = 0, textured = 0;
+      for (const auto& f : x.faces) {
+        if (((f.flag & 1) != 0) != (ds != 0)) continue;
+        bool is_tex = (f.dir & 0x0F) == 2;
+        if (is_tex && f.texno >= tex.images.size()) {
+          ctx.warn(code::w_suspicious_value, name + " " + part + ": texture number " + std::to_string(f.texno) +
+                                                 " of " + std::to_string(tex.images.size()) + "; drawn flat");
+          is_tex = false;
+        }
+        std::array<vec2, 4> uv;
+        vec4 colour{1, 1, 1, 1};
+        if (is_tex) {
+          const auto& t = tex.images[f.texno];
+          const auto& p = place[f.texno];
+          const std::array<vec2, 4> corner{vec2{0, 0}, vec2{1, 0}, vec2{1, 1}, vec2{0, 1}};
+          for (int k = 0; k < 4; ++k) {
+            vec2 c = corner[static_cast<std::size_t>(k)];
+            if (f.dir & 0x10) c[0] = 1 - c[0];  // horizontal flip
+            if (f.dir & 0x20) c[1] = 1 - c[1];  // vertical flip
+            // Texel centres of the corner texels, so nearest sampling never bleeds.
+            float w = static_cast<float>(std::max<std::uint32_t>(t.width, 1)), h = static_cast<float>(std::max<std::uint32_t>(t.height, 1));
+            uv[static_cast<std::size_t>(k)] = {(static_cast<float>(p[0]) + 0.5f + c[0] * (w - 1)) / static_cast<float>(width),
+                                               (static_cast<float>(p[1]) + 0.5f + c[1] * (h - 1)) / static_cast<float>(height)};
+          }
+          ++textured;
+        } else {
+          uv.fill({2.0f / static_cast<float>(width), 2.0f / static_cast<float>(height)});
+          auto px = rgb555(f.colno | 0x8000);
+          colour = {srgb_to_linear(px[0] / 255.0f), srgb_to_linear(px[1] / 255.0f), srgb_to_linear(px[2] / 255.0f), 1};
+          ++flat;
+        }
+        auto same = [&](int a, int b) { return x.points[f.v[static_cast<std::size_t>(a)]] == x.points[f.v[static_cast<std::size_t>(b)]]; };
+        for (const auto& tri : {std::array<int, 3>{0, 1, 2}, std::array<int, 3>{0, 2, 3}}) {
+          if (same(tri[0], tri[1]) || same(tri[1], tri[2]) || same(tri[0], tri[2])) continue;  // degenerate: quad is a triangle
+          for (int k : tri) {
+            auto vi = f.v[static_cast<std::size_t>(k)];
+            me.positions.push_back(x.points[vi]);
+            vec3 n = x.normals.empty() ? f.normal : x.normals[vi];
+            if (!(std::fabs(n[0]) + std::fabs(n[1]) + std::fabs(n[2]) > 1e-6f)) n = f.normal;
+            if (!(std::fabs(n[0]) + std::fabs(n[1]) + std::fabs(n[2]) > 1e-6f)) n = {0, -1, 0};
+            me.normals.push_back(n);
+            me.uvs.push_back(uv[static_cast<std::size_t>(k)]);
+            me.colors.push_back(colour);
+          }
+        }
+      }
+      for (const auto& p : me.positions)
+        if (!core::finite(p)) fail(code::bad_value, name + " " + part + ": vertex is not finite");
+      if (me.positions.empty()) continue;
+      me.extras = {{"sf3_part", part}, {"textured_faces", textured}, {"flat_faces", flat}};
+      s.meshes.push_back(std::move(me));
+    }
+  };
+  for (std::size_t i = 0; i < g.body.size(); ++i) {
+    int bone = i < g.skel.mesh_bone.size() ? g.skel.mesh_bone[i] : -1;
+    char part[32];
+    std::snprintf(part, sizeof part, "body%02zu", i);
+    build(g.body[i], bone, part);
+  }
+  if (g.weapon) {
+    if (weapon_bone < 0)
+      ctx.warn(code::w_fallback, name + ": weapon mesh without a 0x30 weapon tag; left at the model origin");
+    build(*g.weapon, weapon_bone, "weapon");
+  }
+  s.skeletons.push_back(std::move(sk));
+  const skeleton& skr = s.skeletons.back();
+
+  if (m.anim.keys.bones.size() != g.skel.parent.size())
+    ctx.warn(code::w_suspicious_value, name + ": keyframe table has " + std::to_string(m.anim.keys.bones.size()) +
+                                           " bones, the skeleton " + std::to_string(g.skel.parent.size()));
+  if (!include_clips) return;
+
+  // ---- animations: every key as stored, then one clip per animation-table entry ----
+  s.animations.push_back(make_clip(m.anim.keys, skr, skel_index, 0, 0, fps, true, ctx, name + "_all_frames"));
+  s.animations.back().extras = {{"sf3_all_frames", true}, {"sf3_model", name}};
+  std::vector<int> groups;
+  if (an.file) groups = x8an_groups(*an.file);
+  int external_index = 0;
+  const bool scenario1 = m.entries.size() == 4;
+  for (std::size_t i = 0; i < m.anim.defs.size(); ++i) {
+    const auto& d = m.anim.defs[i];
+    int f0 = d.first_frame(), f1 = f0 + std::max<int>(d.count, 1) - 1;
+    char base[160];
+    std::snprintf(base, sizeof base, "%s_anim%02zu_%s_f%d-%d", name.c_str(), i, id_name(d.id).c_str(), f0, f1);
+    std::string nm = base;
+    nlohmann::json ev = nlohmann::json::array();
+    if (!d.events.empty()) {
+      nm += "_ev";
+      for (std::size_t k = 0; k < d.events.size(); ++k) nm += (k ? "-" : "") + std::to_string(d.events[k].code);
+    }
+    for (const auto& e : d.events) ev.push_back({e.frame, e.code});
+    nlohmann::json ex{{"sf3_def", i}, {"id", d.id}, {"first_frame", f0}, {"frame_count", d.count},
+                      {"distance", d.distance}, {"events", ev}, {"sf3_model", name}};
+    const key_table* keys = &m.anim.keys;
+    if (d.external()) {
+      int k = external_index++;
+      if (!scenario1) {
+        ctx.warn(code::w_opaque_data, nm + ": keys are in attack-animation chunk " + std::to_string(k) +
+                                          " (compressed, format not public); clip skipped");
+        continue;
+      }
+      if (!an.file) {
+        ctx.warn(code::w_pairing, nm + ": keys are in the x8an animation file, which was not found; clip skipped");
+        continue;
+      }
+      // The k-th external entry is the k-th segment of the model's x8an group.
+      int seen = 0;
+      const x8an_segment* seg = nullptr;
+      std::size_t seg_index = 0;
+      for (std::size_t si = 0; si < an.file->segments.size(); ++si)
+        if (groups[si] == an.group && seen++ == k) seg = &an.file->segments[si], seg_index = si;
+      if (!seg || seg->keys.bones.size() != skr.bones.size() - g.skel.tags.size()) {
+        ctx.warn(code::w_pairing, nm + ": no matching segment " + std::to_string(k) + " in group " + std::to_string(an.group) +
+                                      " of " + an.name + "; clip skipped");
+        continue;
+      }
+      auto fr = frame_range(seg->keys);
+      if (fr.first > f0 || fr.second < f1)
+        ctx.warn(code::w_pairing, nm + ": x8an segment " + std::to_string(seg_index) + " covers frames " +
+                                      std::to_string(fr.first) + "-" + std::to_string(fr.second) + ", not the whole clip");
+      keys = &seg->keys;
+      ex["source"] = an.name + " segment " + std::to_string(seg_index);
+    } else {
+      ex["source"] = "x8pc";
+    }
+    animation a = make_clip(*keys, skr, skel_index, f0, f1, fps, false, ctx, nm);
+    a.extras = ex;
+    s.animations.push_back(std::move(a));
+  }
+}
+
+void add_x8an_animations(scene& s, int skel, const x8an_file& f, int group, double fps, const read_context& ctx,
+                         const std::string& prefix) {
+  auto groups = x8an_groups(f);
+  const skeleton& sk = s.skeletons[static_cast<std::size_t>(skel)];
+  std::size_t push_bones = 0;
+  for (const auto& b : sk.bones)
+    if (b.extras.contains("sf3_bone")) ++push_bones;
+  std::size_t added = 0;
+  for (std::size_t i = 0; i < f.segments.size(); ++i) {
+    if (groups[i] != group) continue;
+    const auto& seg = f.segments[i];
+    if (seg.keys.bones.size() != push_bones) {
+      ctx.warn(code::w_name_mismatch, "segment " + std::to_string(i) + " has " + std::to_string(seg.keys.bones.size()) +
+                                          " bones, the model " + std::to_string(push_bones) + "; skipped", seg.offset);
+      continue;
+    }
+    auto fr = frame_range(seg.keys);
+    if (fr.first < 0) continue;
+    char nm[96];
+    std::snprintf(nm, sizeof nm, "%sseg%02zu_f%d-%d", prefix.c_str(), i, fr.first, fr.second);
+    animation a = make_clip(seg.keys, sk, skel, fr.first, fr.second, fps, false, ctx, nm);
+    a.extras = {{"x8an_segment", i}, {"group", group}, {"first_frame", fr.first}, {"offset", seg.offset}};
+    s.animations.push_back(std::move(a));
+    ++added;
+  }
+  if (!added)
+    ctx.warn(code::w_pairing, "no x8an segment of group " + std::to_string(group) + " matches the model's " +
+                                  std::to_string(push_bones) + " bones");
+}
+
+}  // namespace rigrip::sf3
