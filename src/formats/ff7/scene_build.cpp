@@ -23,7 +23,13 @@ std::string_view to_string(chunk_kind k) {
 
 namespace {
 void warn(const read_context* ctx, code c, const std::string& m, std::uint64_t off = no_offset) {
-  if (ctx) ctx->warn(c, m, off);
+  // Straight into the diagnostics: the family library does not depend on the registry.
+  if (ctx && ctx->diags) ctx->diags->warnings.push_back(warning{c, m, ctx->path, off});
+}
+
+bool exists(const std::string& p) {
+  std::error_code ec;
+  return !p.empty() && fs::is_regular_file(p, ec);
 }
 
 float srgb_to_linear(std::uint8_t v) {
@@ -41,7 +47,7 @@ std::optional<std::pair<bytes, std::string>> load_sibling(const read_context& ct
   for (auto& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   for (const auto& n : {name, to_lower(name), upper}) {
     std::string p = dir.empty() ? n : (fs::path(dir) / n).string();
-    if (!ctx.file_exists(p)) continue;
+    if (!exists(p)) continue;
     auto r = ctx.load(p);
     if (r) return std::pair{std::move(r.value()), p};
   }
@@ -49,7 +55,7 @@ std::optional<std::pair<bytes, std::string>> load_sibling(const read_context& ct
 }
 
 std::optional<std::pair<bytes, std::string>> load_path(const read_context& ctx, const std::string& p) {
-  if (p.empty() || !ctx.load || !ctx.file_exists(p)) return std::nullopt;
+  if (p.empty() || !ctx.load || !exists(p)) return std::nullopt;
   auto r = ctx.load(p);
   if (!r) return std::nullopt;
   return std::pair{std::move(r.value()), p};
@@ -622,7 +628,7 @@ scene read_a_scene(const read_context& ctx) {
     auto dir = fs::path(ctx.path).parent_path();
     if (dir.empty()) dir = ".";
     std::vector<std::string> candidates;
-    if (ctx.file_exists(ctx.path))
+    if (exists(ctx.path))
       for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
         if (to_lower(it->path().extension().string()) == ".hrc") candidates.push_back(it->path().string());
     std::sort(candidates.begin(), candidates.end());
