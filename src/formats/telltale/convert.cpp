@@ -188,14 +188,21 @@ skeleton skeleton_from_file(const skeleton_file& f, const std::string& name, con
 
 int detect_anm(byte_view data, std::string_view name) {
   metastream h;
-  if (probe(data, &h)) return h.has_class(sym_animation) ? score::magic : score::none;
+  if (probe(data, &h)) {
+    if (h.has_class(sym_animation)) return score::magic;
+    // Cut inside the class table: the name decides, the parser reports the damage.
+    return h.classes.empty() && ends_with_ci(name, ".anm") ? score::name_only : score::none;
+  }
   if (is_old_stream(data) && ends_with_ci(name, ".anm")) return score::magic;
   return score::none;
 }
 
 int detect_skl(byte_view data, std::string_view name) {
   metastream h;
-  if (probe(data, &h)) return h.has_class(sym_skeleton) ? score::magic : score::none;
+  if (probe(data, &h)) {
+    if (h.has_class(sym_skeleton)) return score::magic;
+    return h.classes.empty() && ends_with_ci(name, ".skl") ? score::name_only : score::none;
+  }
   if (is_old_stream(data) && ends_with_ci(name, ".skl")) return score::magic;
   return score::none;
 }

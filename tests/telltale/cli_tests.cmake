@@ -1,0 +1,44 @@
+# CLI tests of the telltale family (names start with telltale_ so `ctest -R telltale` runs them).
+set(TT ${SAMPLES}/telltale)
+set(TTX ${EXAMPLES}/telltale)
+file(MAKE_DIRECTORY ${OUT}/telltale)
+file(WRITE ${OUT}/telltale/old_mtre.anm "ERTM-not-a-modern-stream")
+
+rigrip_cli_test(telltale_formats ARGS formats EXPECT "telltale-anm.*telltale-skl")
+# The README's main job: the example pair converts, the skeleton found by the naming rule.
+rigrip_cli_test(telltale_example_convert ARGS convert ${TTX}/sk99_demo_wave.anm -o ${OUT}/telltale/sk99_demo_wave.glb
+  EXPECT "converted 1, failed 0" VALIDATE ${OUT}/telltale/sk99_demo_wave.glb)
+rigrip_cli_test(telltale_example_info ARGS info ${TTX}/sk99_demo_wave.anm
+  EXPECT "skeleton 'sk99_demo': 11 bones.*animation 'sk99_demo_wave'.*\"animation_name\":\"sk99_demo_wave\".*\"name_symbol_matches_file_name\":true")
+rigrip_cli_test(telltale_skl_info ARGS info ${TTX}/sk99_demo.skl EXPECT "format: telltale-skl.*11 bones")
+rigrip_cli_test(telltale_skl_rewrite ARGS rewrite ${TTX}/sk99_demo.skl -o ${OUT}/telltale/rw.skl EXPECT "identical")
+rigrip_cli_test(telltale_pack ARGS pack ${TTX}/sk99_demo_source.json --format telltale-anm --skeleton ${TTX}/sk99_demo.skl
+  -o ${OUT}/telltale/sk99_demo_walk.anm EXPECT "packed: .*telltale-anm")
+rigrip_cli_test(telltale_pack_roundtrip ARGS convert ${OUT}/telltale/sk99_demo_walk.anm --skeleton ${TTX}/sk99_demo.skl
+  -o ${OUT}/telltale/sk99_demo_walk.glb VALIDATE ${OUT}/telltale/sk99_demo_walk.glb)
+set_tests_properties(cli.telltale_pack_roundtrip PROPERTIES DEPENDS cli.telltale_pack)
+rigrip_cli_test(telltale_pack_glb ARGS pack ${OUT}/telltale/sk99_demo_wave.glb --format telltale-anm --skeleton ${TTX}/sk99_demo.skl
+  -o ${OUT}/telltale/walk.anm EXPECT "packed: .*walk.anm")
+set_tests_properties(cli.telltale_pack_glb PROPERTIES DEPENDS cli.telltale_example_convert)
+rigrip_cli_test(telltale_pack_needs_skeleton ARGS pack ${TTX}/sk99_demo_source.json --format telltale-anm
+  -o ${OUT}/telltale/noskel.anm EXIT 1 EXPECT "E_MISSING_SKELETON" ABSENT ${OUT}/telltale/noskel.anm)
+rigrip_cli_test(telltale_old_stream ARGS info ${OUT}/telltale/old_mtre.anm EXIT 1
+  EXPECT "E_UNSUPPORTED_VERSION \\[telltale-anm\\]: MetaStream MTRE")
+
+# Real samples.
+rigrip_cli_test(telltale_dump_raw ARGS dump --raw --compact ${TT}/sk54_idle_crawfordDocDead.anm
+  EXPECT "\"bones\":\\[\"632fd7a5765ba466\".*\"format\":\"telltale-anm\".*\"keys\":\\[\\{\"bone\":0,\"kind\":\"(rotation|translation)\",\"time\":0.0,\"value\":\\[.*\"length\":1.0")
+rigrip_cli_test(telltale_rewrite_sample ARGS rewrite ${TT}/sk62_action_clementine400KillZombieWithKnifeTwoHit05.anm
+  -o ${OUT}/telltale/rw.anm EXPECT "identical")
+rigrip_cli_test(telltale_no_skeleton ARGS convert ${TT}/sk62_clementine400StandA_talkWithHandsGestureB.anm
+  -o ${OUT}/telltale/gestureB.glb EXPECT "W_PAIRING.*unscaled" VALIDATE ${OUT}/telltale/gestureB.glb)
+rigrip_cli_test(telltale_in_place ARGS convert ${TT}/sk62_clementine400StandA_talkWithHandsGestureB.anm --in-place
+  -o ${OUT}/telltale/gestureB_inplace.glb VALIDATE ${OUT}/telltale/gestureB_inplace.glb)
+rigrip_cli_test(telltale_broken_time_range
+  ARGS convert ${TT}/sk61_zombie400_sk62_action_clementine400StruggleZombieSuccessKillWithKnife02.anm -o ${OUT}/telltale/knife02.glb
+  EXPECT "W_SUSPICIOUS_VALUE: CSPK2 rangeTime 236678.* 'root' keyframed track" VALIDATE ${OUT}/telltale/knife02.glb)
+rigrip_cli_test(telltale_lipsync ARGS info ${TT}/a371405036.anm EXPECT "KeyframedValue<PhonemeKey>.*W_NAME_MISMATCH")
+rigrip_cli_test(telltale_batch_samples ARGS convert ${TT} -o ${OUT}/telltale/batch -j 2
+  EXPECT "converted 13, failed 0, skipped 2")
+rigrip_cli_test(telltale_mesh_forced ARGS info --input-format telltale-anm ${TT}/ui_boot_title.d3dmesh EXIT 1
+  EXPECT "D3DMesh: meshes are not supported yet")
