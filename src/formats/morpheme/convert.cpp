@@ -1,0 +1,633 @@
+// MRN/NSA -> scene (skeletons, bind pose, one animation per NSA) and scene -> MRN.
+#include "formats/morpheme/convert.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "core/math.hpp"
+
+namespace rigrip::morpheme {
+
+using core::byte_reader;
+using core::fail;
+
+namespace {
+
+// read_context::warn lives in the registry library; this family links without it.
+void warn_at(const read_context& ctx, code c, std::string message, std::uint64_t offset = no_offset) {
+  if (ctx.diags) ctx.diags->warnings.push_back(warning{c, std::move(message), ctx.path, offset});
+}
+bool file_exists(const std::string& p) {
+  std::error_code ec;
+  return !p.empty() && std::filesystem::is_regular_file(p, ec);
+}
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+std::string upper(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+std::string hex8(std::uint32_t v) {
+  char b[16];
+  std::snprintf(b, sizeof b, "%08X", v);
+  return b;
+}
+std::string stem_of(const std::string& path) {
+  auto s = path;
+  auto slash = s.find_last_of("/\\");
+  if (slash != std::string::npos) s = s.substr(slash + 1);
+  auto dot = s.rfind('.');
+  if (dot != std::string::npos && dot > 0) s = s.substr(0, dot);
+  return s;
+}
+
+struct rig_entry {
+  skeleton sk;
+  std::size_t packet = 0;
+  std::uint32_t header_index = 0;
+};
+struct map_entry {
+  skeleton_map m;
+  std::size_t packet = 0;
+  int rig = -1;  // rig this map was paired with
+};
+struct model {
+  mrn_file raw;
+  std::vector<rig_entry> rigs;
+  std::vector<map_entry> maps;
+  std::optional<file_names> names;
+  std::vector<int> rig_map;  // per rig: map index or -1
+  nlohmann::json meta = nlohmann::json::object();
+};
+
+// Parents must precede children in the scene model; morpheme rigs normally already do.
+// Otherwise the bones are re-ordered (roots first, breadth first) and the old index kept.
+void order_bones(skeleton& sk, std::vector<int>& remap, std::uint64_t offset) {
+  const auto n = sk.bones.size();
+  remap.resize(n);
+  bool ordered = true;
+  for (std::size_t i = 0; i < n; ++i)
+    if (sk.bones[i].parent >= static_cast<int>(i)) ordered = false;
+  if (ordered) {
+    for (std::size_t i = 0; i < n; ++i) remap[i] = static_cast<int>(i);
+    return;
+  }
+  std::vector<std::vector<int>> kids(n);
+  std::vector<int> order;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (sk.bones[i].parent < 0) order.push_back(static_cast<int>(i));
+    else kids[static_cast<std::size_t>(sk.bones[i].parent)].push_back(static_cast<int>(i));
+  }
+  for (std::size_t k = 0; k < order.size(); ++k)
+    for (int c : kids[static_cast<std::size_t>(order[k])]) order.push_back(c);
+  if (order.size() != n) fail(code::bad_value, "skeleton parent array contains a cycle", offset);
+  for (std::size_t k = 0; k < n; ++k) remap[static_cast<std::size_t>(order[k])] = static_cast<int>(k);
+  std::vector<bone> out(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    out[k] = sk.bones[static_cast<std::size_t>(order[k])];
+    out[k].extras["morpheme_index"] = order[k];
+    if (out[k].parent >= 0) out[k].parent = remap[static_cast<std::size_t>(out[k].parent)];
+  }
+  sk.bones = std::move(out);
+}
+
+rig_entry make_rig(const packet& p, const read_context& ctx, std::size_t packet_no, std::vector<int>& remap) {
+  byte_reader r(p.payload, core::endian::little, p.payload_offset());
+  auto rig = read_rig(r);
+  rig_entry e;
+  e.packet = packet_no;
+  e.header_index = p.index;
+  if (rig.disagreements)
+    warn_at(ctx, code::w_suspicious_value,
+             "skeleton packet " + std::to_string(packet_no) + ": parents from the hierarchy array and the chain table disagree at " +
+                 std::to_string(rig.disagreements) + " bones (first " + rig.first_disagreement + "); using the " +
+                 rig.parents_source + (rig.parents_source == "chains" ? " (hierarchy array out of range)" : " array"),
+             p.payload_offset());
+  if (!rig.has_bind_pose)
+    warn_at(ctx, code::w_fallback, "skeleton packet " + std::to_string(packet_no) + " has no complete bind pose; identity used",
+             p.payload_offset() + 0x48);
+  if (rig.names.size() != rig.bone_count)
+    warn_at(ctx, code::w_name_mismatch, "skeleton packet " + std::to_string(packet_no) + ": " + std::to_string(rig.names.size()) +
+                                        " bone names for " + std::to_string(rig.bone_count) + " bones",
+             p.payload_offset() + 0x40);
+  std::set<std::string> used;
+  for (std::uint32_t i = 0; i < rig.bone_count; ++i) {
+    bone b;
+    b.name = i < rig.names.size() && !rig.names[i].empty() ? rig.names[i] : "bone_" + std::to_string(i);
+    if (ctx.options.upper_case_bones) b.name = upper(b.name);
+    if (used.count(b.name)) {
+      warn_at(ctx, code::w_name_mismatch, "duplicate bone name '" + b.name + "' renamed '" + b.name + "_" + std::to_string(i) + "'");
+      b.name += "_" + std::to_string(i);
+    }
+    used.insert(b.name);
+    b.parent = rig.parents[i];
+    if (i < rig.bind_translation.size()) {
+      b.translation = rig.bind_translation[i];
+      quat q = rig.bind_rotation[i];
+      float len = std::sqrt(core::dot(q, q));
+      if (!core::finite(q) || !core::finite(b.translation) || len < 1e-6f) {
+        warn_at(ctx, code::w_suspicious_value, "bone '" + b.name + "': bind pose is not finite or has a zero quaternion; identity used");
+        q = {0, 0, 0, 1};
+        b.translation = {0, 0, 0};
+      }
+      b.rotation = core::normalize(q);
+    }
+    e.sk.bones.push_back(std::move(b));
+  }
+  order_bones(e.sk, remap, p.payload_offset());
+  if (rig.names.size() > 1) e.sk.extras["rig_name_bone"] = rig.names[1];
+  e.sk.extras["parents_source"] = rig.parents_source;
+  e.sk.extras["packet"] = packet_no;
+  return e;
+}
+
+model load_model(std::span<const std::uint8_t> data, const read_context& ctx, std::vector<std::vector<int>>& remaps) {
+  model m;
+  m.raw = parse_mrn(data);
+  std::map<std::string, int> type_counts;
+  std::set<std::uint32_t> unknown_types;
+  nlohmann::json events = nlohmann::json::array();
+  std::optional<expanded_string_table> skel_names;
+  for (std::size_t i = 0; i < m.raw.packets.size(); ++i) {
+    const auto& p = m.raw.packets[i];
+    const char* nm = packet_type_name(p.type);
+    type_counts[nm ? nm : "unknown_" + std::to_string(p.type)]++;
+    byte_reader r(p.payload, core::endian::little, p.payload_offset());
+    switch (p.type) {
+      case pt_skeleton: {
+        remaps.emplace_back();
+        m.rigs.push_back(make_rig(p, ctx, i, remaps.back()));
+        break;
+      }
+      case pt_skeleton_map: m.maps.push_back(map_entry{read_skeleton_map(r), i, -1}); break;
+      case pt_file_names: m.names = read_file_names(r); break;
+      case pt_skeleton_names: skel_names = read_expanded_string_table(r, r.u64_at(0)); break;
+      case pt_event_track:
+      case pt_event_track_duration:
+        events.push_back({{"packet", i}, {"kind", p.type == pt_event_track ? "discrete" : "duration"},
+                          {"id", p.index}, {"bytes", p.payload.size()}});
+        break;
+      default:
+        if (!nm) unknown_types.insert(p.type);
+    }
+  }
+  if (!unknown_types.empty()) {
+    std::string s;
+    for (auto t : unknown_types) s += (s.empty() ? "" : ", ") + core::byte_reader::hex(t);
+    warn_at(ctx, code::w_opaque_data, "packets of unknown type " + s + " kept as opaque bytes");
+  }
+  // Skeleton names: by the table's ids when they match the skeleton packets' header ids,
+  // otherwise name k (in storage order) goes with the k-th skeleton packet.
+  if (skel_names && !skel_names->strings.empty()) {
+    bool by_id = !skel_names->ids.empty();
+    for (const auto& r : m.rigs)
+      if (std::find(skel_names->ids.begin(), skel_names->ids.end(), r.header_index) == skel_names->ids.end()) by_id = false;
+    std::vector<std::size_t> order(skel_names->strings.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return skel_names->offsets[a] < skel_names->offsets[b]; });
+    for (std::size_t k = 0; k < m.rigs.size(); ++k) {
+      if (by_id) {
+        auto it = std::find(skel_names->ids.begin(), skel_names->ids.end(), m.rigs[k].header_index);
+        m.rigs[k].sk.name = skel_names->strings[static_cast<std::size_t>(it - skel_names->ids.begin())];
+      } else if (k < order.size()) {
+        m.rigs[k].sk.name = skel_names->strings[order[k]];
+      }
+    }
+  }
+  std::set<std::string> used;
+  for (std::size_t k = 0; k < m.rigs.size(); ++k) {
+    auto& sk = m.rigs[k].sk;
+    if (sk.name.empty()) sk.name = sk.extras.contains("rig_name_bone") ? sk.extras["rig_name_bone"].get<std::string>() : "skeleton_" + std::to_string(k);
+    if (used.count(sk.name)) sk.name += "_" + std::to_string(k);
+    used.insert(sk.name);
+  }
+  // Skeleton maps go with the rig whose bone count they declare, in file order.
+  m.rig_map.assign(m.rigs.size(), -1);
+  for (std::size_t j = 0; j < m.maps.size(); ++j)
+    for (std::size_t k = 0; k < m.rigs.size(); ++k)
+      if (m.rig_map[k] < 0 && m.maps[j].m.rig_bone_count == m.rigs[k].sk.bones.size()) {
+        m.rig_map[k] = static_cast<int>(j);
+        m.maps[j].rig = static_cast<int>(k);
+        break;
+      }
+  m.meta["packets"] = m.raw.packets.size();
+  m.meta["packet_types"] = type_counts;
+  m.meta["event_tracks"] = events;
+  m.meta["skeleton_maps"] = m.maps.size();
+  return m;
+}
+
+// Which rig an NSA animates, when the MRN has several.
+int choose_rig(const model& m, const nsa_file& f, const std::string& name, const read_context& ctx) {
+  if (m.rigs.empty()) return -1;
+  if (m.rigs.size() == 1) return 0;
+  auto prefix = lower(name.substr(0, name.find('_')));
+  for (std::size_t k = 0; k < m.rigs.size(); ++k)
+    if (lower(m.rigs[k].sk.name) == prefix) return static_cast<int>(k);
+  std::vector<int> hits;
+  for (std::size_t k = 0; k < m.rigs.size(); ++k)
+    if (m.rig_map[k] >= 0 && m.maps[static_cast<std::size_t>(m.rig_map[k])].m.indices.size() == f.total_bones)
+      hits.push_back(static_cast<int>(k));
+  if (hits.size() == 1) return hits[0];
+  hits.clear();
+  for (std::size_t k = 0; k < m.rigs.size(); ++k)
+    if (m.rigs[k].sk.bones.size() == f.total_bones) hits.push_back(static_cast<int>(k));
+  if (hits.size() == 1) return hits[0];
+  warn_at(ctx, code::w_pairing, "animation '" + name + "': no unique skeleton by name prefix or channel count; using '" +
+                                m.rigs[0].sk.name + "'");
+  return 0;
+}
+
+struct built {
+  animation anim;
+  std::string mapping_kind;
+};
+
+built build_animation(const model& m, int rig_no, const std::vector<int>& remap, const nsa_file& f,
+                      const std::string& name, const read_context& ctx, std::uint64_t offset) {
+  auto d = decode_nsa(f);
+  const auto& rig = m.rigs[static_cast<std::size_t>(rig_no)];
+  const auto& sk = rig.sk;
+  const int nb = static_cast<int>(sk.bones.size());
+  built out;
+  animation& a = out.anim;
+  a.name = name;
+  a.skeleton = rig_no;
+  if (d.sample_rate > 0) a.fps = d.sample_rate;
+  if (d.scale_channels_skipped)
+    warn_at(ctx, code::w_unsupported_part, "animation '" + name + "': " + std::to_string(d.scale_channels_skipped) +
+                                           " scale channels skipped (the scale format has never been seen in a Forgelight file)",
+             offset);
+  // Channel -> bone.
+  std::vector<int> bone_of(d.channels.size(), -1);
+  int mi = rig.packet, map_no = m.rig_map[static_cast<std::size_t>(rig_no)];
+  (void)mi;
+  if (map_no >= 0 && m.maps[static_cast<std::size_t>(map_no)].m.indices.size() == f.total_bones) {
+    const auto& mp = m.maps[static_cast<std::size_t>(map_no)];
+    for (std::size_t c = 0; c < bone_of.size() && c < mp.m.indices.size(); ++c)
+      if (mp.m.indices[c] < remap.size()) bone_of[c] = remap[mp.m.indices[c]];
+    out.mapping_kind = "skeleton-map";
+    a.extras["channel_map"] = "skeleton-map packet " + std::to_string(mp.packet);
+  } else {
+    long off = static_cast<long>(nb) - static_cast<long>(f.total_bones);
+    for (std::size_t c = 0; c < bone_of.size(); ++c) {
+      long b = static_cast<long>(c) + off;
+      if (b >= 0 && b < nb) bone_of[c] = remap[static_cast<std::size_t>(b)];
+    }
+    out.mapping_kind = "bone-count-offset";
+    a.extras["channel_map"] = "bone-count offset " + std::to_string(off) + " (fallback)";
+    std::string why = map_no < 0 ? "no skeleton-map packet for this skeleton"
+                                 : "the skeleton map lists " + std::to_string(m.maps[static_cast<std::size_t>(map_no)].m.indices.size()) +
+                                       " channels, the NSA has " + std::to_string(f.total_bones);
+    warn_at(ctx, code::w_fallback, "animation '" + name + "': " + why + "; channel c drives bone c + " + std::to_string(off) +
+                                   " (bone count " + std::to_string(nb) + " - channel count " + std::to_string(f.total_bones) + ")",
+             offset);
+  }
+  // Time base.
+  const std::uint32_t S = d.sample_count;
+  if (S > 1 && !(d.sample_rate > 0))
+    fail(code::bad_value, "animation '" + name + "': " + std::to_string(S) + " samples but sample rate " + std::to_string(d.sample_rate), offset + 0x1C);
+  double tr = d.trajectory_rate > 0 ? d.trajectory_rate : d.sample_rate;
+  std::size_t TS = d.trajectory_translation.size();
+  if (d.has_trajectory && TS > 1 && !(tr > 0))
+    fail(code::bad_value, "animation '" + name + "': trajectory has " + std::to_string(TS) + " samples but no sample rate", offset);
+  auto time_at = [](std::size_t i, double rate) { return static_cast<float>(static_cast<double>(i) / rate); };
+  double dur = d.duration;
+  if (S > 1) dur = std::max(dur, static_cast<double>(time_at(S - 1, d.sample_rate)));
+  if (d.has_trajectory && TS > 1) dur = std::max(dur, static_cast<double>(time_at(TS - 1, tr)));
+  a.duration = dur;
+  auto const_times = [&]() { return dur > 0 ? std::vector<float>{0.0f, static_cast<float>(dur)} : std::vector<float>{0.0f}; };
+  auto add3 = [&](const std::string& bone, const std::vector<vec3>& v, double rate) {
+    track t;
+    t.bone = bone;
+    t.path = path::translation;
+    bool constant = v.size() == 1;
+    if (constant) {
+      t.times = const_times();
+      for (std::size_t k = 0; k < t.times.size(); ++k) t.values.insert(t.values.end(), v[0].begin(), v[0].end());
+    } else {
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        t.times.push_back(time_at(i, rate));
+        t.values.insert(t.values.end(), v[i].begin(), v[i].end());
+      }
+    }
+    a.tracks.push_back(std::move(t));
+  };
+  auto add4 = [&](const std::string& bone, const std::vector<quat>& v, double rate) {
+    track t;
+    t.bone = bone;
+    t.path = path::rotation;
+    if (v.size() == 1) {
+      t.times = const_times();
+      for (std::size_t k = 0; k < t.times.size(); ++k) t.values.insert(t.values.end(), v[0].begin(), v[0].end());
+    } else {
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        t.times.push_back(time_at(i, rate));
+        t.values.insert(t.values.end(), v[i].begin(), v[i].end());
+      }
+    }
+    core::make_hemisphere_continuous(t.values);
+    a.tracks.push_back(std::move(t));
+  };
+  int traj = d.has_trajectory ? trajectory_bone(sk) : -1;
+  std::size_t unmapped = 0, shadowed = 0;
+  std::set<int> seen_t, seen_r;
+  for (std::size_t c = 0; c < d.channels.size(); ++c) {
+    const auto& ch = d.channels[c];
+    if (ch.translation.empty() && ch.rotation.empty()) continue;
+    int b = bone_of[c];
+    if (b < 0) {
+      ++unmapped;
+      continue;
+    }
+    if (b == traj) {
+      ++shadowed;
+      continue;
+    }
+    const auto& bn = sk.bones[static_cast<std::size_t>(b)].name;
+    if (!ch.translation.empty() && seen_t.insert(b).second) add3(bn, ch.translation, d.sample_rate);
+    if (!ch.rotation.empty() && seen_r.insert(b).second) add4(bn, ch.rotation, d.sample_rate);
+  }
+  if (unmapped)
+    warn_at(ctx, code::w_missing_bone, "animation '" + name + "': " + std::to_string(unmapped) + " channels map to no bone of '" +
+                                       sk.name + "' and were skipped", offset);
+  if (shadowed)
+    warn_at(ctx, code::w_suspicious_value, "animation '" + name + "': a channel also drives the trajectory bone '" +
+                                           sk.bones[static_cast<std::size_t>(traj)].name + "'; the trajectory segment wins", offset);
+  if (traj >= 0) {
+    const auto& bn = sk.bones[static_cast<std::size_t>(traj)].name;
+    auto tv = d.trajectory_translation;
+    auto rv = d.trajectory_rotation;
+    bool tconst = std::all_of(tv.begin(), tv.end(), [&](const vec3& v) { return v == tv[0]; });
+    bool rconst = std::all_of(rv.begin(), rv.end(), [&](const quat& q) { return q == rv[0]; });
+    if (tconst) tv.resize(1);
+    if (rconst) rv.resize(1);
+    add3(bn, tv, tr);
+    add4(bn, rv, tr);
+    a.extras["root_motion"] = nlohmann::json::array({bn});
+    a.extras["trajectory_rotation"] = f.trajectory->constant_rotation ? "constant" : "factors";
+  }
+  a.extras["crc32"] = hex8(f.crc);
+  a.extras["crc32_matches_payload"] = f.crc == f.computed_crc;
+  a.extras["sample_count"] = S;
+  return out;
+}
+
+std::string mapping_summary(const std::map<std::string, int>& kinds) {
+  std::string s;
+  for (const auto& [k, n] : kinds) s += (s.empty() ? "" : ", ") + k + " (" + std::to_string(n) + " animations)";
+  return s;
+}
+
+void fill_scene_skeletons(scene& s, const model& m) {
+  for (const auto& r : m.rigs) s.skeletons.push_back(r.sk);
+}
+
+}  // namespace
+
+int trajectory_bone(const skeleton& sk) {
+  for (std::size_t i = 0; i < sk.bones.size(); ++i)
+    if (lower(sk.bones[i].name) == "trajectory") return static_cast<int>(i);
+  return sk.bones.empty() ? -1 : 0;
+}
+
+scene read_mrn_scene(const read_context& ctx) {
+  std::vector<std::vector<int>> remaps;
+  auto m = load_model(ctx.data, ctx, remaps);
+  scene s;
+  s.format = "morpheme-mrn";
+  fill_scene_skeletons(s, m);
+  std::map<std::string, int> kinds;
+  std::size_t ordinal = 0;
+  for (std::size_t i = 0; i < m.raw.packets.size(); ++i) {
+    const auto& p = m.raw.packets[i];
+    if (p.type != pt_nsa) continue;
+    std::size_t nth = ordinal++;
+    byte_reader r(p.payload, core::endian::little, p.payload_offset());
+    auto f = parse_nsa(r);
+    // Name: the file-names entry of the header index (falling back to the NSA's ordinal).
+    std::size_t fi = p.index;
+    std::string name, file;
+    if (m.names) {
+      if (fi >= m.names->files.strings.size()) fi = nth;
+      if (fi < m.names->files.strings.size()) file = m.names->files.strings[fi];
+    }
+    name = !file.empty() ? stem_of(file) : "nsa_" + std::to_string(p.index);
+    if (m.rigs.empty()) {
+      if (!ctx.options.skeleton_path)
+        fail(code::missing_skeleton, "the MRN holds animations but no skeleton packet; pass --skeleton OTHER.mrn", p.offset);
+      fail(code::unsupported_feature, "an MRN without a skeleton packet cannot borrow one with --skeleton yet", p.offset);
+    }
+    int rig = choose_rig(m, f, name, ctx);
+    auto b = build_animation(m, rig, remaps[static_cast<std::size_t>(rig)], f, name, ctx, p.payload_offset());
+    auto& a = b.anim;
+    a.extras["nsa_packet"] = i;
+    a.extras["nsa_index"] = p.index;
+    if (!file.empty()) {
+      a.extras["file_name"] = file;
+      if (fi < m.names->sources.strings.size()) a.extras["source_file"] = m.names->sources.strings[fi];
+      if (fi < m.names->takes.strings.size()) a.extras["take"] = m.names->takes.strings[fi];
+      if (fi < m.names->crcs.size()) a.extras["crc32_matches_file_names"] = m.names->crcs[fi] == f.crc;
+    }
+    kinds[b.mapping_kind]++;
+    s.animations.push_back(std::move(a));
+  }
+  // Unique animation names (glTF tools select by name).
+  std::map<std::string, int> seen;
+  for (auto& a : s.animations)
+    if (seen[a.name]++) a.name += "_" + std::to_string(seen[a.name] - 1);
+  s.metadata["morpheme"] = m.meta;
+  if (!kinds.empty()) s.metadata["channel_mapping"] = mapping_summary(kinds);
+  return s;
+}
+
+scene read_nsa_scene(const read_context& ctx) {
+  byte_reader r(ctx.data);
+  auto f = parse_nsa(r);
+  // Skeleton: --skeleton, else <stem>.mrn beside the file, else the only *.mrn in the folder.
+  std::string skel;
+  std::string how;
+  if (ctx.options.skeleton_path) {
+    skel = *ctx.options.skeleton_path;
+    how = "--skeleton";
+  } else {
+    std::filesystem::path p(ctx.path);
+    auto cand = (p.parent_path() / (p.stem().string() + ".mrn")).string();
+    if (file_exists(cand)) {
+      skel = cand;
+      how = "same stem";
+    } else {
+      std::error_code ec;
+      std::vector<std::string> found;
+      auto dir = p.parent_path().empty() ? std::filesystem::path(".") : p.parent_path();
+      if (!ctx.path.empty() && std::filesystem::is_directory(dir, ec)) {
+        std::size_t seen = 0;
+        for (auto it = std::filesystem::directory_iterator(dir, ec); !ec && it != std::filesystem::directory_iterator() && seen < 100000;
+             it.increment(ec), ++seen)
+          if (lower(it->path().extension().string()) == ".mrn") found.push_back(it->path().string());
+      }
+      if (found.size() == 1) {
+        skel = found[0];
+        how = "only .mrn in the folder";
+      } else {
+        fail(code::missing_skeleton,
+             "a standalone NSA needs the MRN holding its skeleton: pass --skeleton FILE.mrn (looked for " + cand +
+                 (found.empty() ? " and any .mrn in the folder)" : "; the folder has several .mrn files)"),
+             0);
+      }
+    }
+  }
+  auto data = ctx.load(skel);
+  if (!data) fail(data.error().code, "skeleton MRN " + skel + ": " + data.error().message, 0);
+  std::vector<std::vector<int>> remaps;
+  model m;
+  try {
+    m = load_model(data.value(), ctx, remaps);
+  } catch (const core::failure& e) {
+    fail(e.error().code, "skeleton MRN " + skel + " @ " + core::byte_reader::hex(e.error().offset) + ": " + e.error().message, 0);
+  }
+  if (m.rigs.empty()) fail(code::missing_skeleton, "the MRN " + skel + " has no skeleton packet", 0);
+  std::string name = stem_of(ctx.path.empty() ? std::string("animation") : ctx.path);
+  std::string file;
+  if (m.names)
+    for (std::size_t i = 0; i < m.names->crcs.size() && i < m.names->files.strings.size(); ++i)
+      if (m.names->crcs[i] == f.crc) {
+        file = m.names->files.strings[i];
+        break;
+      }
+  int rig = choose_rig(m, f, file.empty() ? name : stem_of(file), ctx);
+  auto b = build_animation(m, rig, remaps[static_cast<std::size_t>(rig)], f, name, ctx, 0);
+  if (!file.empty()) b.anim.extras["file_name"] = file;
+  scene s;
+  s.format = "morpheme-nsa";
+  fill_scene_skeletons(s, m);
+  s.animations.push_back(std::move(b.anim));
+  s.metadata["skeleton_file"] = skel;
+  s.metadata["skeleton_pairing"] = how;
+  s.metadata["channel_mapping"] = mapping_summary({{b.mapping_kind, 1}});
+  return s;
+}
+
+// ------------------------------------------------------------------ writer
+
+bytes pack_mrn(const scene& s, const pack_context& ctx) {
+  if (s.skeletons.empty())
+    fail(code::write_unsupported, "an MRN needs at least one skeleton; the scene has none");
+  std::vector<packet> nsa_packets, other;
+  std::vector<std::string> files, types, sources, takes;
+  std::vector<std::uint32_t> crcs;
+  auto warn = [&](code c, const std::string& msg) {
+    if (ctx.diags) ctx.diags->warn(c, msg);
+  };
+  std::uint32_t guid = 0;
+  for (const auto& a : s.animations) guid = crc32(std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(a.name.data()), a.name.size())) ^ (guid * 31u);
+  for (std::size_t ai = 0; ai < s.animations.size(); ++ai) {
+    const auto& a = s.animations[ai];
+    const auto& sk = s.skeletons[static_cast<std::size_t>(a.skeleton)];
+    double fps = ctx.fps ? *ctx.fps : (a.fps && *a.fps > 0 ? *a.fps : 30.0);
+    double exact = a.duration * fps;
+    if (exact > 1e6) fail(code::limit_exceeded, "animation '" + a.name + "': more than a million samples at " + std::to_string(fps) + " fps");
+    std::uint32_t S = static_cast<std::uint32_t>(std::round(exact)) + 1;
+    double rate = fps;
+    if (S > 1 && std::fabs(exact - (S - 1)) > 1e-3) rate = (S - 1) / a.duration;  // samples span [0, duration] exactly
+    nsa_input in;
+    in.sample_rate = rate;
+    in.sample_count = S;
+    in.channels.resize(sk.bones.size());
+    std::set<std::string> roots;
+    if (a.extras.is_object() && a.extras.contains("root_motion"))
+      for (const auto& r : a.extras["root_motion"])
+        if (r.is_string()) roots.insert(r.get<std::string>());
+    int tb = trajectory_bone(sk);
+    bool scale_dropped = false;
+    auto sample_track = [&](const track* t, std::size_t comps, std::size_t i) {
+      float time = static_cast<float>(std::min(static_cast<double>(i) / rate, a.duration));
+      auto v = core::sample(*t, time);
+      (void)comps;
+      return v;
+    };
+    for (std::size_t b = 0; b < sk.bones.size(); ++b) {
+      const track *tt = nullptr, *rt = nullptr;
+      for (const auto& t : a.tracks) {
+        if (t.bone != sk.bones[b].name) continue;
+        if (t.path == path::translation) tt = &t;
+        else if (t.path == path::rotation) rt = &t;
+        else scale_dropped = true;
+      }
+      std::vector<vec3> tv;
+      std::vector<quat> rv;
+      if (tt) for (std::uint32_t i = 0; i < S; ++i) { auto v = sample_track(tt, 3, i); tv.push_back({v[0], v[1], v[2]}); }
+      else tv.push_back(sk.bones[b].translation);
+      if (rt) for (std::uint32_t i = 0; i < S; ++i) { auto v = sample_track(rt, 4, i); rv.push_back(core::normalize({v[0], v[1], v[2], v[3]})); }
+      else rv.push_back(sk.bones[b].rotation);
+      if (static_cast<int>(b) == tb && roots.count(sk.bones[b].name)) {
+        in.has_trajectory = true;
+        in.trajectory_translation = tv;
+        in.trajectory_rotation = rv;
+        continue;  // the trajectory segment carries this bone
+      }
+      in.channels[b].translation = std::move(tv);
+      in.channels[b].rotation = std::move(rv);
+    }
+    for (const auto& r : roots)
+      if (tb < 0 || r != sk.bones[static_cast<std::size_t>(tb)].name)
+        warn(code::w_lossy, "animation '" + a.name + "': root motion on '" + r +
+                                "' is written as an ordinary channel (only the trajectory bone, named 'trajectory' or bone 0, carries root motion)");
+    if (scale_dropped) warn(code::w_lossy, "animation '" + a.name + "': scale tracks dropped (NSA scale is not supported)");
+    auto bytes_nsa = serialise_nsa(encode_nsa(in));
+    std::uint32_t crc = (std::uint32_t(bytes_nsa[0]) << 24) | (std::uint32_t(bytes_nsa[1]) << 16) | (std::uint32_t(bytes_nsa[2]) << 8) | bytes_nsa[3];
+    nsa_packets.push_back(make_packet(pt_nsa, static_cast<std::uint32_t>(ai), std::move(bytes_nsa), {guid, 0x6D726E00u, 0, 0}));
+    files.push_back(a.name + ".nsa");
+    types.push_back("nsa");
+    sources.push_back(a.extras.is_object() && a.extras.contains("source_file") && a.extras["source_file"].is_string()
+                          ? a.extras["source_file"].get<std::string>() : std::string());
+    takes.push_back(a.extras.is_object() && a.extras.contains("take") && a.extras["take"].is_string()
+                        ? a.extras["take"].get<std::string>() : a.name);
+    crcs.push_back(crc);
+  }
+  std::vector<std::string> skel_names;
+  std::vector<std::uint32_t> ids;
+  for (std::size_t k = 0; k < s.skeletons.size(); ++k) {
+    const auto& sk = s.skeletons[k];
+    rig_input ri;
+    for (const auto& b : sk.bones) {
+      ri.names.push_back(b.name);
+      ri.parents.push_back(b.parent);
+      ri.translation.push_back(b.translation);
+      ri.rotation.push_back(core::normalize(b.rotation));
+      if (b.scale != vec3{1, 1, 1}) warn(code::w_lossy, "bone '" + b.name + "': rest scale dropped (the morpheme bind pose has none)");
+    }
+    other.push_back(make_packet(pt_skeleton, static_cast<std::uint32_t>(k), write_rig(ri)));
+    std::vector<std::uint16_t> ident(sk.bones.size());
+    std::iota(ident.begin(), ident.end(), std::uint16_t{0});
+    other.push_back(make_packet(pt_skeleton_map, static_cast<std::uint32_t>(k), write_skeleton_map(static_cast<std::uint32_t>(sk.bones.size()), ident)));
+    skel_names.push_back(sk.name.empty() ? "skeleton_" + std::to_string(k) : sk.name);
+    ids.push_back(static_cast<std::uint32_t>(k));
+  }
+  if (s.skeletons.size() > 1) {
+    std::map<std::size_t, int> counts;
+    for (const auto& sk : s.skeletons) counts[sk.bones.size()]++;
+    for (const auto& a : s.animations) {
+      auto pre = lower(a.name.substr(0, a.name.find('_')));
+      bool by_name = false;
+      for (const auto& sk : s.skeletons) by_name |= lower(sk.name) == pre;
+      if (!by_name && counts[s.skeletons[static_cast<std::size_t>(a.skeleton)].bones.size()] > 1)
+        warn(code::w_pairing, "animation '" + a.name + "': several skeletons have its bone count and its name does not start with '<skeleton>_'; a reader may pair it with the wrong skeleton");
+    }
+  }
+  other.push_back(make_packet(pt_file_names, 0, write_file_names(files, types, sources, takes, crcs)));
+  other.push_back(make_packet(pt_skeleton_names, 0, write_skeleton_names(skel_names, ids)));
+  // NSA packets first, as in the game files (the by-magic search expects type 0x10 first).
+  std::vector<packet> all = std::move(nsa_packets);
+  for (auto& p : other) all.push_back(std::move(p));
+  return layout_mrn(std::move(all));
+}
+
+}  // namespace rigrip::morpheme

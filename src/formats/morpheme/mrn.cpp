@@ -1,0 +1,631 @@
+// MRN packet layer, typed payload views and payload writers. Layout: README.md here.
+#include "formats/morpheme/mrn.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "core/math.hpp"
+
+namespace rigrip::morpheme {
+
+using core::byte_reader;
+using core::fail;
+using hexs = core::byte_reader;
+
+const char* packet_type_name(std::uint32_t t) {
+  switch (t) {
+    case pt_skeleton: return "skeleton";
+    case pt_skeleton_map: return "skeleton_map";
+    case pt_event_track: return "event_track";
+    case pt_event_track_duration: return "event_track_duration";
+    case pt_character_controller: return "character_controller";
+    case pt_network: return "network";
+    case pt_plugin_list: return "plugin_list";
+    case pt_file_names: return "file_names";
+    case pt_skeleton_names: return "skeleton_names";
+    case pt_nsa: return "nsa";
+    default: return nullptr;
+  }
+}
+
+namespace {
+
+std::uint32_t le32(std::span<const std::uint8_t> d, std::size_t at) {
+  return std::uint32_t(d[at]) | std::uint32_t(d[at + 1]) << 8 | std::uint32_t(d[at + 2]) << 16 |
+         std::uint32_t(d[at + 3]) << 24;
+}
+
+bool header_sane(std::span<const std::uint8_t> d, std::uint32_t m0, std::uint32_t m1) {
+  if (d.size() < packet_header_size) return false;
+  if (le32(d, 0) != m0 || le32(d, 4) != m1) return false;
+  std::uint32_t len = le32(d, 0x20), al = le32(d, 0x24);
+  if (al == 0 || al > 4096) return false;
+  std::uint64_t pad = (al - packet_header_size % al) % al;
+  return packet_header_size + pad + len <= d.size();
+}
+
+std::uint64_t align_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
+
+}  // namespace
+
+bool looks_like_x64_mrn(std::span<const std::uint8_t> d) { return header_sane(d, magic_x64[0], magic_x64[1]); }
+bool looks_like_x86_mrn(std::span<const std::uint8_t> d) {
+  return d.size() >= 8 && le32(d, 0) == magic_x86[0] && le32(d, 4) == magic_x86[1];
+}
+
+mrn_file parse_mrn(std::span<const std::uint8_t> data) {
+  byte_reader r(data);
+  if (looks_like_x86_mrn(data))
+    fail(code::unsupported_version,
+         "32-bit MRN (packet magic 0x18/0x06): no public layout exists for it; only x64 MRNs "
+         "(magic 0x1A/0x0A, e.g. *X64.mrn) are supported",
+         0);
+  mrn_file f;
+  std::uint64_t pos = 0;
+  while (pos < data.size()) {
+    std::uint64_t left = data.size() - pos;
+    bool blank_rest = std::all_of(data.begin() + static_cast<std::ptrdiff_t>(pos), data.end(),
+                                  [](std::uint8_t b) { return b == 0 || b == 0xCD; });
+    if (!f.packets.empty() && blank_rest) {
+      auto t = data.subspan(static_cast<std::size_t>(pos));
+      f.tail.assign(t.begin(), t.end());
+      break;
+    }
+    if (left < packet_header_size)
+      fail(code::truncated, "packet header needs 40 bytes, " + std::to_string(left) + " left", pos);
+    auto h = r.peek(pos);
+    packet p;
+    p.offset = pos;
+    p.magic0 = h.u32();
+    p.magic1 = h.u32();
+    if (p.magic0 != magic_x64[0] || p.magic1 != magic_x64[1])
+      fail(code::bad_magic, "packet " + std::to_string(f.packets.size()) + ": magic " + hexs::hex(p.magic0) + "/" +
+                                hexs::hex(p.magic1) + ", expected 0x1A/0xA (x64 MRN)", pos);
+    p.type = h.u32();
+    p.index = h.u32();
+    for (auto& u : p.unknown) u = h.u32();
+    std::uint32_t len = h.u32();
+    p.alignment = h.u32();
+    if (p.alignment == 0 || p.alignment > 4096)
+      fail(code::bad_value, "packet alignment " + std::to_string(p.alignment) + " is not in 1..4096", pos + 0x24);
+    std::uint64_t pad = (p.alignment - packet_header_size % p.alignment) % p.alignment;
+    auto hp = h.bytes(std::min<std::uint64_t>(pad, h.remaining()));
+    if (hp.size() < pad) fail(code::truncated, "packet header padding runs past the end of the file", pos);
+    p.header_pad.assign(hp.begin(), hp.end());
+    if (len > h.remaining())
+      fail(code::bad_count, "packet " + std::to_string(f.packets.size()) + " (type " + hexs::hex(p.type) +
+                                ") payload of " + std::to_string(len) + " bytes exceeds the " +
+                                std::to_string(h.remaining()) + " bytes left", pos + 0x20);
+    auto pl = h.bytes(len);
+    p.payload.assign(pl.begin(), pl.end());
+    std::uint64_t end = h.abs();
+    std::uint64_t next = std::min<std::uint64_t>(align_up(end, 16), data.size());
+    auto fl = data.subspan(static_cast<std::size_t>(end), static_cast<std::size_t>(next - end));
+    p.fill.assign(fl.begin(), fl.end());
+    f.packets.push_back(std::move(p));
+    pos = next;
+  }
+  if (f.packets.empty()) fail(code::truncated, "no MRN packet in the file", 0);
+  return f;
+}
+
+bytes serialise_mrn(const mrn_file& f) {
+  core::byte_writer w;
+  for (const auto& p : f.packets) {
+    w.u32(p.magic0);
+    w.u32(p.magic1);
+    w.u32(p.type);
+    w.u32(p.index);
+    for (auto u : p.unknown) w.u32(u);
+    w.u32(static_cast<std::uint32_t>(p.payload.size()));
+    w.u32(p.alignment);
+    w.bytes(p.header_pad);
+    w.bytes(p.payload);
+    w.bytes(p.fill);
+  }
+  w.bytes(f.tail);
+  return w.take();
+}
+
+// ------------------------------------------------------------------ string tables
+
+string_table read_string_table(const byte_reader& block, std::uint64_t at) {
+  if (at > block.size()) fail(code::bad_offset, "string table pointer " + hexs::hex(at) + " outside its block", block.base());
+  auto t = block.sub(at, block.size() - at);
+  auto h = t.peek(0);
+  std::uint32_t count = h.u32(), size = h.u32();
+  std::uint64_t op = h.u64(), sp = h.u64();
+  string_table st;
+  if (count == 0) return st;
+  t.checked_count_at(std::min<std::uint64_t>(op, t.size()), count, 4, "string table offsets");
+  if (op > t.size()) fail(code::bad_offset, "string table offsets pointer outside the block", t.base() + 8);
+  if (sp > t.size() || size > t.size() - sp)
+    fail(code::bad_count, "string table character data: " + std::to_string(size) + " bytes at " + hexs::hex(sp) +
+                              " exceed the " + std::to_string(t.size()) + "-byte block", t.base() + 4);
+  auto chars = t.sub(sp, size);
+  auto o = t.peek(op);
+  st.offsets.resize(count);
+  st.strings.resize(count);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    st.offsets[i] = o.u32();
+    if (st.offsets[i] >= size)
+      fail(code::bad_offset, "string " + std::to_string(i) + " offset " + std::to_string(st.offsets[i]) +
+                                 " outside the " + std::to_string(size) + " character bytes", o.abs() - 4);
+    st.strings[i] = chars.cstring_at(st.offsets[i], 4096);
+  }
+  return st;
+}
+
+expanded_string_table read_expanded_string_table(const byte_reader& block, std::uint64_t at) {
+  if (at > block.size()) fail(code::bad_offset, "expanded string table pointer outside its block", block.base());
+  auto t = block.sub(at, block.size() - at);
+  auto h = t.peek(0);
+  std::uint32_t count = h.u32(), size = h.u32();
+  std::uint64_t ip = h.u64(), op = h.u64(), up = h.u64(), sp = h.u64();
+  expanded_string_table st;
+  if (count == 0) return st;
+  auto arr = [&](std::uint64_t p, const char* what, std::vector<std::uint32_t>& out) {
+    if (p == 0) return;
+    if (p > t.size()) fail(code::bad_offset, std::string(what) + " pointer outside the block", t.base());
+    t.checked_count_at(p, count, 4, what);
+    auto r = t.peek(p);
+    out.resize(count);
+    for (auto& x : out) x = r.u32();
+  };
+  arr(ip, "expanded string table ids", st.ids);
+  arr(op, "expanded string table offsets", st.offsets);
+  arr(up, "expanded string table hashes", st.unknown);
+  if (st.offsets.empty()) fail(code::bad_offset, "expanded string table without offsets", t.base() + 0x10);
+  if (sp > t.size() || size > t.size() - sp)
+    fail(code::bad_count, "expanded string table character data exceeds its block", t.base() + 4);
+  auto chars = t.sub(sp, size);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    if (st.offsets[i] >= size) fail(code::bad_offset, "expanded string offset outside the character data", t.base() + op + 4 * i);
+    st.strings.push_back(chars.cstring_at(st.offsets[i], 4096));
+  }
+  return st;
+}
+
+file_names read_file_names(const byte_reader& payload) {
+  auto h = payload.peek(0);
+  std::uint64_t p[5];
+  for (auto& x : p) x = h.u64();
+  file_names fn;
+  if (p[0]) fn.files = read_string_table(payload, p[0]);
+  if (p[1]) fn.types = read_string_table(payload, p[1]);
+  if (p[2]) fn.sources = read_string_table(payload, p[2]);
+  if (p[3]) fn.takes = read_string_table(payload, p[3]);
+  if (p[4] && !fn.files.strings.empty()) {
+    if (p[4] > payload.size()) fail(code::bad_offset, "file-name CRC pointer outside the packet", payload.base() + 0x20);
+    payload.checked_count_at(p[4], fn.files.strings.size(), 4, "file-name CRCs");
+    auto r = payload.peek(p[4]);
+    r.set_byte_order(core::endian::big);
+    for (std::size_t i = 0; i < fn.files.strings.size(); ++i) fn.crcs.push_back(r.u32());
+  }
+  return fn;
+}
+
+// ------------------------------------------------------------------ rig
+
+rig_data read_rig(const byte_reader& payload) {
+  rig_data rig;
+  auto h = payload.peek(0);
+  for (auto& v : rig.rotation) v = h.f32();
+  for (auto& v : rig.position) v = h.f32();
+  std::uint32_t chain_count = h.u32();
+  std::uint64_t hier_ptr = payload.u64_at(0x30);
+  std::uint64_t names_ptr = payload.u64_at(0x40);
+  std::uint64_t bind_ptr = payload.u64_at(0x48);
+  payload.checked_count_at(0x80, chain_count, 16, "skeleton bone chains");
+  auto c = payload.peek(0x80);
+  rig.chains.resize(chain_count);
+  for (auto& ch : rig.chains) {
+    ch.unknown = c.i32();
+    ch.parent = c.i32();
+    ch.start = c.i32();
+    ch.length = c.i32();
+  }
+  // Hierarchy: { u32 bone_count; pad4; u64 -> parents[] } (null pointer: right after the chains).
+  std::uint64_t hier = hier_ptr ? hier_ptr : 0x80 + 16ull * chain_count;
+  if (hier > payload.size() || payload.size() - hier < 16)
+    fail(code::bad_offset, "skeleton hierarchy at " + hexs::hex(hier) + " is outside the packet", payload.base() + 0x30);
+  rig.bone_count = payload.u32_at(hier);
+  if (rig.bone_count > 65536)
+    fail(code::bad_count, "skeleton bone count " + std::to_string(rig.bone_count) + " exceeds the limit 65536",
+         payload.base() + hier);
+  std::uint64_t arr_rel = payload.u64_at(hier + 8);
+  std::uint64_t arr = hier + 16;
+  if (arr_rel && arr_rel <= payload.size() - hier && (payload.size() - hier - arr_rel) / 4 >= rig.bone_count)
+    arr = hier + arr_rel;
+  payload.checked_count_at(arr, rig.bone_count, 4, "skeleton parent array");
+  auto pr = payload.peek(arr);
+  const auto n = static_cast<std::int32_t>(rig.bone_count);
+  rig.parents.resize(rig.bone_count);
+  bool hierarchy_ok = true;
+  for (std::int32_t i = 0; i < n; ++i) {
+    rig.parents[static_cast<std::size_t>(i)] = pr.i32();
+    auto p = rig.parents[static_cast<std::size_t>(i)];
+    if (p < -1 || p >= n || p == i) hierarchy_ok = false;
+  }
+  // Chain table: parents follow along each chain from the chain's parent.
+  rig.parents_from_chains.assign(rig.bone_count, -2);
+  bool chains_ok = !rig.chains.empty();
+  for (const auto& ch : rig.chains) {
+    std::int32_t p = ch.parent;
+    if (ch.start < 0 || ch.length < 0 || ch.start >= n || ch.length > n - ch.start || p < -1 || p >= n) {
+      chains_ok = false;
+      continue;
+    }
+    for (std::int32_t j = 0; j < ch.length; ++j) {
+      std::int32_t b = ch.start + j;
+      rig.parents_from_chains[static_cast<std::size_t>(b)] = p;
+      p = b;
+    }
+  }
+  for (std::int32_t i = 0; i < n; ++i) {
+    auto pc = rig.parents_from_chains[static_cast<std::size_t>(i)];
+    if (pc == -2) continue;
+    if (pc != rig.parents[static_cast<std::size_t>(i)]) {
+      if (rig.disagreements++ == 0)
+        rig.first_disagreement = "bone " + std::to_string(i) + ": hierarchy " +
+                                 std::to_string(rig.parents[static_cast<std::size_t>(i)]) + ", chains " + std::to_string(pc);
+    }
+  }
+  if (!hierarchy_ok) {
+    bool all_covered = std::none_of(rig.parents_from_chains.begin(), rig.parents_from_chains.end(), [](int p) { return p == -2; });
+    if (!chains_ok || !all_covered)
+      fail(code::bad_value, "skeleton parent array holds an out-of-range parent and the chain table does not cover every bone",
+           payload.base() + arr);
+    rig.parents = rig.parents_from_chains;
+    rig.parents_source = "chains";
+  }
+  // Bone names.
+  if (names_ptr) rig.names = read_string_table(payload, names_ptr).strings;
+  // Bind pose: B = ptr + 16; the DataBuffer header at B + 16 holds the element count at +8
+  // and, at +0x20, the pointer (relative to B + 16) to { translations_ptr, rotations_ptr }.
+  if (bind_ptr) {
+    std::uint64_t S = bind_ptr + 32;
+    if (bind_ptr > payload.size() || payload.size() - bind_ptr < 32 + 0x28)
+      fail(code::bad_offset, "bind pose at " + hexs::hex(bind_ptr) + " is outside the packet", payload.base() + 0x48);
+    std::uint32_t elems = payload.u32_at(S + 8);
+    std::uint64_t tp = payload.u64_at(S + 0x20);
+    if (tp > payload.size() - S || payload.size() - S - tp < 16)
+      fail(code::bad_offset, "bind pose transform pointers outside the packet", payload.base() + S + 0x20);
+    std::uint64_t trans = payload.u64_at(S + tp), rots = payload.u64_at(S + tp + 8);
+    std::uint32_t count = std::min(elems, rig.bone_count);
+    auto rd = [&](std::uint64_t rel, const char* what) {
+      if (rel > payload.size() - S) fail(code::bad_offset, std::string(what) + " pointer outside the packet", payload.base() + S + tp);
+      payload.checked_count_at(S + rel, count, 16, what);
+      return payload.peek(S + rel);
+    };
+    auto t = rd(trans, "bind pose translations");
+    auto q = rd(rots, "bind pose rotations");
+    rig.bind_translation.assign(rig.bone_count, vec3{0, 0, 0});
+    rig.bind_rotation.assign(rig.bone_count, quat{0, 0, 0, 1});
+    for (std::uint32_t i = 0; i < count; ++i) {
+      vec3 v{t.f32(), t.f32(), t.f32()};
+      (void)t.f32();
+      quat r{q.f32(), q.f32(), q.f32(), q.f32()};
+      rig.bind_translation[i] = v;
+      rig.bind_rotation[i] = r;
+    }
+    rig.has_bind_pose = count == rig.bone_count;
+  }
+  return rig;
+}
+
+skeleton_map read_skeleton_map(const byte_reader& payload) {
+  skeleton_map m;
+  auto h = payload.peek(0);
+  m.version = h.u64();
+  std::uint64_t flags_ptr = h.u64();
+  m.unk1 = h.u32();
+  m.unk2 = h.u32();
+  m.unk3 = h.u64();
+  std::uint64_t map_ptr = h.u64();
+  if (flags_ptr) {
+    if (flags_ptr > payload.size() || payload.size() - flags_ptr < 8)
+      fail(code::bad_offset, "skeleton map bone-flag block outside the packet", payload.base() + 8);
+    auto f = payload.peek(flags_ptr);
+    m.rig_bone_count = f.u32();
+    std::uint32_t used = f.u32();
+    f.checked_count(used, 4, "skeleton map bone flags");
+    m.flags.resize(used);
+    for (auto& x : m.flags) x = f.u32();
+  }
+  if (map_ptr) {
+    if (map_ptr > payload.size() || payload.size() - map_ptr < 16)
+      fail(code::bad_offset, "skeleton map table at " + hexs::hex(map_ptr) + " is outside the packet", payload.base() + 0x20);
+    auto mr = payload.peek(map_ptr);
+    std::uint32_t count = mr.u32();
+    m.idx_unk1 = mr.u16();
+    m.idx_unk2 = mr.u16();
+    std::uint64_t ip = mr.u64();
+    // Pointers are relative to their containing struct (the map table); a payload-relative
+    // value is accepted as the fallback when only it fits.
+    auto fits = [&](std::uint64_t abs) { return abs <= payload.size() && (payload.size() - abs) / 2 >= count; };
+    std::uint64_t at;
+    if (fits(map_ptr + ip)) at = map_ptr + ip;
+    else if (fits(ip)) { at = ip; m.indices_base = "payload"; }
+    else {
+      payload.checked_count_at(std::min<std::uint64_t>(map_ptr + ip, payload.size()), count, 2, "skeleton map channel indices");
+      at = 0;
+    }
+    auto r = payload.peek(at);
+    m.indices.resize(count);
+    for (auto& x : m.indices) x = r.u16();
+  }
+  return m;
+}
+
+// ------------------------------------------------------------------ writers
+
+namespace {
+
+void put_string_table(core::byte_writer& w, const std::vector<std::string>& v) {
+  std::size_t t0 = w.size();
+  std::uint32_t size = 0;
+  for (const auto& s : v) size += static_cast<std::uint32_t>(s.size() + 1);
+  w.u32(static_cast<std::uint32_t>(v.size()));
+  w.u32(size);
+  w.u64(24);
+  w.u64(24 + 4 * v.size());
+  std::uint32_t off = 0;
+  for (const auto& s : v) {
+    w.u32(off);
+    off += static_cast<std::uint32_t>(s.size() + 1);
+  }
+  for (const auto& s : v) w.string(s);
+  (void)t0;
+  w.align(16, 0xCD);
+}
+
+}  // namespace
+
+bytes write_rig(const rig_input& r) {
+  const auto n = r.names.size();
+  // Chains: maximal runs where bone i+1 is the child of bone i.
+  std::vector<bone_chain> chains;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!chains.empty() && r.parents[i] == static_cast<int>(i) - 1 &&
+        chains.back().start + chains.back().length == static_cast<std::int32_t>(i)) {
+      ++chains.back().length;
+      continue;
+    }
+    chains.push_back(bone_chain{0, r.parents[i], static_cast<std::int32_t>(i), 1});
+  }
+  core::byte_writer w;
+  for (float v : {0.f, 0.f, 0.f, 1.f}) w.f32(v);
+  for (float v : {0.f, 0.f, 0.f, 1.f}) w.f32(v);
+  w.u32(static_cast<std::uint32_t>(chains.size()));
+  w.u32(0);
+  w.u64(0);
+  w.u64(0);  // 0x30 hierarchy, patched
+  w.u64(0);
+  w.u64(0);  // 0x40 names, patched
+  w.u64(0);  // 0x48 bind pose, patched
+  w.u32(0); w.u32(0);
+  w.u64(0);
+  w.u32(0); w.u32(0);
+  w.u64(0);
+  w.u64(0);
+  w.u64(0);
+  for (const auto& c : chains) {
+    w.i32(c.unknown);
+    w.i32(c.parent);
+    w.i32(c.start);
+    w.i32(c.length);
+  }
+  w.patch_u64(0x30, w.size());
+  w.u32(static_cast<std::uint32_t>(n));
+  w.u32(0);
+  w.u64(16);
+  for (std::size_t i = 0; i < n; ++i) w.i32(r.parents[i]);
+  w.align(16);
+  w.patch_u64(0x40, w.size());
+  put_string_table(w, r.names);
+  std::size_t X = w.size();
+  w.patch_u64(0x48, X);
+  w.fill(16);             // u32 magic; pad4; 8 bytes
+  w.u32(0x40); w.u32(0);  // B: header_size, unknown
+  w.u64(0);
+  std::size_t S = w.size();
+  std::size_t rows = (16 * n + 63) / 64 * 64;
+  w.u32(static_cast<std::uint32_t>(0x40 + 2 * rows));  // data_length
+  w.u32(16);                                           // alignment
+  w.u32(static_cast<std::uint32_t>(n));                // element_count
+  w.u8(1); w.fill(3);                                  // full
+  w.u32(0); w.u32(0);                                  // element_type, pad
+  w.u64(0);                                            // unknown_ptr1
+  w.u64(0x30);                                         // transforms, relative to S
+  w.u64(0);
+  w.u64(0x40);
+  w.u64(0x40 + rows);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (auto v : r.translation[i]) w.f32(v);
+    w.f32(1.0f);
+  }
+  w.fill(S + 0x40 + rows - w.size());
+  for (std::size_t i = 0; i < n; ++i)
+    for (auto v : r.rotation[i]) w.f32(v);
+  w.fill(S + 0x40 + 2 * rows - w.size());
+  w.align(16);
+  return w.take();
+}
+
+bytes write_skeleton_map(std::uint32_t rig_bones, const std::vector<std::uint16_t>& map) {
+  core::byte_writer w;
+  w.u64(1);     // version (AnimToRig)
+  w.u64(0x30);  // bone flags
+  w.u32(0); w.u32(0);
+  w.u64(0);
+  w.u64(0);     // 0x20 map table, patched
+  w.u64(0);
+  std::uint32_t ints = (rig_bones + 31) / 32;
+  w.u32(rig_bones);
+  w.u32(ints);
+  std::vector<std::uint32_t> flags(ints, 0);
+  for (auto b : map)
+    if (b < rig_bones) flags[b / 32] |= 1u << (b % 32);
+  for (auto f : flags) w.u32(f);
+  w.align(16);
+  std::size_t M = w.size();
+  w.patch_u64(0x20, M);
+  w.u32(static_cast<std::uint32_t>(map.size()));
+  w.u16(0); w.u16(0);
+  w.u64(0x20);  // indices, relative to the map table
+  w.u64(0);
+  w.u64(0);
+  for (auto b : map) w.u16(b);
+  w.align(16);
+  return w.take();
+}
+
+bytes write_file_names(const std::vector<std::string>& files, const std::vector<std::string>& types,
+                       const std::vector<std::string>& sources, const std::vector<std::string>& takes,
+                       const std::vector<std::uint32_t>& crcs) {
+  core::byte_writer w;
+  for (int i = 0; i < 6; ++i) w.u64(0);
+  const std::vector<std::string>* t[4] = {&files, &types, &sources, &takes};
+  for (std::size_t i = 0; i < 4; ++i) {
+    w.align(16);
+    w.patch_u64(8 * i, w.size());
+    put_string_table(w, *t[i]);
+  }
+  w.align(16);
+  w.patch_u64(0x20, w.size());
+  for (auto c : crcs) {
+    w.u8(static_cast<std::uint8_t>(c >> 24));
+    w.u8(static_cast<std::uint8_t>(c >> 16));
+    w.u8(static_cast<std::uint8_t>(c >> 8));
+    w.u8(static_cast<std::uint8_t>(c));
+  }
+  w.align(16);
+  return w.take();
+}
+
+bytes write_skeleton_names(const std::vector<std::string>& names, const std::vector<std::uint32_t>& ids) {
+  core::byte_writer w;
+  w.u64(16);
+  w.u64(0);
+  std::size_t t0 = w.size();
+  std::uint32_t size = 0;
+  for (const auto& s : names) size += static_cast<std::uint32_t>(s.size() + 1);
+  const std::uint64_t n = names.size();
+  w.u32(static_cast<std::uint32_t>(n));
+  w.u32(size);
+  w.u64(40);
+  w.u64(40 + 4 * n);
+  w.u64(40 + 8 * n);
+  w.u64(40 + 12 * n);
+  for (auto id : ids) w.u32(id);
+  std::uint32_t off = 0;
+  for (const auto& s : names) {
+    w.u32(off);
+    off += static_cast<std::uint32_t>(s.size() + 1);
+  }
+  for (const auto& s : names) w.u32(crc32(std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(s.data()), s.size())));
+  for (const auto& s : names) w.string(s);
+  (void)t0;
+  w.align(16, 0xCD);
+  return w.take();
+}
+
+packet make_packet(std::uint32_t type, std::uint32_t index, bytes payload, std::array<std::uint32_t, 4> unknown) {
+  packet p;
+  p.type = type;
+  p.index = index;
+  p.unknown = unknown;
+  p.alignment = 16;
+  p.header_pad.assign(8, 0);
+  p.payload = std::move(payload);
+  return p;
+}
+
+bytes layout_mrn(std::vector<packet> packets) {
+  mrn_file f;
+  std::uint64_t pos = 0;
+  for (auto& p : packets) {
+    p.offset = pos;
+    p.header_pad.assign((p.alignment - packet_header_size % p.alignment) % p.alignment, 0);
+    std::uint64_t end = pos + packet_header_size + p.header_pad.size() + p.payload.size();
+    p.fill.assign(align_up(end, 16) - end, 0);
+    pos = align_up(end, 16);
+  }
+  f.packets = std::move(packets);
+  return serialise_mrn(f);
+}
+
+// ------------------------------------------------------------------ raw JSON
+
+nlohmann::json mrn_to_json(const mrn_file& f) {
+  using nlohmann::json;
+  json j{{"format", "morpheme-mrn"}, {"packet_count", f.packets.size()}, {"trailing_bytes", f.tail.size()}};
+  json arr = json::array();
+  for (std::size_t i = 0; i < f.packets.size(); ++i) {
+    const auto& p = f.packets[i];
+    const char* nm = packet_type_name(p.type);
+    json pj{{"offset", p.offset}, {"type", p.type}, {"type_name", nm ? json(nm) : json(nullptr)},
+            {"index", p.index}, {"unknown", p.unknown}, {"data_length", p.payload.size()},
+            {"alignment", p.alignment}, {"payload_offset", p.payload_offset()}};
+    byte_reader r(p.payload, core::endian::little, p.payload_offset());
+    auto decode = [&]() -> json {
+      switch (p.type) {
+        case pt_nsa: return nsa_to_json(parse_nsa(r));
+        case pt_skeleton: {
+          auto rig = read_rig(r);
+          json bones = json::array();
+          for (std::size_t b = 0; b < rig.bone_count; ++b) {
+            json bj{{"name", b < rig.names.size() ? json(rig.names[b]) : json(nullptr)}, {"parent", rig.parents[b]},
+                    {"parent_from_chains", rig.parents_from_chains[b] == -2 ? json(nullptr) : json(rig.parents_from_chains[b])}};
+            if (b < rig.bind_translation.size()) {
+              bj["translation"] = rig.bind_translation[b];
+              bj["rotation"] = rig.bind_rotation[b];
+            }
+            bones.push_back(bj);
+          }
+          json chains = json::array();
+          for (const auto& c : rig.chains) chains.push_back({c.unknown, c.parent, c.start, c.length});
+          return {{"rotation", rig.rotation}, {"position", rig.position}, {"bone_count", rig.bone_count},
+                  {"parents_source", rig.parents_source}, {"chain_disagreements", rig.disagreements},
+                  {"chains", chains}, {"bones", bones}};
+        }
+        case pt_skeleton_map: {
+          auto m = read_skeleton_map(r);
+          return {{"version", m.version}, {"rig_bone_count", m.rig_bone_count}, {"flags", m.flags},
+                  {"unknown", {m.unk1, m.unk2, m.unk3, m.idx_unk1, m.idx_unk2}},
+                  {"indices_base", m.indices_base}, {"channel_to_bone", m.indices}};
+        }
+        case pt_file_names: {
+          auto fn = read_file_names(r);
+          json crcs = json::array();
+          for (auto c : fn.crcs) {
+            char b[16];
+            std::snprintf(b, sizeof b, "%08X", c);
+            crcs.push_back(b);
+          }
+          return {{"files", fn.files.strings}, {"types", fn.types.strings}, {"sources", fn.sources.strings},
+                  {"takes", fn.takes.strings}, {"crc32", crcs}};
+        }
+        case pt_skeleton_names: {
+          auto t = read_expanded_string_table(r, r.u64_at(0));
+          return {{"ids", t.ids}, {"offsets", t.offsets}, {"hashes", t.unknown}, {"names", t.strings}};
+        }
+        case pt_plugin_list: return {{"strings", read_string_table(r, 0).strings}};
+        default: return nullptr;
+      }
+    };
+    try {
+      pj["decoded"] = decode();
+    } catch (const core::failure& e) {
+      pj["decoded"] = nullptr;
+      pj["decode_error"] = e.error().message;
+    }
+    arr.push_back(pj);
+  }
+  j["packets"] = arr;
+  return j;
+}
+
+}  // namespace rigrip::morpheme

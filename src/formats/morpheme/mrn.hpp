@@ -1,0 +1,131 @@
+// Forgelight x64 MRN: a flat sequence of morpheme "simple bundle" packets.
+// Raw layer: every packet's header, header padding, payload and alignment fill are kept
+// as bytes, so serialise_mrn(parse_mrn(x)) == x. Typed views decode payloads on demand.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/byte_reader.hpp"
+#include "formats/morpheme/nsa.hpp"
+
+namespace rigrip::morpheme {
+
+enum packet_type : std::uint32_t {
+  pt_skeleton = 0x01,
+  pt_skeleton_map = 0x02,
+  pt_event_track = 0x03,
+  pt_event_track_duration = 0x04,
+  pt_character_controller = 0x07,
+  pt_network = 0x0A,
+  pt_plugin_list = 0x0C,
+  pt_file_names = 0x0E,
+  pt_skeleton_names = 0x0F,
+  pt_nsa = 0x10,
+};
+[[nodiscard]] const char* packet_type_name(std::uint32_t t);  // nullptr for unknown types
+
+inline constexpr std::uint32_t magic_x64[2] = {0x1A, 0x0A};
+inline constexpr std::uint32_t magic_x86[2] = {0x18, 0x06};
+inline constexpr std::size_t packet_header_size = 0x28;
+
+struct packet {
+  std::uint64_t offset = 0;  // absolute file offset of the header
+  std::uint32_t magic0 = 0x1A, magic1 = 0x0A, type = 0, index = 0;
+  std::array<std::uint32_t, 4> unknown{0, 0, 0, 0};
+  std::uint32_t alignment = 16;
+  bytes header_pad;  // bytes between 0x28 and the payload (alignment fill)
+  bytes payload;
+  bytes fill;        // bytes after the payload up to the next 16-aligned packet
+  [[nodiscard]] std::uint64_t payload_offset() const { return offset + packet_header_size + header_pad.size(); }
+};
+
+struct mrn_file {
+  std::vector<packet> packets;
+  bytes tail;  // bytes after the last packet that do not form one
+};
+
+// 32-bit files are refused with E_UNSUPPORTED_VERSION; anything else malformed fails
+// with the offset of the packet header concerned.
+[[nodiscard]] mrn_file parse_mrn(std::span<const std::uint8_t> data);
+[[nodiscard]] bytes serialise_mrn(const mrn_file& f);
+// Structure check used by detection: first header sane (magic, length, alignment).
+[[nodiscard]] bool looks_like_x64_mrn(std::span<const std::uint8_t> data);
+[[nodiscard]] bool looks_like_x86_mrn(std::span<const std::uint8_t> data);
+
+// ---- typed payload views (pointers relative to their containing struct, §2.3)
+struct string_table {
+  std::vector<std::string> strings;
+  std::vector<std::uint32_t> offsets;
+};
+struct expanded_string_table {
+  std::vector<std::uint32_t> ids, offsets, unknown;
+  std::vector<std::string> strings;  // in array order
+};
+[[nodiscard]] string_table read_string_table(const core::byte_reader& block, std::uint64_t at);
+[[nodiscard]] expanded_string_table read_expanded_string_table(const core::byte_reader& block, std::uint64_t at);
+
+struct file_names {
+  string_table files, types, sources, takes;
+  std::vector<std::uint32_t> crcs;  // stored big-endian, one per file name
+};
+[[nodiscard]] file_names read_file_names(const core::byte_reader& payload);
+
+struct bone_chain {
+  std::int32_t unknown = 0, parent = -1, start = 0, length = 0;
+};
+struct rig_data {
+  std::array<float, 4> rotation{0, 0, 0, 1}, position{0, 0, 0, 1};
+  std::vector<bone_chain> chains;
+  std::uint32_t bone_count = 0;
+  std::vector<std::int32_t> parents;              // hierarchy array
+  std::vector<std::int32_t> parents_from_chains;  // -2 where no chain covers the bone
+  std::vector<std::string> names;
+  std::vector<vec3> bind_translation;
+  std::vector<quat> bind_rotation;
+  bool has_bind_pose = false;
+  std::string parents_source = "hierarchy";  // or "chains" when the hierarchy array was unusable
+  std::size_t disagreements = 0;             // bones where hierarchy and chains differ
+  std::string first_disagreement;
+};
+[[nodiscard]] rig_data read_rig(const core::byte_reader& payload);
+
+struct skeleton_map {
+  std::uint64_t version = 0;
+  std::uint32_t rig_bone_count = 0;
+  std::vector<std::uint32_t> flags;
+  std::uint32_t unk1 = 0, unk2 = 0;
+  std::uint64_t unk3 = 0;
+  std::uint16_t idx_unk1 = 0, idx_unk2 = 0;
+  std::vector<std::uint16_t> indices;  // NSA channel -> rig bone (AnimToRig reading)
+  std::string indices_base = "map";    // which pointer base checked out: "map" or "payload"
+};
+[[nodiscard]] skeleton_map read_skeleton_map(const core::byte_reader& payload);
+
+// ---- writer building blocks
+struct rig_input {
+  std::vector<std::string> names;
+  std::vector<int> parents;
+  std::vector<vec3> translation;
+  std::vector<quat> rotation;
+};
+[[nodiscard]] bytes write_rig(const rig_input& r);
+[[nodiscard]] bytes write_skeleton_map(std::uint32_t rig_bones, const std::vector<std::uint16_t>& channel_to_bone);
+[[nodiscard]] bytes write_file_names(const std::vector<std::string>& files, const std::vector<std::string>& types,
+                                     const std::vector<std::string>& sources, const std::vector<std::string>& takes,
+                                     const std::vector<std::uint32_t>& crcs);
+[[nodiscard]] bytes write_skeleton_names(const std::vector<std::string>& names, const std::vector<std::uint32_t>& ids);
+[[nodiscard]] packet make_packet(std::uint32_t type, std::uint32_t index, bytes payload,
+                                 std::array<std::uint32_t, 4> unknown = {0, 0, 0, 0});
+// Lays packets out back to back (offsets, 16-byte header alignment, fill to 16).
+[[nodiscard]] bytes layout_mrn(std::vector<packet> packets);
+
+[[nodiscard]] nlohmann::json mrn_to_json(const mrn_file& f);
+
+}  // namespace rigrip::morpheme
