@@ -26,7 +26,9 @@ struct bone {
   quat rotation{0, 0, 0, 1};
   vec3 scale{1, 1, 1};
   // Maya-style segment scale compensation: this bone does not inherit its parent's
-  // local scale (its translation is stretched by it instead). The glTF writer models it.
+  // local scale (its translation is stretched by it instead). Informational only: the
+  // glTF writer does NOT model it (plain T*R*S inheritance), so a reader must fold SSC
+  // into the locals it emits (the bfres reader does, and leaves this false).
   bool segment_scale_compensate = false;
   nlohmann::json extras;  // format-specific facts (flags, ids, tag kind, ...)
 };

@@ -1,10 +1,13 @@
 // FRES raw layer -> scene: FSKL skeletons and FSKA animations with the runtime's
-// exact curve semantics (see README.md).
+// exact curve semantics, skeleton pairing, and Segment Scale Compensate folded into
+// plain T*R*S locals so that any standard consumer shows the game's pose (README.md).
 #include "formats/bfres/convert.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "core/failure.hpp"
@@ -14,147 +17,254 @@
 namespace rigrip::bfres {
 namespace {
 
-// Component index by curve target offset into nw::g3d's BoneAnimResult.
+constexpr float two_pi = 2.0f * core::pi;
+
+// Component index (S xyz 0-2, R xyzw 3-6, T xyz 7-9) by curve target offset into
+// nw::g3d's BoneAnimResult.
 int component_of(std::uint32_t target) {
   switch (target) {
-    case 0x04: return 0;  // scale x
+    case 0x04: return 0;
     case 0x08: return 1;
     case 0x0C: return 2;
-    case 0x20: return 3;  // rotate x (Euler) / quaternion x
+    case 0x20: return 3;
     case 0x24: return 4;
     case 0x28: return 5;
-    case 0x2C: return 6;  // rotate w
-    case 0x10: return 7;  // translate x
+    case 0x2C: return 6;
+    case 0x10: return 7;
     case 0x14: return 8;
     case 0x18: return 9;
     default: return -1;
   }
 }
 
-quat bone_rotation(const std::array<float, 4>& r, bool euler) {
-  if (euler) return core::from_euler({r[0], r[1], r[2]}, "XYZ");  // q = qz * qy * qx
+quat rotation_of(const std::array<float, 4>& r, bool euler) {
+  if (euler) return euler_to_quat({r[0], r[1], r[2]});
   return core::normalize({r[0], r[1], r[2], r[3]});
 }
 
 struct channel_source {
   std::array<const curve*, 10> curves{};
   std::array<float, 10> constant{};  // base value, else the bind bone's value
+  [[nodiscard]] float at(int comp, float frame) const {
+    const curve* c = curves[static_cast<std::size_t>(comp)];
+    return c ? c->eval(frame) : constant[static_cast<std::size_t>(comp)];
+  }
+  [[nodiscard]] bool animated(int first, int n) const {
+    for (int k = first; k < first + n; ++k)
+      if (curves[static_cast<std::size_t>(k)]) return true;
+    return false;
+  }
 };
 
-float value_at(const channel_source& s, int comp, float frame) {
-  const curve* c = s.curves[static_cast<std::size_t>(comp)];
-  return c ? c->eval(frame) : s.constant[static_cast<std::size_t>(comp)];
+// A curve can be written as an exact spline over its keys when evaluating it never
+// wraps inside the clip: it covers [0, end] or clamps outside its own range.
+bool spline_exact(const curve& c, float end) {
+  bool covers = c.start <= 0 && c.end >= end;
+  return (c.type() == curve_type::cubic || c.type() == curve_type::linear) &&
+         (covers || (c.pre_wrap() == 0 && c.post_wrap() == 0));
 }
 
-// Translation or scale (3 components starting at `first`).
+float seconds(float frame, double fps) { return static_cast<float>(frame / fps); }
+
+// Keeps times strictly increasing after the division by fps.
+std::vector<float> distinct_times(const std::set<float>& frames, double fps) {
+  std::vector<float> out;
+  for (float f : frames)
+    if (out.empty() || seconds(f, fps) > seconds(out.back(), fps)) out.push_back(f);
+  return out;
+}
+
+// Translation or scale from curves (components first..first+2), kept as curves:
+// cubic -> CUBICSPLINE with exact tangents, linear -> LINEAR on the union of keys,
+// anything else (baked, wrapping) -> LINEAR per frame.
 void vec3_track(const channel_source& src, int first, const std::string& bone_name, path p,
-                std::int32_t frame_count, double fps, const vec3& rest, animation& out) {
+                std::int32_t frame_count, double fps, animation& out) {
+  const float end = static_cast<float>(frame_count);
   std::vector<const curve*> cs;
   for (int k = 0; k < 3; ++k)
-    if (src.curves[static_cast<std::size_t>(first + k)]) cs.push_back(src.curves[static_cast<std::size_t>(first + k)]);
-  const float end = static_cast<float>(frame_count);
-  auto time = [&](float frame) { return static_cast<float>(frame / fps); };
+    if (auto* c = src.curves[static_cast<std::size_t>(first + k)]) cs.push_back(c);
   track t;
   t.bone = bone_name;
   t.path = p;
-  if (cs.empty()) {
-    vec3 v{src.constant[static_cast<std::size_t>(first)], src.constant[static_cast<std::size_t>(first + 1)],
-           src.constant[static_cast<std::size_t>(first + 2)]};
-    if (v == rest) return;  // the bind pose already says it
-    t.interpolation = interpolation::linear;
-    t.times.push_back(0);
-    t.values.insert(t.values.end(), v.begin(), v.end());
-    if (frame_count > 0) {
-      t.times.push_back(time(end));
-      t.values.insert(t.values.end(), v.begin(), v.end());
-    }
-    out.tracks.push_back(std::move(t));
-    return;
-  }
-  bool all_poly = std::all_of(cs.begin(), cs.end(), [](const curve* c) {
-    return c->type() == curve_type::cubic || c->type() == curve_type::linear;
-  });
-  bool any_cubic = std::any_of(cs.begin(), cs.end(), [](const curve* c) { return c->type() == curve_type::cubic; });
-  std::set<float> frames;
-  if (all_poly) {
+  t.interpolation = interpolation::linear;
+  const bool exact = std::all_of(cs.begin(), cs.end(), [&](const curve* c) { return spline_exact(*c, end); });
+  const bool cubic = std::any_of(cs.begin(), cs.end(), [](const curve* c) { return c->type() == curve_type::cubic; });
+  std::set<float> frames{0.0f, end};
+  if (exact) {
     for (const curve* c : cs)
       for (float f : c->frames)
-        if (f >= 0 && f <= end) frames.insert(f);
+        if (f > 0 && f < end) frames.insert(f);
   } else {
-    for (std::int32_t f = 0; f <= frame_count; ++f) frames.insert(static_cast<float>(f));  // baked: per frame
+    for (std::int32_t f = 1; f < frame_count; ++f) frames.insert(static_cast<float>(f));
   }
-  frames.insert(0);
-  frames.insert(end);
-  std::vector<float> fr(frames.begin(), frames.end());
-  // Times must stay strictly increasing after the float division.
-  std::vector<float> keep;
-  for (float f : fr)
-    if (keep.empty() || time(f) > time(keep.back())) keep.push_back(f);
-  fr = keep;
-  if (all_poly && any_cubic && fr.size() >= 2) {
-    // Exact: a cubic restricted to any sub-interval is the Hermite spline of its end
-    // values and derivatives. Tangents per second = d/dframe * fps.
-    t.interpolation = interpolation::cubic_spline;
-    for (float f : fr) {
-      t.times.push_back(time(f));
-      for (int k = 0; k < 3; ++k) {
-        const curve* c = src.curves[static_cast<std::size_t>(first + k)];
-        t.values.push_back(c ? static_cast<float>(c->derivative(f, true) * fps) : 0.0f);
+  const std::vector<float> fr = distinct_times(frames, fps);
+  // A key that replaces the previous segment's end value makes a jump; glTF gets an extra
+  // key just before it holding the left limit (tiny quantisation gaps are ignored).
+  auto jump_at = [&](float f) {
+    if (!exact) return false;
+    for (int k = 0; k < 3; ++k)
+      if (const curve* c = src.curves[static_cast<std::size_t>(first + k)]) {
+        float l = c->eval_left(f), r = c->eval(f);
+        if (std::fabs(l - r) > 1e-3f * std::max(1.0f, std::fabs(r))) return true;
       }
-      for (int k = 0; k < 3; ++k) t.values.push_back(value_at(src, first + k, f));
-      for (int k = 0; k < 3; ++k) {
-        const curve* c = src.curves[static_cast<std::size_t>(first + k)];
-        t.values.push_back(c ? static_cast<float>(c->derivative(f, false) * fps) : 0.0f);
+    return false;
+  };
+  const bool spline = exact && cubic && fr.size() >= 2;
+  if (spline) t.interpolation = interpolation::cubic_spline;
+  for (std::size_t i = 0; i < fr.size(); ++i) {
+    const float f = fr[i];
+    const float tf = seconds(f, fps);
+    if (i > 0 && jump_at(f)) {
+      float gap = tf - t.times.back();
+      float pre = tf - std::min(1e-4f, gap * 0.25f);
+      if (pre > t.times.back() && pre < tf) {
+        t.times.push_back(pre);
+        // Values and slopes of the segment that ends at f, taken at the extra key's frame.
+        const float pf = static_cast<float>(pre * fps);
+        for (int side = 0; side < (spline ? 3 : 1); ++side)
+          for (int k = 0; k < 3; ++k) {
+            const curve* c = src.curves[static_cast<std::size_t>(first + k)];
+            if (!spline || side == 1) t.values.push_back(src.at(first + k, std::min(pf, f)));
+            else t.values.push_back(c ? static_cast<float>(c->derivative(pf, true) * fps) : 0.0f);
+          }
       }
     }
-  } else {
-    t.interpolation = interpolation::linear;
-    for (float f : fr) {
-      t.times.push_back(time(f));
-      for (int k = 0; k < 3; ++k) t.values.push_back(value_at(src, first + k, f));
-    }
+    t.times.push_back(tf);
+    for (int side = 0; side < (spline ? 3 : 1); ++side)
+      for (int k = 0; k < 3; ++k) {
+        const curve* c = src.curves[static_cast<std::size_t>(first + k)];
+        if (!spline || side == 1) t.values.push_back(src.at(first + k, f));
+        else t.values.push_back(c ? static_cast<float>(c->derivative(f, side == 0) * fps) : 0.0f);
+      }
   }
   out.tracks.push_back(std::move(t));
 }
 
-void rotation_track(const channel_source& src, bool euler, const std::string& bone_name,
-                    std::int32_t frame_count, double fps, const quat& rest, animation& out) {
-  bool animated = false;
-  for (int k = 3; k <= 6; ++k) animated |= src.curves[static_cast<std::size_t>(k)] != nullptr;
-  auto at = [&](float f) {
-    std::array<float, 4> r{value_at(src, 3, f), value_at(src, 4, f), value_at(src, 5, f), value_at(src, 6, f)};
-    return bone_rotation(r, euler);
-  };
+void constant_track(const std::string& bone_name, path p, const std::vector<float>& v,
+                    std::int32_t frame_count, double fps, animation& out) {
   track t;
   t.bone = bone_name;
-  t.path = path::rotation;
+  t.path = p;
   t.interpolation = interpolation::linear;
-  if (!animated) {
-    quat q = at(0);
-    if (std::fabs(core::dot(q, rest)) > 1 - 1e-7f) return;
-    t.times.push_back(0);
-    t.values.insert(t.values.end(), q.begin(), q.end());
-    if (frame_count > 0) {
-      t.times.push_back(static_cast<float>(frame_count / fps));
-      t.values.insert(t.values.end(), q.begin(), q.end());
-    }
-  } else {
-    // Euler angles (or component-wise quaternions) are evaluated per frame and written
-    // as LINEAR quaternions: the game interpolates the angles, glTF slerps.
-    for (std::int32_t f = 0; f <= frame_count; ++f) {
-      quat q = at(static_cast<float>(f));
-      t.times.push_back(static_cast<float>(f / fps));
-      t.values.insert(t.values.end(), q.begin(), q.end());
-    }
+  t.times.push_back(0);
+  t.values = v;
+  if (frame_count > 0) {
+    t.times.push_back(seconds(static_cast<float>(frame_count), fps));
+    t.values.insert(t.values.end(), v.begin(), v.end());
   }
   out.tracks.push_back(std::move(t));
 }
 
-rigrip::skeleton to_skeleton(const model& m) {
+void per_frame_track(const std::string& bone_name, path p, const std::vector<float>& values,
+                     std::int32_t frame_count, double fps, animation& out) {
+  track t;
+  t.bone = bone_name;
+  t.path = p;
+  t.interpolation = interpolation::linear;
+  for (std::int32_t fr = 0; fr <= frame_count; ++fr) t.times.push_back(seconds(static_cast<float>(fr), fps));
+  t.values = values;
+  out.tracks.push_back(std::move(t));
+}
+
+// Affine helpers on column-major 4x4 (last row 0 0 0 1), cheaper than general 4x4 math:
+// the SSC solve runs them for every frame of every affected bone.
+core::mat4 trs(const vec3& t, const quat& qin, const vec3& s) {
+  quat q = core::normalize(qin);
+  const float x = q[0], y = q[1], z = q[2], w = q[3];
+  core::mat4 m{1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y), 0,
+               2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x), 0,
+               2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y), 0,
+               t[0], t[1], t[2], 1};
+  for (int c = 0; c < 3; ++c)
+    for (int r = 0; r < 3; ++r) m[static_cast<std::size_t>(c * 4 + r)] *= s[static_cast<std::size_t>(c)];
+  return m;
+}
+core::mat4 mul(const core::mat4& a, const core::mat4& b) {
+  core::mat4 o{};
+  for (int c = 0; c < 4; ++c)
+    for (int r = 0; r < 3; ++r) {
+      float v = c == 3 ? a[static_cast<std::size_t>(12 + r)] : 0.0f;
+      for (int k = 0; k < 3; ++k) v += a[static_cast<std::size_t>(k * 4 + r)] * b[static_cast<std::size_t>(c * 4 + k)];
+      o[static_cast<std::size_t>(c * 4 + r)] = v;
+    }
+  o[15] = 1;
+  return o;
+}
+core::mat4 inv(const core::mat4& m) {
+  auto e = [&](int r, int c) { return m[static_cast<std::size_t>(c * 4 + r)]; };
+  const float a00 = e(1, 1) * e(2, 2) - e(1, 2) * e(2, 1), a01 = e(0, 2) * e(2, 1) - e(0, 1) * e(2, 2),
+              a02 = e(0, 1) * e(1, 2) - e(0, 2) * e(1, 1);
+  const float a10 = e(1, 2) * e(2, 0) - e(1, 0) * e(2, 2), a11 = e(0, 0) * e(2, 2) - e(0, 2) * e(2, 0),
+              a12 = e(0, 2) * e(1, 0) - e(0, 0) * e(1, 2);
+  const float a20 = e(1, 0) * e(2, 1) - e(1, 1) * e(2, 0), a21 = e(0, 1) * e(2, 0) - e(0, 0) * e(2, 1),
+              a22 = e(0, 0) * e(1, 1) - e(0, 1) * e(1, 0);
+  float det = e(0, 0) * a00 + e(0, 1) * a10 + e(0, 2) * a20;
+  const float id = det != 0 ? 1.0f / det : 0.0f;
+  core::mat4 o{a00 * id, a10 * id, a20 * id, 0, a01 * id, a11 * id, a21 * id, 0, a02 * id, a12 * id, a22 * id, 0, 0, 0, 0, 1};
+  for (int r = 0; r < 3; ++r)
+    o[static_cast<std::size_t>(12 + r)] = -(o[static_cast<std::size_t>(r)] * e(0, 3) + o[static_cast<std::size_t>(4 + r)] * e(1, 3) +
+                                            o[static_cast<std::size_t>(8 + r)] * e(2, 3));
+  return o;
+}
+
+// Column-major affine matrix -> T, R, S (columns' lengths as scale, Gram-Schmidt for R;
+// any shear is dropped).
+void decompose(const core::mat4& m, vec3& t, quat& q, vec3& s) {
+  t = {m[12], m[13], m[14]};
+  std::array<vec3, 3> c{vec3{m[0], m[1], m[2]}, vec3{m[4], m[5], m[6]}, vec3{m[8], m[9], m[10]}};
+  auto dotv = [](const vec3& a, const vec3& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; };
+  auto len = [&](const vec3& a) { return std::sqrt(dotv(a, a)); };
+  for (int k = 0; k < 3; ++k) s[static_cast<std::size_t>(k)] = len(c[static_cast<std::size_t>(k)]);
+  const vec3 cr{c[0][1] * c[1][2] - c[0][2] * c[1][1], c[0][2] * c[1][0] - c[0][0] * c[1][2], c[0][0] * c[1][1] - c[0][1] * c[1][0]};
+  if (dotv(cr, c[2]) < 0) s[0] = -s[0];
+  std::array<vec3, 3> r{};
+  for (int k = 0; k < 3; ++k) {
+    vec3 v = c[static_cast<std::size_t>(k)];
+    for (int j = 0; j < k; ++j) {
+      float d = dotv(v, r[static_cast<std::size_t>(j)]);
+      for (int e = 0; e < 3; ++e) v[static_cast<std::size_t>(e)] -= d * r[static_cast<std::size_t>(j)][static_cast<std::size_t>(e)];
+    }
+    float l = len(v);
+    if (k == 0 && s[0] < 0) l = -l;
+    for (auto& e : v) e = l != 0 ? e / l : 0;
+    r[static_cast<std::size_t>(k)] = v;
+  }
+  // Rotation matrix (column k = r[k]) to quaternion.
+  const float m00 = r[0][0], m11 = r[1][1], m22 = r[2][2];
+  const float m01 = r[1][0], m10 = r[0][1], m02 = r[2][0], m20 = r[0][2], m12 = r[2][1], m21 = r[1][2];
+  float tr = m00 + m11 + m22;
+  if (tr > 0) {
+    float w = std::sqrt(tr + 1) * 2;
+    q = {(m21 - m12) / w, (m02 - m20) / w, (m10 - m01) / w, 0.25f * w};
+  } else if (m00 > m11 && m00 > m22) {
+    float w = std::sqrt(1 + m00 - m11 - m22) * 2;
+    q = {0.25f * w, (m01 + m10) / w, (m02 + m20) / w, (m21 - m12) / w};
+  } else if (m11 > m22) {
+    float w = std::sqrt(1 + m11 - m00 - m22) * 2;
+    q = {(m01 + m10) / w, 0.25f * w, (m12 + m21) / w, (m02 - m20) / w};
+  } else {
+    float w = std::sqrt(1 + m22 - m00 - m11) * 2;
+    q = {(m02 + m20) / w, (m12 + m21) / w, 0.25f * w, (m10 - m01) / w};
+  }
+  q = core::normalize(q);
+}
+
+bool nearly(float a, float b, float eps = 1e-6f) { return std::fabs(a - b) <= eps * std::max(1.0f, std::fabs(a)); }
+
+// A chosen rig: the scene skeleton and, when it comes from an FSKL, the raw bones
+// (their flags, raw rotation values and SSC bits matter for the animations).
+struct rig {
+  const skeleton* raw = nullptr;
+  std::string source;  // file the FSKL came from
+  bool same_file = false;
+  std::string model_name;
+};
+
+rigrip::skeleton to_skeleton(const rig& r) {
   rigrip::skeleton sk;
-  sk.name = m.name;
-  const auto& s = *m.skel;
-  sk.extras = {{"scale_mode", s.scale_mode()}, {"flags", s.flags}};
+  sk.name = r.model_name;
+  const auto& s = *r.raw;
+  sk.extras = {{"scale_mode", s.scale_mode()}, {"flags", s.flags}, {"source_file", r.source}};
   std::set<std::string> names;
   for (std::size_t i = 0; i < s.bones.size(); ++i) {
     const auto& b = s.bones[i];
@@ -163,17 +273,87 @@ rigrip::skeleton to_skeleton(const model& m) {
     if (!names.insert(out.name).second) out.name += "_" + std::to_string(i);
     out.parent = b.parent;
     out.translation = b.translate;
-    out.rotation = bone_rotation(b.rotate, b.euler() || s.euler());
+    out.rotation = rotation_of(b.rotate, b.euler());
     out.scale = b.scale;
-    // SSC only changes anything under Maya scale mode (nw::g3d CalcWorldMaya).
-    out.segment_scale_compensate = s.scale_mode() == 2 && b.segment_scale_compensate() && b.parent >= 0;
-    out.extras = {{"flags", b.flags}, {"smooth_index", b.smooth_index}, {"rigid_index", b.rigid_index}};
+    // SSC is folded into the locals below (and per animation), so the scene's bones
+    // carry plain T*R*S; the flag itself is kept in extras for the record.
+    out.segment_scale_compensate = false;
+    out.extras = {{"flags", b.flags}, {"smooth_index", b.smooth_index}, {"rigid_index", b.rigid_index},
+                  {"segment_scale_compensate", b.segment_scale_compensate()}};
     sk.bones.push_back(std::move(out));
   }
+  // Bind pose SSC: an SSC child's glTF scale is divided by its parent's local scale
+  // (exact for uniform parent scale; in the samples every bind scale is 1).
+  if (s.scale_mode() == 2)
+    for (std::size_t i = 0; i < s.bones.size(); ++i) {
+      const auto& b = s.bones[i];
+      if (!b.segment_scale_compensate() || b.parent < 0) continue;
+      const auto& ps = s.bones[static_cast<std::size_t>(b.parent)].scale;
+      for (int k = 0; k < 3; ++k)
+        if (ps[static_cast<std::size_t>(k)] != 0) sk.bones[i].scale[static_cast<std::size_t>(k)] /= ps[static_cast<std::size_t>(k)];
+    }
   return sk;
 }
 
+// Same as read_context::warn, kept local so the family library links without the registry.
+void warn(const read_context& ctx, code c, std::string message, std::uint64_t offset = no_offset) {
+  if (ctx.diags) ctx.diags->warnings.push_back(warning{c, std::move(message), ctx.path, offset});
+}
+
+std::string file_name(const std::string& p) { return std::filesystem::path(p).filename().string(); }
+
 }  // namespace
+
+quat euler_to_quat(const vec3& r) { return core::from_euler(r, "XYZ"); }
+
+vec3 quat_to_euler(const quat& qin, const std::optional<vec3>& near) {
+  quat q = core::normalize(qin);
+  const float x = q[0], y = q[1], z = q[2], w = q[3];
+  // Rotation matrix entries of R = Rz*Ry*Rx (row, column).
+  const float m00 = 1 - 2 * (y * y + z * z), m10 = 2 * (x * y + w * z), m20 = 2 * (x * z - w * y);
+  const float m21 = 2 * (y * z + w * x), m22 = 1 - 2 * (x * x + y * y);
+  const float m01 = 2 * (x * y - w * z), m11 = 1 - 2 * (x * x + z * z);
+  vec3 a;
+  const float s = std::clamp(-m20, -1.0f, 1.0f);
+  a[1] = std::asin(s);
+  if (std::fabs(s) < 0.9999999f) {
+    a[0] = std::atan2(m21, m22);
+    a[2] = std::atan2(m10, m00);
+  } else {  // gimbal lock: only x -/+ z is defined; put it all in z
+    a[0] = 0;
+    a[2] = std::atan2(-m01, m11);
+  }
+  if (!near) return a;
+  // The other branch (x+pi, pi-y, z+pi) describes the same rotation.
+  vec3 b{a[0] + core::pi, core::pi - a[1], a[2] + core::pi};
+  auto unwrap = [&](vec3 v) {
+    for (int k = 0; k < 3; ++k) {
+      auto& c = v[static_cast<std::size_t>(k)];
+      c += two_pi * std::round(((*near)[static_cast<std::size_t>(k)] - c) / two_pi);
+    }
+    return v;
+  };
+  auto dist = [&](const vec3& v) {
+    float d = 0;
+    for (int k = 0; k < 3; ++k) d += std::fabs(v[static_cast<std::size_t>(k)] - (*near)[static_cast<std::size_t>(k)]);
+    return d;
+  };
+  a = unwrap(a);
+  b = unwrap(b);
+  return dist(b) < dist(a) ? b : a;
+}
+
+std::vector<std::string> sibling_model_paths(const std::string& path) {
+  namespace fs = std::filesystem;
+  fs::path p(path);
+  std::string stem = p.stem().string();
+  std::vector<std::string> out;
+  auto cut = stem.rfind("_Animation");
+  if (cut == std::string::npos || cut == 0) return out;
+  std::string base = stem.substr(0, cut);
+  for (const char* ext : {".bfres", ".sbfres"}) out.push_back((p.parent_path() / (base + ext)).string());
+  return out;
+}
 
 file load(std::span<const std::uint8_t> data, bool* was_yaz0) {
   bool y = is_yaz0(data);
@@ -185,118 +365,360 @@ file load(std::span<const std::uint8_t> data, bool* was_yaz0) {
 scene to_scene(const file& f, const read_context& ctx) {
   scene s;
   s.format = "bfres";
-  s.metadata = {{"bfres_version", f.version_string()}, {"name", f.name}};
-  // Skeleton: --skeleton, else this file's FSKLs, else the sibling model file.
-  std::optional<file> other;
-  std::string skeleton_from;
-  if (ctx.options.skeleton_path) {
-    auto b = ctx.load(*ctx.options.skeleton_path);
-    if (!b) core::fail(b.error().code, "--skeleton: " + b.error().message);
-    other = load(b.value(), nullptr);
-    skeleton_from = *ctx.options.skeleton_path;
-  }
-  const file* skel_file = other ? &*other : &f;
-  bool has_skel = std::any_of(skel_file->models.begin(), skel_file->models.end(), [](const model& m) { return m.skel.has_value(); });
-  if (!has_skel && !other && !f.anims.empty()) {
-    // Naming rule (BotW): Foo_Animation.bfres pairs with Foo.bfres / Foo.sbfres beside it.
-    namespace fs = std::filesystem;
-    fs::path p(ctx.path);
-    std::string stem = p.stem().string();
-    auto cut = stem.rfind("_Animation");
-    std::vector<std::string> candidates;
-    if (cut != std::string::npos) {
-      std::string base = stem.substr(0, cut);
-      for (const char* ext : {".bfres", ".sbfres"}) candidates.push_back((p.parent_path() / (base + ext)).string());
-    }
-    for (const auto& c : candidates) {
-      if (!ctx.file_exists(c)) continue;
-      auto b = ctx.load(c);
-      if (!b) continue;
-      other = load(b.value(), nullptr);
-      skeleton_from = c;
-      skel_file = &*other;
-      break;
-    }
-  }
-  for (const auto& m : skel_file->models)
-    if (m.skel) s.skeletons.push_back(to_skeleton(m));
-  if (!skeleton_from.empty()) s.metadata["skeleton_file"] = skeleton_from;
+  s.metadata = {{"bfres_version", f.version_string()}, {"name", f.name}, {"platform", "wiiu"}};
   const double fps = ctx.options.fps.value_or(30.0);
-  if (s.skeletons.empty() && !f.anims.empty()) {
-    // No rig anywhere: still export, with bones named from the animations.
-    ctx.warn(code::w_pairing, "no FSKL in this file, no sibling model file and no --skeleton: "
-                              "bones are made from the animations' bone names with identity rest poses");
+
+  // ---- Skeleton candidates: --skeleton, else this file's FSKLs plus a sibling model's.
+  std::deque<file> others;  // keeps loaded rigs alive while the scene is built
+  std::vector<rig> candidates;
+  auto add_models = [&](const file& src, const std::string& from, bool same) {
+    for (const auto& m : src.models)
+      if (m.skel) candidates.push_back(rig{&*m.skel, from, same, m.name.empty() ? "skeleton" : m.name});
+  };
+  if (ctx.options.skeleton_path) {
+    if (!ctx.load) core::fail(code::missing_skeleton, "--skeleton given but no file system is available");
+    auto b = ctx.load(*ctx.options.skeleton_path);
+    if (!b) core::fail(b.error().code, "--skeleton " + *ctx.options.skeleton_path + ": " + b.error().message);
+    others.push_back(load(b.value(), nullptr));
+    add_models(others.back(), *ctx.options.skeleton_path, false);
+    if (candidates.empty())
+      core::fail(code::missing_skeleton, "--skeleton " + *ctx.options.skeleton_path + " holds no FSKL skeleton");
+  } else {
+    add_models(f, ctx.path, true);
+    if (!f.anims.empty() && ctx.load)
+      for (const auto& c : sibling_model_paths(ctx.path)) {
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(c, ec)) continue;
+        auto b = ctx.load(c);
+        if (!b) {
+          warn(ctx, code::w_pairing, "sibling model file " + c + " could not be read: " + b.error().message);
+          continue;
+        }
+        // A damaged sibling must not stop the animations from converting.
+        try {
+          others.push_back(load(b.value(), nullptr));
+          add_models(others.back(), c, false);
+        } catch (const core::failure& e) {
+          warn(ctx, code::w_pairing, "sibling model file " + c + " is not a readable FRES (" + e.error().message + "); ignored");
+        }
+        break;
+      }
+  }
+
+  if (f.anims.empty()) {
+    for (const auto& r : candidates)
+      if (r.same_file) s.skeletons.push_back(to_skeleton(r));
+    return s;
+  }
+
+  // ---- One rig for all the file's animations: the FSKL that binds most bone animations;
+  // on a tie the model's own rig (sibling / --skeleton) wins over the animation file's copy.
+  std::size_t total_bone_anims = 0;
+  for (const auto& a : f.anims) total_bone_anims += a.bone_anims.size();
+  int best = -1;
+  std::size_t best_hits = 0;
+  for (std::size_t k = 0; k < candidates.size(); ++k) {
+    std::set<std::string> names;
+    for (const auto& b : candidates[k].raw->bones) names.insert(b.name);
+    std::size_t hits = 0;
+    for (const auto& a : f.anims)
+      for (const auto& b : a.bone_anims) hits += names.count(b.name);
+    bool better = hits > best_hits ||
+                  (best >= 0 && hits == best_hits && hits > 0 && candidates[static_cast<std::size_t>(best)].same_file &&
+                   !candidates[k].same_file);
+    if (best < 0 ? hits > 0 : better) best = static_cast<int>(k), best_hits = hits;
+  }
+  const skeleton* raw_rig = nullptr;
+  if (best >= 0) {
+    const rig& r = candidates[static_cast<std::size_t>(best)];
+    raw_rig = r.raw;
+    s.skeletons.push_back(to_skeleton(r));
+    s.metadata["skeleton_file"] = file_name(r.source);
+    s.metadata["skeleton_model"] = r.model_name;
+    if (r.same_file && !ctx.options.skeleton_path) {
+      auto sib = sibling_model_paths(ctx.path);
+      warn(ctx, code::w_fallback,
+               "using the FSKL '" + r.model_name + "' that the animation file itself carries (" +
+                   std::to_string(r.raw->bones.size()) + " bones, binds " + std::to_string(best_hits) + " of " +
+                   std::to_string(total_bone_anims) + " bone animations)" +
+                   (sib.empty() ? std::string() : "; no sibling model file " + file_name(sib[0]) + " or .sbfres found") +
+                   "; pass --skeleton MODEL.bfres to use a model's rig");
+    }
+  } else {
+    // No FSKL anywhere binds anything: build a flat rig from the animated bone names so
+    // the curves still convert (rest pose = identity, every bone a root).
+    warn(ctx, code::w_pairing,
+             candidates.empty()
+                 ? "no FSKL in this file, no sibling model file and no --skeleton: bones are made from the "
+                   "animations' bone names, as roots with identity rest poses"
+                 : "no available FSKL names any animated bone: bones are made from the animations' bone "
+                   "names, as roots with identity rest poses");
     rigrip::skeleton sk;
     sk.name = "from_animations";
     std::set<std::string> seen;
     for (const auto& a : f.anims)
       for (const auto& b : a.bone_anims)
-        if (seen.insert(b.name).second) sk.bones.push_back(rigrip::bone{b.name.empty() ? "bone_" + std::to_string(sk.bones.size()) : b.name, -1});
+        if (seen.insert(b.name).second) {
+          rigrip::bone nb;
+          nb.name = b.name.empty() ? "bone_" + std::to_string(sk.bones.size()) : b.name;
+          sk.bones.push_back(std::move(nb));
+        }
     s.skeletons.push_back(std::move(sk));
   }
+  const rigrip::skeleton& sk = s.skeletons[0];
+  const std::size_t nb = sk.bones.size();
+  std::vector<int> parent(nb);
+  for (std::size_t i = 0; i < nb; ++i) parent[i] = sk.bones[i].parent;
+
+  // Sampling per frame costs frames x bones: bound it (a 4-byte frame count could ask for 2^31).
+  constexpr std::int32_t max_frames = 1000000;
+  std::uint64_t samples = 0;
   for (const auto& a : f.anims) {
-    // Bind to the skeleton that knows most of the animation's bones.
-    int best = 0, best_hits = -1;
-    for (std::size_t k = 0; k < s.skeletons.size(); ++k) {
-      int hits = 0;
-      for (const auto& b : a.bone_anims) hits += s.skeletons[k].find(b.name) >= 0;
-      if (hits > best_hits) best_hits = hits, best = static_cast<int>(k);
-    }
+    if (a.frame_count > max_frames)
+      core::fail(code::limit_exceeded, "animation '" + a.name + "' frame count " + std::to_string(a.frame_count) +
+                                           " exceeds the limit of " + std::to_string(max_frames), a.at + 0x10);
+    samples += (static_cast<std::uint64_t>(a.frame_count) + 1) * (nb + 1);
+  }
+  const std::uint64_t sample_limit = 1000000ull + 50ull * f.image.size();
+  if (samples > sample_limit)
+    core::fail(code::limit_exceeded, "sampling every frame of every bone would take " + std::to_string(samples) +
+                                         " evaluations, over the limit of " + std::to_string(sample_limit) +
+                                         " for a file of this size");
+  std::map<std::string, std::pair<int, std::uint64_t>> missing;  // name -> (animations, first offset)
+  int lossy_ssc = 0;
+  float max_world_error = 0;
+  std::string lossy_example;
+  for (const auto& a : f.anims) {
     animation an;
     an.name = a.name.empty() ? "animation_" + std::to_string(s.animations.size()) : a.name;
-    an.skeleton = best;
+    an.skeleton = 0;
     an.fps = fps;
     an.duration = a.frame_count / fps;
-    an.extras = {{"loop", a.loop()}, {"frame_count", a.frame_count + 1}, {"bfres_frame_count", a.frame_count},
-                 {"rotation_mode", a.euler() ? "euler_xyz" : "quaternion"}};
-    const auto& sk = s.skeletons[static_cast<std::size_t>(best)];
-    std::set<std::string> done;
+    an.extras = {{"loop", a.loop()}, {"bfres_frame_count", a.frame_count},
+                 {"rotation_mode", a.euler() ? "euler_xyz" : "quaternion"}, {"scale_mode", a.scale_mode()}};
+    const bool euler = a.euler();
+    const int scale_mode = raw_rig ? raw_rig->scale_mode() : a.scale_mode();
+    std::vector<const bone_anim*> by_bone(nb, nullptr);
     for (const auto& b : a.bone_anims) {
       int bi = sk.find(b.name);
       if (bi < 0) {
-        ctx.warn(code::w_missing_bone, "animation '" + an.name + "': bone '" + b.name +
-                                           "' is not in skeleton '" + sk.name + "'; its curves are skipped", b.at);
+        auto& m = missing[b.name];
+        if (m.first++ == 0) m.second = b.at;
         continue;
       }
-      if (!done.insert(b.name).second) {
-        ctx.warn(code::w_suspicious_value, "animation '" + an.name + "': second bone animation for '" + b.name + "' ignored", b.at);
+      if (by_bone[static_cast<std::size_t>(bi)]) {
+        warn(ctx, code::w_suspicious_value, "animation '" + an.name + "': second bone animation for '" + b.name + "' ignored", b.at);
         continue;
       }
-      const auto& rb = sk.bones[static_cast<std::size_t>(bi)];
-      channel_source src;
-      // Defaults: the bind bone's values, in the animation's rotation representation.
-      const bool euler = a.euler();
+      by_bone[static_cast<std::size_t>(bi)] = &b;
+    }
+    // Channel sources for every bone: curves, else base values, else the bind bone.
+    std::vector<channel_source> src(nb);
+    std::vector<bool> ssc(nb, false);
+    for (std::size_t bi = 0; bi < nb; ++bi) {
+      auto& cs = src[bi];
+      const auto& rb = sk.bones[bi];
       std::array<float, 4> bind_r{0, 0, 0, 1};
-      if (skel_file) {
-        for (const auto& m : skel_file->models)
-          if (m.skel && m.name == sk.name && static_cast<std::size_t>(bi) < m.skel->bones.size())
-            bind_r = m.skel->bones[static_cast<std::size_t>(bi)].rotate;
+      bool bind_euler = false;
+      if (raw_rig) {
+        const auto& raw = raw_rig->bones[bi];
+        bind_r = raw.rotate;
+        bind_euler = raw.euler();
+        for (int k = 0; k < 3; ++k) cs.constant[static_cast<std::size_t>(k)] = raw.scale[static_cast<std::size_t>(k)];
+        ssc[bi] = raw.segment_scale_compensate();
+      } else {
+        for (int k = 0; k < 3; ++k) cs.constant[static_cast<std::size_t>(k)] = rb.scale[static_cast<std::size_t>(k)];
       }
-      for (int k = 0; k < 3; ++k) src.constant[static_cast<std::size_t>(k)] = rb.scale[static_cast<std::size_t>(k)];
-      for (int k = 0; k < 4; ++k) src.constant[static_cast<std::size_t>(3 + k)] = bind_r[static_cast<std::size_t>(k)];
-      for (int k = 0; k < 3; ++k) src.constant[static_cast<std::size_t>(7 + k)] = rb.translation[static_cast<std::size_t>(k)];
+      // The bind rotation in the animation's representation.
+      if (bind_euler != euler) {
+        quat q = rotation_of(bind_r, bind_euler);
+        if (euler) {
+          vec3 e = quat_to_euler(q);
+          bind_r = {e[0], e[1], e[2], 1.0f};
+        } else {
+          bind_r = q;
+        }
+      }
+      for (int k = 0; k < 4; ++k) cs.constant[static_cast<std::size_t>(3 + k)] = bind_r[static_cast<std::size_t>(k)];
+      for (int k = 0; k < 3; ++k) cs.constant[static_cast<std::size_t>(7 + k)] = rb.translation[static_cast<std::size_t>(k)];
+      const bone_anim* b = by_bone[bi];
+      if (!b) continue;
+      // While an animation drives a bone, its BoneAnim flags (incl. SSC) replace the bone's.
+      ssc[bi] = b->segment_scale_compensate();
       std::size_t base = 0;  // stored S(3), R(4), T(3): only the present parts
-      if (b.has_base_scale()) for (int k = 0; k < 3; ++k) src.constant[static_cast<std::size_t>(k)] = b.base[base++];
-      if (b.has_base_rotate()) for (int k = 0; k < 4; ++k) src.constant[static_cast<std::size_t>(3 + k)] = b.base[base++];
-      if (b.has_base_translate()) for (int k = 0; k < 3; ++k) src.constant[static_cast<std::size_t>(7 + k)] = b.base[base++];
-      for (const auto& c : b.curves) {
+      if (b->has_base_scale()) for (int k = 0; k < 3; ++k) cs.constant[static_cast<std::size_t>(k)] = b->base[base++];
+      if (b->has_base_rotate()) for (int k = 0; k < 4; ++k) cs.constant[static_cast<std::size_t>(3 + k)] = b->base[base++];
+      if (b->has_base_translate()) for (int k = 0; k < 3; ++k) cs.constant[static_cast<std::size_t>(7 + k)] = b->base[base++];
+      for (const auto& c : b->curves) {
         int comp = component_of(c.target);
-        if (comp < 0) {
-          ctx.warn(code::w_unsupported_part, "curve with unknown target 0x" + std::to_string(c.target) + " skipped", c.at);
+        if (comp < 0 || !c.is_float()) {
+          warn(ctx, code::w_unsupported_part,
+                   "animation '" + an.name + "', bone '" + b->name + "': " +
+                       (comp < 0 ? "curve with unknown target " + std::to_string(c.target) : std::string("integer/boolean curve on a transform")) +
+                       " skipped",
+                   c.at);
           continue;
         }
-        if (!c.is_float()) {
-          ctx.warn(code::w_unsupported_part, "integer/boolean curve on a bone transform skipped", c.at);
-          continue;
-        }
-        src.curves[static_cast<std::size_t>(comp)] = &c;
+        if (euler && comp == 6) continue;  // W of an Euler rotation is unused
+        cs.curves[static_cast<std::size_t>(comp)] = &c;
       }
-      vec3_track(src, 7, rb.name, path::translation, a.frame_count, fps, rb.translation, an);
-      rotation_track(src, euler, rb.name, a.frame_count, fps, rb.rotation, an);
-      vec3_track(src, 0, rb.name, path::scale, a.frame_count, fps, rb.scale, an);
+    }
+    // SSC in Maya mode: a compensated child of a parent whose local scale is not 1 cannot
+    // keep its stored locals in glTF. Those bones get per-frame locals solved from the
+    // game's world matrices (README: exact for uniform parent scale, best fit otherwise).
+    std::vector<bool> ssc_fold(nb, false);
+    bool any_fold = false;
+    if (scale_mode == 2)
+      for (std::size_t bi = 0; bi < nb; ++bi) {
+        if (!ssc[bi] || parent[bi] < 0) continue;
+        const auto& ps = src[static_cast<std::size_t>(parent[bi])];
+        if (ps.animated(0, 3) || ps.constant[0] != 1 || ps.constant[1] != 1 || ps.constant[2] != 1)
+          ssc_fold[bi] = any_fold = true;
+      }
+    std::vector<std::vector<float>> solved_t, solved_r, solved_s;  // per bone, per frame
+    if (any_fold) {
+      auto local_of = [&](std::size_t bi, float fr, vec3& t, quat& q, vec3& sc) {
+        const auto& cs = src[bi];
+        t = {cs.at(7, fr), cs.at(8, fr), cs.at(9, fr)};
+        q = rotation_of({cs.at(3, fr), cs.at(4, fr), cs.at(5, fr), cs.at(6, fr)}, euler);
+        sc = {cs.at(0, fr), cs.at(1, fr), cs.at(2, fr)};
+      };
+      // Pass 1: which folds are non-uniform (then the whole subtree is re-solved).
+      std::vector<bool> solve = ssc_fold;
+      for (std::size_t bi = 0; bi < nb; ++bi) {
+        if (!ssc_fold[bi]) continue;
+        const auto& ps = src[static_cast<std::size_t>(parent[bi])];
+        for (std::int32_t fr = 0; fr <= a.frame_count; ++fr) {
+          float ff = static_cast<float>(fr);
+          float x = ps.at(0, ff), y = ps.at(1, ff), z = ps.at(2, ff);
+          if (!nearly(x, y, 1e-5f) || !nearly(y, z, 1e-5f)) {
+            if (lossy_ssc++ == 0) lossy_example = an.name + "/" + sk.bones[bi].name;
+            break;
+          }
+        }
+      }
+      if (lossy_ssc)
+        for (std::size_t bi = 0; bi < nb; ++bi)
+          if (parent[bi] >= 0 && solve[static_cast<std::size_t>(parent[bi])]) solve[bi] = true;
+      solved_t.assign(nb, {});
+      solved_r.assign(nb, {});
+      solved_s.assign(nb, {});
+      // Only solved bones and their ancestors need world matrices.
+      std::vector<bool> needed = solve;
+      for (std::size_t bi = nb; bi-- > 0;)
+        if (needed[bi] && parent[bi] >= 0) needed[static_cast<std::size_t>(parent[bi])] = true;
+      std::vector<core::mat4> game_rt(nb), game(nb), gltf(nb);
+      std::vector<vec3> scl(nb);
+      const vec3 one{1, 1, 1};
+      const quat ident{0, 0, 0, 1};
+      for (std::int32_t fr = 0; fr <= a.frame_count; ++fr) {
+        float ff = static_cast<float>(fr);
+        for (std::size_t bi = 0; bi < nb; ++bi) {
+          if (!needed[bi]) continue;
+          vec3 t, sc;
+          quat q;
+          local_of(bi, ff, t, q, sc);
+          scl[bi] = sc;
+          const int p = parent[bi];
+          const auto pu = static_cast<std::size_t>(p);
+          // nw::g3d CalcWorldMaya: RT world without the bone's own scale, then * S.
+          if (p < 0) {
+            game_rt[bi] = trs(t, q, one);
+          } else if (ssc[bi]) {
+            const vec3& ps = scl[pu];
+            game_rt[bi] = mul(game_rt[pu], trs({t[0] * ps[0], t[1] * ps[1], t[2] * ps[2]}, q, one));
+          } else {
+            game_rt[bi] = mul(mul(game_rt[pu], trs({0, 0, 0}, ident, scl[pu])), trs(t, q, one));
+          }
+          game[bi] = mul(game_rt[bi], trs({0, 0, 0}, ident, sc));
+          if (solve[bi]) {
+            decompose(p < 0 ? game[bi] : mul(inv(gltf[pu]), game[bi]), t, q, sc);
+            if (!solved_r[bi].empty()) {
+              const float* prev = &solved_r[bi][solved_r[bi].size() - 4];
+              if (prev[0] * q[0] + prev[1] * q[1] + prev[2] * q[2] + prev[3] * q[3] < 0)
+                for (auto& c : q) c = -c;
+            }
+            solved_t[bi].insert(solved_t[bi].end(), t.begin(), t.end());
+            solved_r[bi].insert(solved_r[bi].end(), q.begin(), q.end());
+            solved_s[bi].insert(solved_s[bi].end(), sc.begin(), sc.end());
+          }
+          const core::mat4 l = trs(t, q, sc);
+          gltf[bi] = p < 0 ? l : mul(gltf[pu], l);
+          if (solve[bi])
+            for (std::size_t k = 0; k < 16; ++k)
+              max_world_error = std::max(max_world_error, std::fabs(gltf[bi][k] - game[bi][k]));
+        }
+      }
+      for (std::size_t bi = 0; bi < nb; ++bi)
+        if (solve[bi]) an.extras["segment_scale_compensate_solved"].push_back(sk.bones[bi].name);
+      ssc_fold = solve;
+    }
+    for (std::size_t bi = 0; bi < nb; ++bi) {
+      const auto& cs = src[bi];
+      const auto& rb = sk.bones[bi];
+      const bool driven = by_bone[bi] != nullptr;
+      if (!driven && !ssc_fold[bi]) continue;
+      // Translation.
+      if (ssc_fold[bi]) {
+        per_frame_track(rb.name, path::translation, solved_t[bi], a.frame_count, fps, an);
+      } else if (cs.animated(7, 3)) {
+        vec3_track(cs, 7, rb.name, path::translation, a.frame_count, fps, an);
+      } else if (driven) {
+        std::vector<float> v{cs.constant[7], cs.constant[8], cs.constant[9]};
+        if (!(v[0] == rb.translation[0] && v[1] == rb.translation[1] && v[2] == rb.translation[2]))
+          constant_track(rb.name, path::translation, v, a.frame_count, fps, an);
+      }
+      // Rotation: Euler angles (or component-wise quaternions) per frame -> LINEAR quaternions.
+      auto rot_at = [&](float fr) {
+        std::array<float, 4> r{cs.at(3, fr), cs.at(4, fr), cs.at(5, fr), cs.at(6, fr)};
+        return rotation_of(r, euler);
+      };
+      if (ssc_fold[bi]) {
+        per_frame_track(rb.name, path::rotation, solved_r[bi], a.frame_count, fps, an);
+      } else if (cs.animated(3, 4)) {
+        track t;
+        t.bone = rb.name;
+        t.path = path::rotation;
+        t.interpolation = interpolation::linear;
+        for (std::int32_t fr = 0; fr <= a.frame_count; ++fr) {
+          quat q = rot_at(static_cast<float>(fr));
+          t.times.push_back(seconds(static_cast<float>(fr), fps));
+          t.values.insert(t.values.end(), q.begin(), q.end());
+        }
+        core::make_hemisphere_continuous(t.values);
+        an.tracks.push_back(std::move(t));
+      } else if (driven) {
+        quat q = rot_at(0);
+        if (std::fabs(core::dot(q, rb.rotation)) < 1 - 1e-7f)
+          constant_track(rb.name, path::rotation, {q[0], q[1], q[2], q[3]}, a.frame_count, fps, an);
+      }
+      // Scale.
+      if (ssc_fold[bi]) {
+        per_frame_track(rb.name, path::scale, solved_s[bi], a.frame_count, fps, an);
+      } else if (cs.animated(0, 3)) {
+        vec3_track(cs, 0, rb.name, path::scale, a.frame_count, fps, an);
+      } else if (driven) {
+        std::vector<float> v{cs.constant[0], cs.constant[1], cs.constant[2]};
+        if (!(v[0] == rb.scale[0] && v[1] == rb.scale[1] && v[2] == rb.scale[2]))
+          constant_track(rb.name, path::scale, v, a.frame_count, fps, an);
+      }
     }
     s.animations.push_back(std::move(an));
   }
+  for (const auto& [name, m] : missing)
+    warn(ctx, code::w_missing_bone,
+             "bone '" + name + "' is animated in " + std::to_string(m.first) + " of " + std::to_string(f.anims.size()) +
+                 " animations but skeleton '" + sk.name + "' (" + s.metadata.value("skeleton_file", std::string("synthesised")) +
+                 ") has no such bone; its curves are skipped",
+             m.second);
+  if (lossy_ssc && max_world_error > 1e-4f)
+    warn(ctx, code::w_lossy, "segment scale compensation under a non-uniform parent scale (" + std::to_string(lossy_ssc) +
+                                " bones, e.g. " + lossy_example + ") cannot be expressed by glTF's T*R*S inheritance; those bones' locals were solved per "
+                                "frame from the game's world matrices (best fit), largest world-matrix difference " +
+                                std::to_string(max_world_error));
+  if (lossy_ssc) s.metadata["ssc_max_world_error"] = max_world_error;
+  if (raw_rig && raw_rig->scale_mode() == 3)
+    warn(ctx, code::w_lossy, "Softimage scale mode: bone scales are exported with standard glTF inheritance");
   return s;
 }
 

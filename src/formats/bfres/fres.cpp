@@ -15,6 +15,17 @@ using core::fail;
 constexpr std::uint32_t kMaxBones = 4096;
 constexpr std::uint32_t kMaxDictEntries = 65535;
 
+// Structures may share data (two bone anims pointing at one curve array), so a hostile
+// file could make the parser decode the same bytes many times. Every decoded element is
+// counted against a budget proportional to the file size.
+thread_local std::uint64_t work_left = 0;
+void spend(std::uint64_t n, std::uint64_t at) {
+  if (n > work_left)
+    fail(code::limit_exceeded, "the file's structures overlap so much that decoding would exceed " +
+                                   std::string("the work budget (16 elements per byte)"), at);
+  work_left -= n;
+}
+
 // Wii U offsets are signed, relative to the offset field itself; 0 is null.
 std::uint32_t read_offset(byte_reader& r) {
   std::uint64_t at = r.tell();
@@ -41,10 +52,13 @@ dict parse_dict(const byte_reader& file, std::uint32_t at) {
   dict d;
   d.at = at;
   d.size = r.u32();
-  d.count = r.i32();
-  if (d.count < 0 || static_cast<std::uint32_t>(d.count) > kMaxDictEntries)
-    fail(code::bad_count, "dictionary entry count " + std::to_string(d.count) + " is impossible", at + 4);
+  std::uint32_t raw_count = r.u32();
+  d.count = static_cast<std::int32_t>(raw_count);
+  if (raw_count > kMaxDictEntries)
+    fail(code::bad_count, "dictionary entry count " + std::to_string(raw_count) + " exceeds the limit of " +
+                              std::to_string(kMaxDictEntries), at + 4);
   r.checked_count(static_cast<std::uint64_t>(d.count) + 1, 16, "dictionary nodes");
+  spend(static_cast<std::uint64_t>(d.count) + 1, at);
   for (std::int32_t i = 0; i <= d.count; ++i) {
     dict_node n;
     n.at = static_cast<std::uint32_t>(r.tell());
@@ -57,6 +71,43 @@ dict parse_dict(const byte_reader& file, std::uint32_t at) {
     d.nodes.push_back(std::move(n));
   }
   return d;
+}
+
+std::vector<user_data> parse_user_data(const byte_reader& file, std::uint32_t dict_at) {
+  std::vector<user_data> out;
+  if (!dict_at) return out;
+  dict d = parse_dict(file, dict_at);
+  for (std::size_t i = 1; i < d.nodes.size(); ++i) {
+    if (!d.nodes[i].data_at) continue;
+    byte_reader r = file.peek(d.nodes[i].data_at);
+    user_data u;
+    u.name = read_name(file, read_offset(r));
+    std::uint16_t count = r.u16();
+    u.type = r.u8();
+    r.skip(1);
+    if (u.type > 4) fail(code::bad_value, "user data type " + std::to_string(u.type) + " is not 0-4", d.nodes[i].data_at + 6);
+    r.checked_count(count, u.type == 4 ? 1 : 4, "user data values");
+    spend(count + 1u, d.nodes[i].data_at);
+    for (std::uint32_t k = 0; k < count; ++k) {
+      switch (u.type) {
+        case 0: u.values.push_back(r.i32()); break;
+        case 1: u.values.push_back(r.f32()); break;
+        case 4: u.values.push_back(r.u8()); break;
+        default: {
+          std::uint32_t at = read_offset(r);
+          u.values.push_back(u.type == 2 ? read_name(file, at) : std::string("(wide string)"));
+        }
+      }
+    }
+    out.push_back(std::move(u));
+  }
+  return out;
+}
+
+nlohmann::json user_json(const std::vector<user_data>& us) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& u : us) j.push_back({{"name", u.name}, {"type", u.type}, {"values", u.values}});
+  return j;
 }
 
 std::array<float, 12> read_mtx(byte_reader& r) {
@@ -87,6 +138,7 @@ skeleton parse_skeleton(const byte_reader& file, std::uint32_t at, bool v34) {
   for (std::uint32_t i = 0; i < s.num_bones; ++i) {
     byte_reader b = file.peek(s.bone_array_at + i * stride);
     bone bn;
+    spend(1, s.bone_array_at);
     bn.at = static_cast<std::uint32_t>(b.tell());
     bn.name_at = read_offset(b);
     bn.name = read_name(file, bn.name_at);
@@ -102,6 +154,7 @@ skeleton parse_skeleton(const byte_reader& file, std::uint32_t at, bool v34) {
     for (auto& v : bn.translate) v = b.f32();
     bn.user_data_at = read_offset(b);
     if (!v34) bn.inverse_matrix = read_mtx(b);
+    bn.user = parse_user_data(file, bn.user_data_at);
     if (bn.parent >= static_cast<std::int32_t>(i) || bn.parent < -1)
       fail(code::bad_value, "bone '" + bn.name + "' has parent " + std::to_string(bn.parent) +
                                 " (parents must precede children)", bn.at + 6);
@@ -189,8 +242,11 @@ curve parse_curve(const byte_reader& file, std::uint32_t at, bool v34) {
           c.frames.push_back(v);
         }
       }
-      if (!std::isfinite(c.frames.back()) || (i > 0 && c.frames.back() < c.frames[i - 1]))
-        fail(code::bad_value, "curve frames must be finite and non-decreasing", c.frames_at);
+      // Baked curves index keys by frame number and never read the frame array.
+      const bool keyed = c.type() != curve_type::baked_float && c.type() != curve_type::baked_int &&
+                         c.type() != curve_type::baked_bool;
+      if (keyed && (!std::isfinite(c.frames.back()) || (i > 0 && c.frames.back() < c.frames[i - 1])))
+        fail(code::bad_value, "curve frames must be finite and non-decreasing", c.frames_at + i * frame_size(c));
     }
   } else if (c.type() == curve_type::cubic || c.type() == curve_type::linear ||
              c.type() == curve_type::step_int || c.type() == curve_type::step_bool) {
@@ -199,6 +255,7 @@ curve parse_curve(const byte_reader& file, std::uint32_t at, bool v34) {
   if (!c.keys_at) fail(code::bad_offset, "curve without a key array", at);
   byte_reader k = file.peek(c.keys_at);
   std::size_t n = key_elements_stored(c);
+  spend(n + c.num_keys + 1, at);
   k.checked_count(n, key_size(c), "curve keys");
   for (std::size_t i = 0; i < n; ++i) {
     switch (c.key_type()) {
@@ -262,6 +319,7 @@ skeletal_anim parse_anim(const byte_reader& file, std::uint32_t at, bool v34) {
   for (std::uint32_t i = 0; i < a.num_bone_anims; ++i) {
     byte_reader b = file.peek(a.bone_anims_at + i * 0x18);
     bone_anim ba;
+    spend(1, a.bone_anims_at);
     ba.at = static_cast<std::uint32_t>(b.tell());
     ba.flags = b.u32();
     ba.name_at = read_offset(b);
@@ -297,6 +355,7 @@ skeletal_anim parse_anim(const byte_reader& file, std::uint32_t at, bool v34) {
     for (std::uint32_t i = 0; i < a.num_bone_anims; ++i) a.bind_indices.push_back(bi.u16());
   }
   (void)total_curves;
+  a.user = parse_user_data(file, a.user_data_at);
   return a;
 }
 
@@ -401,6 +460,17 @@ float curve::eval(float frame) const {
   return is_float() ? v * scale() + offset() : v + offset();
 }
 
+float curve::eval_left(float frame) const {
+  if ((type() != curve_type::cubic && type() != curve_type::linear) || frame <= start || frame > end) return eval(frame);
+  auto it = std::lower_bound(frames.begin(), frames.end(), frame);
+  if (it == frames.begin() || it == frames.end() || *it != frame) return eval(frame);
+  std::size_t i = static_cast<std::size_t>(it - frames.begin()) - 1;
+  if (!(frames[i + 1] > frames[i])) return eval(frame);
+  const float* k = &keys[i * static_cast<std::size_t>(elements_per_key())];
+  float v = type() == curve_type::cubic ? ((k[3] + k[2]) + (k[1] + k[0])) : k[1] + k[0];
+  return v * scale() + offset();
+}
+
 float curve::derivative(float f, bool from_left) const {
   if (type() != curve_type::cubic && type() != curve_type::linear) return 0;
   if (num_keys < 2) return 0;
@@ -436,6 +506,7 @@ platform detect_platform(std::span<const std::uint8_t> d) {
 file parse(std::vector<std::uint8_t> image) {
   file f;
   f.image = std::move(image);
+  work_left = 16ull * f.image.size() + 65536;
   byte_reader r(f.image, core::endian::big);
   if (r.fixed_string(4) != "FRES") fail(code::bad_magic, "expected 'FRES'", 0);
   if (detect_platform(f.image) == platform::switch_)
@@ -627,7 +698,8 @@ nlohmann::json to_json(const file& f) {
       for (const auto& b : s.bones)
         bones.push_back(json{{"name", b.name}, {"index", b.index}, {"parent", b.parent},
                              {"smooth_index", b.smooth_index}, {"rigid_index", b.rigid_index},
-                             {"flags", b.flags}, {"scale", b.scale}, {"rotate", b.rotate}, {"translate", b.translate}});
+                             {"flags", b.flags}, {"scale", b.scale}, {"rotate", b.rotate}, {"translate", b.translate},
+                             {"user_data", user_json(b.user)}});
       jm["skeleton"] = json{{"flags", s.flags}, {"scale_mode", s.scale_mode()},
                             {"rotation_mode", s.euler() ? "euler_xyz" : "quaternion"},
                             {"smooth_matrices", s.num_smooth}, {"rigid_matrices", s.num_rigid},
@@ -653,7 +725,7 @@ nlohmann::json to_json(const file& f) {
                                    {"rotation_mode", a.euler() ? "euler_xyz" : "quaternion"},
                                    {"scale_mode", a.scale_mode()}, {"frame_count", a.frame_count},
                                    {"curve_count", a.num_curves}, {"baked_size", a.baked_size},
-                                   {"bone_animations", bas}});
+                                   {"user_data", user_json(a.user)}, {"bone_animations", bas}});
   }
   return j;
 }

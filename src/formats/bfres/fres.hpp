@@ -31,6 +31,13 @@ struct dict {
   std::vector<dict_node> nodes;  // count + 1 (node 0 is the root)
 };
 
+// ResUserData: a named array of int32 / f32 / strings / bytes (read-only: kept in the image).
+struct user_data {
+  std::string name;
+  std::uint8_t type = 0;  // 0 int32, 1 f32, 2 string, 3 wide string, 4 bytes
+  nlohmann::json values = nlohmann::json::array();
+};
+
 struct bone {
   std::uint32_t at = 0;
   std::string name;
@@ -43,6 +50,7 @@ struct bone {
   std::array<float, 4> rotate{};
   std::array<float, 3> translate{};
   std::uint32_t user_data_at = 0;
+  std::vector<user_data> user;
   std::optional<std::array<float, 12>> inverse_matrix;  // v < 3.4: per bone
   [[nodiscard]] bool euler() const { return ((flags >> 12) & 7) == 1; }
   [[nodiscard]] bool segment_scale_compensate() const { return (flags >> 23) & 1; }
@@ -94,6 +102,9 @@ struct curve {
   [[nodiscard]] float offset() const;
   // The runtime's evaluation (nw::g3d semantics): polynomial segments, scale/offset, wrap.
   [[nodiscard]] float eval(float frame) const;
+  // The limit from the left at `frame` (differs from eval() where a key replaces the
+  // previous segment's end value: a jump, as in the seed's linear example at frame 20).
+  [[nodiscard]] float eval_left(float frame) const;
   // d value / d frame, from the right (out) or the left (in) at a frame.
   [[nodiscard]] float derivative(float frame, bool from_left) const;
 };
@@ -127,6 +138,7 @@ struct skeletal_anim {
   std::array<std::uint8_t, 4> pre34_tail{};  // v < 3.4: the reserved word
   std::vector<bone_anim> bone_anims;
   std::vector<std::uint16_t> bind_indices;
+  std::vector<user_data> user;
   [[nodiscard]] bool loop() const { return (flags >> 2) & 1; }
   [[nodiscard]] bool euler() const { return ((flags >> 12) & 7) == 1; }
   [[nodiscard]] int scale_mode() const { return (flags >> 8) & 3; }

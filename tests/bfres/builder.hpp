@@ -1,0 +1,235 @@
+// A tiny, independent Wii U FRES writer for hand-built test vectors. It follows the
+// layout tables of ../shared/specs/bfres.md directly (not the reader's code), so the
+// reader is checked against the notes rather than against itself.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace bfres_test {
+
+class be_buffer {
+ public:
+  std::vector<std::uint8_t> b;
+  std::size_t pos() const { return b.size(); }
+  void u8(std::uint8_t v) { b.push_back(v); }
+  void u16(std::uint16_t v) { u8(std::uint8_t(v >> 8)); u8(std::uint8_t(v)); }
+  void u32(std::uint32_t v) { u16(std::uint16_t(v >> 16)); u16(std::uint16_t(v)); }
+  void f32(float v) { std::uint32_t x; std::memcpy(&x, &v, 4); u32(x); }
+  void raw(const char* s, std::size_t n) { b.insert(b.end(), s, s + n); }
+  void align4() { while (b.size() % 4) u8(0); }
+  // Self-relative offset to a label resolved later (0 when the label is "").
+  void ref(const std::string& label) {
+    if (!label.empty()) fixups.push_back({pos(), label});
+    u32(0);
+  }
+  void name(const std::string& s) { ref("str:" + s); strings[s] = 0; }
+  void mark(const std::string& label) { labels[label] = pos(); }
+  void finish() {
+    align4();
+    for (auto& [s, at] : strings) {  // u32 length, chars, NUL, pad to 4
+      u32(std::uint32_t(s.size()));
+      labels["str:" + s] = pos();
+      raw(s.data(), s.size());
+      u8(0);
+      align4();
+    }
+    for (auto& [at, label] : fixups) {
+      std::int64_t v = std::int64_t(labels.at(label)) - std::int64_t(at);
+      auto u = std::uint32_t(std::int32_t(v));
+      b[at] = std::uint8_t(u >> 24); b[at + 1] = std::uint8_t(u >> 16);
+      b[at + 2] = std::uint8_t(u >> 8); b[at + 3] = std::uint8_t(u);
+    }
+  }
+  void patch_u32(std::size_t at, std::uint32_t u) {
+    b[at] = std::uint8_t(u >> 24); b[at + 1] = std::uint8_t(u >> 16);
+    b[at + 2] = std::uint8_t(u >> 8); b[at + 3] = std::uint8_t(u);
+  }
+  std::vector<std::pair<std::size_t, std::string>> fixups;
+  std::map<std::string, std::size_t> labels;
+  std::map<std::string, std::size_t> strings;
+};
+
+struct t_curve {
+  std::uint16_t flags = 0;  // frame type | key type << 2 | curve type << 4
+  std::uint32_t target = 0x10;
+  float start = 0, end = 0, scale = 1, offset = 0, delta = 0;
+  std::vector<std::int64_t> frames;  // raw, as stored (u8 / s16 / f32 bits)
+  std::vector<std::int64_t> keys;    // raw elements
+};
+struct t_bone_anim {
+  std::string name;
+  std::uint32_t flags = 0;  // base bits / transform bits; curve bits are computed
+  std::vector<float> base;
+  std::vector<t_curve> curves;  // ordered S, R, T
+  std::uint8_t begin_rotate = 3, begin_translate = 6, begin_base_translate = 7;
+};
+struct t_anim {
+  std::string name;
+  std::uint32_t flags = 0x1200;
+  std::int32_t frame_count = 0;
+  std::vector<t_bone_anim> bones;
+};
+struct t_bone {
+  std::string name;
+  std::int16_t parent = -1;
+  std::uint32_t flags = 0x1001;  // visible, Euler
+  float s[3] = {1, 1, 1}, r[4] = {0, 0, 0, 1}, t[3] = {0, 0, 0};
+};
+
+inline int bit_of_target(std::uint32_t t) {
+  switch (t) {
+    case 0x04: return 0; case 0x08: return 1; case 0x0C: return 2;
+    case 0x20: return 3; case 0x24: return 4; case 0x28: return 5; case 0x2C: return 6;
+    case 0x10: return 7; case 0x14: return 8; default: return 9;
+  }
+}
+
+// Writes a FRES of `version` with one model "Skeleton" (FSKL only, when bones are
+// given) and the FSKAs. Dictionaries get plain nodes (readers iterate them).
+inline std::vector<std::uint8_t> build_fres(const std::vector<t_bone>& bones, const std::vector<t_anim>& anims,
+                                            std::uint32_t version = 0x04050003) {
+  const bool v34 = version >= 0x03040000;
+  be_buffer w;
+  w.raw("FRES", 4);
+  w.u32(version);
+  w.u16(0xFEFF);
+  w.u16(0x10);
+  w.u32(0);  // file size, patched
+  w.u32(4);
+  w.name("test");
+  w.u32(0);
+  w.ref("");  // string pool (not needed by the reader)
+  for (int i = 0; i < 12; ++i) w.ref(i == 0 && !bones.empty() ? "dict0" : i == 2 && !anims.empty() ? "dict2" : "");
+  for (int i = 0; i < 12; ++i) w.u16(std::uint16_t(i == 0 ? (bones.empty() ? 0 : 1) : i == 2 ? anims.size() : 0));
+  w.u32(0);
+  auto dict = [&](const std::string& label, const std::vector<std::pair<std::string, std::string>>& entries) {
+    w.mark(label);
+    w.u32(std::uint32_t(8 + 16 * (entries.size() + 1)));
+    w.u32(std::uint32_t(entries.size()));
+    w.u32(0xFFFFFFFF); w.u16(0); w.u16(0); w.ref(""); w.ref("");
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      w.u32(0); w.u16(0); w.u16(0);
+      w.name(entries[i].first);
+      w.ref(entries[i].second);
+    }
+  };
+  if (!bones.empty()) {
+    dict("dict0", {{"Skeleton", "fmdl"}});
+    w.mark("fmdl");
+    w.raw("FMDL", 4);
+    w.name("Skeleton");
+    w.name("");
+    w.ref("fskl");
+    for (int i = 0; i < 4; ++i) w.ref("");
+    for (int i = 0; i < 4; ++i) w.u16(0);
+    w.u32(0);
+    if (version >= 0x03030000) w.u32(0);
+    w.mark("fskl");
+    w.raw("FSKL", 4);
+    w.u32(0x1200);
+    w.u16(std::uint16_t(bones.size()));
+    w.u16(0); w.u16(0); w.u16(0);
+    w.ref("");  // bone dict (not needed by the reader)
+    w.ref("bones");
+    w.ref("");
+    if (v34) w.ref("");
+    w.u32(0);
+    w.mark("bones");
+    for (std::size_t i = 0; i < bones.size(); ++i) {
+      const auto& b = bones[i];
+      w.name(b.name);
+      w.u16(std::uint16_t(i)); w.u16(std::uint16_t(b.parent)); w.u16(0xFFFF); w.u16(0xFFFF); w.u16(0xFFFF); w.u16(0);
+      w.u32(b.flags);
+      for (float v : b.s) w.f32(v);
+      for (float v : b.r) w.f32(v);
+      for (float v : b.t) w.f32(v);
+      w.ref("");
+      if (!v34) for (int k = 0; k < 12; ++k) w.f32(k % 4 == k / 4 ? 1.0f : 0.0f);
+    }
+  }
+  if (!anims.empty()) {
+    std::vector<std::pair<std::string, std::string>> e;
+    for (std::size_t i = 0; i < anims.size(); ++i) e.push_back({anims[i].name, "fska" + std::to_string(i)});
+    dict("dict2", e);
+  }
+  for (std::size_t ai = 0; ai < anims.size(); ++ai) {
+    const auto& a = anims[ai];
+    const std::string A = "a" + std::to_string(ai);
+    int ncurves = 0;
+    for (const auto& b : a.bones) ncurves += int(b.curves.size());
+    w.mark("fska" + std::to_string(ai));
+    w.raw("FSKA", 4);
+    w.name(a.name);
+    w.name("");
+    w.u32(a.flags);
+    if (v34) {
+      w.u32(std::uint32_t(a.frame_count)); w.u16(std::uint16_t(a.bones.size())); w.u16(0);
+      w.u32(std::uint32_t(ncurves)); w.u32(0);
+    } else {  // nw4f/G3d 3.0: s16 frames, u16 bone anims, s32 curves, u32 baked, u16 user data, pad
+      w.u16(std::uint16_t(a.frame_count)); w.u16(std::uint16_t(a.bones.size()));
+      w.u32(std::uint32_t(ncurves)); w.u32(0); w.u16(0); w.u16(0);
+    }
+    w.ref(A + "ba");
+    w.ref("");
+    w.ref("");
+    w.ref("");
+    w.mark(A + "ba");
+    int begin = 0;
+    for (std::size_t bi = 0; bi < a.bones.size(); ++bi) {
+      const auto& b = a.bones[bi];
+      std::uint32_t flags = b.flags;
+      for (const auto& c : b.curves) flags |= 1u << (6 + bit_of_target(c.target));
+      w.u32(flags);
+      w.name(b.name);
+      w.u8(b.begin_rotate); w.u8(b.begin_translate); w.u8(std::uint8_t(b.curves.size())); w.u8(b.begin_base_translate);
+      w.u8(std::uint8_t(begin)); w.u8(0); w.u8(0); w.u8(0);
+      begin += int(b.curves.size());
+      const std::string B = A + "b" + std::to_string(bi);
+      w.ref(b.curves.empty() ? "" : B + "c");
+      w.ref(b.base.empty() ? "" : B + "base");
+    }
+    for (std::size_t bi = 0; bi < a.bones.size(); ++bi) {
+      const auto& b = a.bones[bi];
+      const std::string B = A + "b" + std::to_string(bi);
+      if (!b.curves.empty()) w.mark(B + "c");
+      for (std::size_t ci = 0; ci < b.curves.size(); ++ci) {
+        const auto& c = b.curves[ci];
+        const std::string C = B + "c" + std::to_string(ci);
+        w.u16(c.flags);
+        const int per = ((c.flags >> 4) & 7) == 0 ? 4 : ((c.flags >> 4) & 7) == 1 ? 2 : 1;
+        w.u16(std::uint16_t(c.frames.empty() ? c.keys.size() / std::size_t(per) : c.frames.size()));
+        w.u32(c.target);
+        w.f32(c.start); w.f32(c.end); w.f32(c.scale); w.f32(c.offset);
+        if (v34) w.f32(c.delta);
+        w.ref(C + "f");
+        w.ref(C + "k");
+      }
+      for (std::size_t ci = 0; ci < b.curves.size(); ++ci) {
+        const auto& c = b.curves[ci];
+        const std::string C = B + "c" + std::to_string(ci);
+        const int ft = c.flags & 3, kt = (c.flags >> 2) & 3;
+        w.mark(C + "f");
+        for (auto v : c.frames) ft == 0 ? w.u32(std::uint32_t(v)) : ft == 1 ? w.u16(std::uint16_t(v)) : w.u8(std::uint8_t(v));
+        w.align4();
+        w.mark(C + "k");
+        for (auto v : c.keys) kt == 0 ? w.u32(std::uint32_t(v)) : kt == 1 ? w.u16(std::uint16_t(v)) : w.u8(std::uint8_t(v));
+        w.align4();
+      }
+      if (!b.base.empty()) {
+        w.mark(B + "base");
+        for (float v : b.base) w.f32(v);
+      }
+    }
+  }
+  w.finish();
+  w.patch_u32(0x0C, std::uint32_t(w.b.size()));
+  return w.b;
+}
+
+inline std::int64_t f32_bits(float f) { std::uint32_t x; std::memcpy(&x, &f, 4); return x; }
+
+}  // namespace bfres_test

@@ -1,0 +1,23 @@
+# BFRES CLI tests (names start with bfres_ so that ctest -R bfres selects them).
+set(BF ${SAMPLES}/bfres)
+rigrip_cli_test(bfres_info_bass_anim ARGS info ${BF}/Animal_Bass_Animation.bfres
+  EXPECT "skeleton 'Bass': 6 bones.*animation 'Wait_Ground'.*W_MISSING_BONE: bone 'Arm_1_L' is animated in 7 of 7")
+rigrip_cli_test(bfres_info_dog ARGS info ${BF}/Animal_Dog_Animation.bfres
+  EXPECT "skeleton 'Skeleton': 32 bones.*W_FALLBACK: using the FSKL 'Skeleton' that the animation file itself carries")
+rigrip_cli_test(bfres_info_dog_json ARGS info --json ${BF}/Animal_Dog_Animation.bfres EXPECT "\"bones\": 32")
+rigrip_cli_test(bfres_info_sbfres ARGS info ${BF}/Animal_Bass.sbfres EXPECT "skeleton 'Bass': 6 bones.*skeleton 'Bass_Boneless': 1 bones")
+rigrip_cli_test(bfres_skeleton_option ARGS info ${BF}/Animal_Bass_Animation.bfres --skeleton ${BF}/Animal_Bass.sbfres
+  EXPECT "skeleton_file\":\"Animal_Bass.sbfres")
+foreach(s Animal_Bass.bfres Animal_Bass.sbfres Animal_Bass_Animation.bfres Animal_Dog_Animation.bfres)
+  rigrip_cli_test(bfres_convert_${s} ARGS convert ${BF}/${s} -o ${OUT}/bfres/${s}.glb VALIDATE ${OUT}/bfres/${s}.glb)
+  rigrip_cli_test(bfres_rewrite_${s} ARGS rewrite ${BF}/${s} -o ${OUT}/bfres/rw_${s} EXPECT_FILE ${OUT}/bfres/rw_${s})
+endforeach()
+rigrip_cli_test(bfres_convert_fps ARGS info ${BF}/Animal_Bass_Animation.bfres --fps 60 EXPECT "animation 'Dead': 0.500 s, fps 60")
+rigrip_cli_test(bfres_dump_scene ARGS dump ${BF}/Animal_Bass_Animation.bfres
+  EXPECT "\"interpolation\": \"CUBICSPLINE\".*\"fps\": 30")
+rigrip_cli_test(bfres_dump_raw ARGS dump --raw ${BF}/Animal_Bass_Animation.bfres
+  EXPECT "\"bone_animations\".*\"curves\".*\"format\": \"bfres\"")
+rigrip_cli_test(bfres_damaged ARGS info ${EXAMPLES}/bfres/damaged_dict_count.bfres EXIT 1
+  EXPECT "damaged_dict_count.bfres @ 0x70: E_BAD_COUNT \\[bfres\\]: dictionary entry count 4294967295")
+rigrip_cli_test(bfres_switch_refused ARGS info ${EXAMPLES}/bfres/switch_header.bfres EXIT 1
+  EXPECT "E_UNSUPPORTED_VERSION \\[bfres\\]: Switch BFRES not supported yet")

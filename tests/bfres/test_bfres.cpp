@@ -1,0 +1,580 @@
+// BFRES family tests: hand-built vectors from the seed and the notes, real samples,
+// an independent evaluation of every curve, hostile input.
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "builder.hpp"
+#include "core/failure.hpp"
+#include "core/math.hpp"
+#include "formats/bfres/convert.hpp"
+#include "formats/bfres/fres.hpp"
+#include "formats/bfres/yaz0.hpp"
+#include "rigrip/gltf.hpp"
+#include "test_support.hpp"
+
+using namespace rigrip;
+using namespace bfres_test;
+
+// rigrip_core's glTF writer (write_file) references save_file from the registry library,
+// which family test binaries do not link; this binary supplies a plain one.
+namespace rigrip {
+result<void> save_file(const std::string& path, byte_view data) {
+  test::write_bytes(path, std::vector<std::uint8_t>(data.begin(), data.end()));
+  return {};
+}
+}  // namespace rigrip
+
+namespace {
+
+struct loaded {
+  scene s;
+  diagnostics diags;
+};
+
+// Reads through the family's entry points (as the registry does, minus detection).
+loaded read_bytes_as(const std::vector<std::uint8_t>& data, const std::string& path, read_options o = {}) {
+  loaded out;
+  read_context ctx;
+  ctx.path = path;
+  ctx.data = data;
+  ctx.options = o;
+  ctx.diags = &out.diags;
+  ctx.load = [](const std::string& p) -> result<bytes> { return test::read_bytes(p); };
+  out.s = bfres::to_scene(bfres::load(data, nullptr), ctx);
+  auto v = out.s.validate();
+  EXPECT_TRUE(v.ok()) << (v.ok() ? "" : v.error().message);
+  return out;
+}
+
+const track* find_track(const animation& a, const std::string& bone, path p) {
+  for (const auto& t : a.tracks)
+    if (t.bone == bone && t.path == p) return &t;
+  return nullptr;
+}
+
+// ---- Independent evaluation, written from bfres.md section 3 (not the reader's code).
+float ref_eval(const bfres::curve& c, float f) {
+  const int per = c.type() == bfres::curve_type::cubic ? 4 : c.type() == bfres::curve_type::linear ? 2 : 1;
+  const float scale = c.scale(), offset = c.offset();
+  if (f < c.start) f = c.start;
+  if (f > c.end) f = c.end;
+  if (per == 1) {  // baked float
+    int i = int(f) - int(c.start);
+    float ratio = f - float(int(c.start) + i);
+    float a = c.keys[std::size_t(i)];
+    float b = std::size_t(i + 1) < c.keys.size() ? c.keys[std::size_t(i + 1)] : a;
+    return (b * ratio + a * (1 - ratio)) * scale + offset;
+  }
+  std::size_t i = 0;
+  while (i + 1 < c.frames.size() && c.frames[i + 1] <= f) ++i;
+  float t = 0;
+  if (i + 1 < c.frames.size()) t = (f - c.frames[i]) / (c.frames[i + 1] - c.frames[i]);
+  const float* k = &c.keys[i * std::size_t(per)];
+  float v = per == 4 ? k[0] + k[1] * t + k[2] * t * t + k[3] * t * t * t : k[0] + k[1] * t;
+  return v * scale + offset;
+}
+
+// 3x3 rotation from Euler XYZ, nw::g3d Mtx34::SetR as quoted in the notes (row-major).
+std::array<float, 9> ref_euler_matrix(float x, float y, float z) {
+  float sx = std::sin(x), cx = std::cos(x), sy = std::sin(y), cy = std::cos(y), sz = std::sin(z), cz = std::cos(z);
+  return {cy * cz, sx * sy * cz - cx * sz, cx * cz * sy + sx * sz,
+          cy * sz, sx * sy * sz + cx * cz, cx * sz * sy - sx * cz,
+          -sy,     sx * cy,                cx * cy};
+}
+std::array<float, 9> quat_matrix(const quat& qin) {
+  quat q = core::normalize(qin);
+  float x = q[0], y = q[1], z = q[2], w = q[3];
+  return {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),
+          2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+          2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y)};
+}
+
+bfres::file parse_sample(const std::string& p) { return bfres::load(test::read_bytes(p), nullptr); }
+
+t_curve seed_linear_curve() {
+  // The seed's worked example: SByte keys, scale 2, offset 200, delta 300; the key at
+  // frame 20 replaces the previous segment's end (254) with 400.
+  t_curve c;
+  c.flags = 2 | (2 << 2) | (1 << 4);  // u8 frames, s8 keys, linear
+  c.target = 0x10;                    // translate X
+  c.start = 0;
+  c.end = 30;
+  c.scale = 2;
+  c.offset = 200;
+  c.delta = 300;
+  c.frames = {0, 20, 30};
+  c.keys = {-100, 127, 100, -50, 50, 0};
+  return c;
+}
+
+}  // namespace
+
+TEST(Curve, SeedLinearExample) {
+  t_anim a;
+  a.name = "Seed";
+  a.frame_count = 30;
+  t_bone_anim b;
+  b.name = "Bone";
+  b.curves.push_back(seed_linear_curve());
+  a.bones.push_back(b);
+  auto bytes = build_fres({{"Bone"}}, {a});
+  auto f = bfres::parse(bytes);
+  ASSERT_EQ(f.anims.size(), 1u);
+  const auto& c = f.anims[0].bone_anims[0].curves[0];
+  EXPECT_EQ(c.type(), bfres::curve_type::linear);
+  EXPECT_FLOAT_EQ(c.eval(0), 0);        // -100 * 2 + 200
+  EXPECT_FLOAT_EQ(c.eval_left(20), 254);  // (-100 + 127) * 2 + 200: the discarded key
+  EXPECT_FLOAT_EQ(c.eval(20), 400);     // 100 * 2 + 200
+  EXPECT_FLOAT_EQ(c.eval(30), 300);     // 50 * 2 + 200
+  EXPECT_FLOAT_EQ(c.eval(10), 127);     // halfway 0 -> 254
+  EXPECT_FLOAT_EQ(c.eval(25), 350);     // halfway 400 -> 300
+  ASSERT_TRUE(c.delta.has_value());
+  EXPECT_FLOAT_EQ(*c.delta, 300);
+  // Through the scene: a LINEAR track that keeps the jump at frame 20.
+  auto l = read_bytes_as(bytes, "seed.bfres");
+  ASSERT_EQ(l.s.animations.size(), 1u);
+  const track* t = find_track(l.s.animations[0], "Bone", path::translation);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->interpolation, interpolation::linear);
+  auto at = [&](float frame) { return core::sample(*t, frame / 30.0f)[0]; };
+  EXPECT_NEAR(at(0), 0, 1e-4);
+  EXPECT_NEAR(at(10), 127, 1e-2);
+  EXPECT_NEAR(at(19.99f), 254 * 19.99f / 20, 0.05);
+  EXPECT_NEAR(at(20), 400, 1e-3);
+  EXPECT_NEAR(at(25), 350, 1e-3);
+  EXPECT_NEAR(at(30), 300, 1e-3);
+}
+
+TEST(Curve, CubicSegmentIsPolynomialOverNormalisedTime) {
+  // One cubic segment over frames 0..8 with s16 keys and fixed-point (10.5) frames, then
+  // a last key with c1..c3 = 0. value = (c0 + c1 t + c2 t^2 + c3 t^3) * scale + offset.
+  t_curve c;
+  c.flags = 1 | (1 << 2);  // s10.5 frames, s16 keys, cubic
+  c.target = 0x14;         // translate Y
+  c.start = 0;
+  c.end = 8;
+  c.scale = 0.5f;
+  c.offset = 1.0f;
+  c.frames = {0, 8 * 32};
+  const std::int64_t k0 = 10, k1 = 40, k2 = -30, k3 = 8;
+  c.keys = {k0, k1, k2, k3, k0 + k1 + k2 + k3, 0, 0, 0};
+  t_anim a;
+  a.name = "Cubic";
+  a.frame_count = 8;
+  t_bone_anim b;
+  b.name = "Bone";
+  b.curves.push_back(c);
+  a.bones.push_back(b);
+  auto bytes = build_fres({{"Bone"}}, {a});
+  auto l = read_bytes_as(bytes, "cubic.bfres");
+  const track* t = find_track(l.s.animations[0], "Bone", path::translation);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->interpolation, interpolation::cubic_spline);
+  auto f = bfres::parse(bytes);
+  const auto& rc = f.anims[0].bone_anims[0].curves[0];
+  for (float frame = 0; frame <= 8.0f; frame += 0.25f) {
+    float tt = frame / 8;
+    float expect = (float(k0) + float(k1) * tt + float(k2) * tt * tt + float(k3) * tt * tt * tt) * 0.5f + 1.0f;
+    EXPECT_NEAR(rc.eval(frame), expect, 1e-4) << frame;
+    // The glTF CUBICSPLINE track with derived tangents reproduces the polynomial exactly.
+    EXPECT_NEAR(core::sample(*t, frame / 30.0f)[1], expect, 1e-4) << frame;
+  }
+}
+
+TEST(Curve, BakedAndFloatKeys) {
+  t_curve c;
+  c.flags = 0 | (0 << 2) | (2 << 4);  // f32 frames (unused), f32 keys, baked float
+  c.target = 0x04;
+  c.start = 0;
+  c.end = 3;
+  c.frames = {};
+  c.keys = {f32_bits(1.0f), f32_bits(2.0f), f32_bits(4.0f), f32_bits(3.0f)};
+  t_anim a;
+  a.name = "Baked";
+  a.frame_count = 3;
+  t_bone_anim b;
+  b.name = "Bone";
+  b.curves.push_back(c);
+  a.bones.push_back(b);
+  auto bytes = build_fres({{"Bone"}}, {a});
+  auto f = bfres::parse(bytes);
+  const auto& rc = f.anims[0].bone_anims[0].curves[0];
+  EXPECT_FLOAT_EQ(rc.eval(1.5f), 3.0f);
+  EXPECT_FLOAT_EQ(rc.eval(3.0f), 3.0f);  // frame == end: the last key, never one past it
+  auto l = read_bytes_as(bytes, "baked.bfres");
+  const track* t = find_track(l.s.animations[0], "Bone", path::scale);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->times.size(), 4u);
+  EXPECT_NEAR(core::sample(*t, 2 / 30.0f)[0], 4.0f, 1e-6);
+}
+
+TEST(Reader, Pre34LayoutsParse) {
+  // v3.3: 0x70-byte bones with a per-bone inverse matrix, 0x20-byte curves without delta,
+  // s16 frame count in the FSKA header.
+  t_anim a;
+  a.name = "Old";
+  a.frame_count = 30;
+  t_bone_anim b;
+  b.name = "Child";
+  b.curves.push_back(seed_linear_curve());
+  a.bones.push_back(b);
+  t_bone root{"Root"}, child{"Child", 0};
+  child.t[1] = 2.5f;
+  auto bytes = build_fres({root, child}, {a}, 0x03030000);
+  auto f = bfres::parse(bytes);
+  ASSERT_EQ(f.models.size(), 1u);
+  ASSERT_EQ(f.models[0].skel->bones.size(), 2u);
+  EXPECT_TRUE(f.models[0].skel->bones[1].inverse_matrix.has_value());
+  EXPECT_FLOAT_EQ(f.models[0].skel->bones[1].translate[1], 2.5f);
+  const auto& c = f.anims[0].bone_anims[0].curves[0];
+  EXPECT_FALSE(c.delta.has_value());
+  EXPECT_FLOAT_EQ(c.eval(25), 350);
+  EXPECT_EQ(f.anims[0].frame_count, 30);
+  auto l = read_bytes_as(bytes, "old.bfres");
+  EXPECT_EQ(l.s.skeletons[0].bones.size(), 2u);
+}
+
+TEST(Reader, DictCountFFFFFFFFFailsFastWithoutAllocating) {
+  t_anim a;
+  a.name = "A";
+  a.frame_count = 1;
+  auto bytes = build_fres({}, {a});
+  // The FSKA dictionary sits right after the 0x6C header: its count is at 0x70.
+  bytes[0x70] = bytes[0x71] = bytes[0x72] = bytes[0x73] = 0xFF;
+  auto t0 = std::chrono::steady_clock::now();
+  try {
+    (void)bfres::parse(bytes);
+    FAIL() << "parsed a dictionary of 0xFFFFFFFF entries";
+  } catch (const core::failure& e) {
+    EXPECT_EQ(e.error().code, code::bad_count);
+    EXPECT_EQ(e.error().offset, 0x70u);
+    EXPECT_NE(e.error().message.find("4294967295"), std::string::npos) << e.error().message;
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1));
+}
+
+TEST(Reader, Yaz0SizeFFFFFFFFFailsFast) {
+  std::vector<std::uint8_t> y = {'Y', 'a', 'z', '0', 0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 'F', 'R', 'E', 'S'};
+  try {
+    (void)bfres::yaz0_decompress(y);
+    FAIL();
+  } catch (const core::failure& e) {
+    EXPECT_EQ(e.error().code, code::bad_count);
+  }
+}
+
+TEST(Reader, SwitchFresRefusedClearly) {
+  std::vector<std::uint8_t> d(0x100, 0);
+  std::memcpy(d.data(), "FRES    ", 8);
+  EXPECT_EQ(bfres::detect_platform(d), bfres::platform::switch_);
+  try {
+    (void)bfres::parse(d);
+    FAIL();
+  } catch (const core::failure& e) {
+    EXPECT_EQ(e.error().code, code::unsupported_version);
+    EXPECT_NE(e.error().message.find("Switch BFRES not supported yet"), std::string::npos);
+  }
+}
+
+TEST(Reader, Yaz0RoundTrip) {
+  std::vector<std::uint8_t> data;
+  std::mt19937 rng(7);
+  for (int i = 0; i < 5000; ++i) data.push_back(std::uint8_t(i % 97 < 50 ? i % 7 : rng() & 0xFF));
+  auto z = bfres::yaz0_compress(data);
+  EXPECT_EQ(bfres::yaz0_decompress(z), data);
+}
+
+// ---- Samples.
+
+TEST(Samples, CountsAndPairing) {
+  RIGRIP_REQUIRE_SAMPLE(bass, "bfres/Animal_Bass_Animation.bfres");
+  auto l = read_bytes_as(test::read_bytes(bass), bass);
+  ASSERT_EQ(l.s.skeletons.size(), 1u);
+  EXPECT_EQ(l.s.skeletons[0].bones.size(), 6u);
+  EXPECT_EQ(l.s.animations.size(), 7u);
+  if (test::sample("bfres/Animal_Bass.bfres")) {
+    EXPECT_EQ(l.s.metadata["skeleton_file"], "Animal_Bass.bfres");  // the sibling model's rig
+    EXPECT_EQ(l.s.skeletons[0].name, "Bass");
+  }
+  int missing = 0;
+  for (const auto& w : l.diags.warnings) missing += w.code == code::w_missing_bone;
+  EXPECT_EQ(missing, 4);  // Chin, Arm_1_L, Arm_1_R, Tail: not in the fish's rig
+  RIGRIP_REQUIRE_SAMPLE(dog, "bfres/Animal_Dog_Animation.bfres");
+  auto d = read_bytes_as(test::read_bytes(dog), dog);
+  EXPECT_EQ(d.s.skeletons[0].bones.size(), 32u);
+  EXPECT_EQ(d.s.animations.size(), 51u);
+  for (const auto& w : d.diags.warnings) EXPECT_NE(w.code, code::w_missing_bone) << w.message;
+  // --skeleton wins over everything else.
+  RIGRIP_REQUIRE_SAMPLE(model, "bfres/Animal_Bass.sbfres");
+  read_options o;
+  o.skeleton_path = model;
+  auto k = read_bytes_as(test::read_bytes(bass), bass, o);
+  EXPECT_EQ(k.s.skeletons[0].name, "Bass");
+  EXPECT_EQ(k.s.metadata["skeleton_file"], "Animal_Bass.sbfres");
+}
+
+TEST(Samples, Yaz0DecompressesToTheBfres) {
+  RIGRIP_REQUIRE_SAMPLE(sb, "bfres/Animal_Bass.sbfres");
+  RIGRIP_REQUIRE_SAMPLE(b, "bfres/Animal_Bass.bfres");
+  EXPECT_EQ(bfres::yaz0_decompress(test::read_bytes(sb)), test::read_bytes(b));
+}
+
+TEST(Samples, RewriteIsByteIdentical) {
+  for (const char* n : {"bfres/Animal_Bass.bfres", "bfres/Animal_Bass_Animation.bfres", "bfres/Animal_Dog_Animation.bfres"}) {
+    auto p = test::sample(n);
+    if (!p) continue;
+    auto bytes = test::read_bytes(*p);
+    auto f = bfres::parse(bytes);
+    EXPECT_TRUE(bfres::serialise(f) == bytes) << n;
+  }
+}
+
+TEST(Samples, DictionaryPatriciaLookupFindsEveryName) {
+  RIGRIP_REQUIRE_SAMPLE(dog, "bfres/Animal_Dog_Animation.bfres");
+  auto f = parse_sample(dog);
+  int found = 0, total = 0;
+  for (const auto& d : f.dicts) {
+    if (!d) continue;
+    for (std::size_t i = 1; i < d->nodes.size(); ++i) {
+      const std::string& name = d->nodes[i].name;
+      // nw4f/G3d FindNode with the start-indexed bit test.
+      auto bit = [&](std::uint32_t ref) {
+        std::uint32_t wd = ref >> 3, pos = ref & 7;
+        return wd < name.size() ? (std::uint8_t(name[wd]) >> pos) & 1 : 0;
+      };
+      const auto* parent = &d->nodes[0];
+      const auto* child = &d->nodes[parent->left];
+      int guard = 0;
+      while (parent->ref_bit > child->ref_bit && guard++ < 100) {
+        parent = child;
+        child = bit(child->ref_bit) ? &d->nodes[child->right] : &d->nodes[child->left];
+      }
+      ++total;
+      found += child->name == name;
+    }
+  }
+  EXPECT_GT(total, 50);
+  EXPECT_EQ(found, total);
+}
+
+TEST(Samples, EulerBindPoseTimesInverseMatricesIsIdentity) {
+  RIGRIP_REQUIRE_SAMPLE(dog, "bfres/Animal_Dog_Animation.bfres");
+  auto f = parse_sample(dog);
+  auto l = read_bytes_as(test::read_bytes(dog), dog);
+  const auto& sk = *f.models[0].skel;
+  auto world = core::world_matrices(l.s.skeletons[0]);
+  float worst = 0;
+  for (std::size_t k = 0; k < sk.inverse_matrices.size(); ++k) {
+    std::size_t bi = std::size_t(sk.mtx_to_bone[k]);  // matrices belong to mtxToBone[k]
+    const auto& inv = sk.inverse_matrices[k];           // row-major 3x4
+    core::mat4 im{inv[0], inv[4], inv[8], 0, inv[1], inv[5], inv[9], 0, inv[2], inv[6], inv[10], 0, inv[3], inv[7], inv[11], 1};
+    auto id = core::multiply(world[bi], im);
+    for (int r = 0; r < 4; ++r)
+      for (int c = 0; c < 4; ++c) worst = std::max(worst, std::fabs(id[std::size_t(c * 4 + r)] - (r == c ? 1.0f : 0.0f)));
+  }
+  EXPECT_LT(worst, 1e-4);
+}
+
+// Every animation, every bone, every frame: the scene's tracks (sampled as glTF would)
+// against the curves evaluated independently, with base / bind fallbacks from section 4
+// and, for bones whose locals were re-solved for SSC, the game's Maya world matrix (section 6).
+TEST(Samples, PosesAtEveryFrameMatchIndependentEvaluation) {
+  for (const char* n : {"bfres/Animal_Bass_Animation.bfres", "bfres/Animal_Dog_Animation.bfres"}) {
+    auto p = test::sample(n);
+    if (!p) continue;
+    auto bytes = test::read_bytes(*p);
+    auto f = bfres::parse(bytes);
+    auto l = read_bytes_as(bytes, *p);
+    const auto& sk = l.s.skeletons[0];
+    const bfres::skeleton* raw = nullptr;
+    bfres::file sib;
+    if (l.s.metadata["skeleton_file"] == "Animal_Bass.bfres") {
+      sib = parse_sample(*test::sample("bfres/Animal_Bass.bfres"));
+      raw = &*sib.models[0].skel;
+    } else {
+      raw = &*f.models[0].skel;
+    }
+    const float max_ssc = l.s.metadata.value("ssc_max_world_error", 0.0f);
+    double worst_local = 0, worst_world = 0;
+    std::size_t checked = 0;
+    for (std::size_t ai = 0; ai < f.anims.size(); ++ai) {
+      const auto& fa = f.anims[ai];
+      const auto& an = l.s.animations[ai];
+      ASSERT_EQ(an.name, fa.name);
+      std::set<std::string> solved;
+      if (an.extras.contains("segment_scale_compensate_solved"))
+        for (const auto& b : an.extras["segment_scale_compensate_solved"]) solved.insert(b.get<std::string>());
+      const std::size_t nb = sk.bones.size();
+      for (std::int32_t fr = 0; fr <= fa.frame_count; ++fr) {
+        std::vector<std::array<float, 10>> ref(nb);
+        std::vector<bool> ssc(nb);
+        for (std::size_t bi = 0; bi < nb; ++bi) {
+          const auto& rb = raw->bones[bi];
+          ref[bi] = {rb.scale[0], rb.scale[1], rb.scale[2], rb.rotate[0], rb.rotate[1], rb.rotate[2], rb.rotate[3],
+                     rb.translate[0], rb.translate[1], rb.translate[2]};
+          ssc[bi] = rb.segment_scale_compensate();
+          for (const auto& ba : fa.bone_anims) {
+            if (ba.name != rb.name) continue;
+            ssc[bi] = (ba.flags >> 23) & 1;
+            std::size_t k = 0;
+            if (ba.flags & (1 << 3)) for (int c = 0; c < 3; ++c) ref[bi][std::size_t(c)] = ba.base[k++];
+            if (ba.flags & (1 << 4)) for (int c = 0; c < 4; ++c) ref[bi][std::size_t(3 + c)] = ba.base[k++];
+            if (ba.flags & (1 << 5)) for (int c = 0; c < 3; ++c) ref[bi][std::size_t(7 + c)] = ba.base[k++];
+            for (const auto& c : ba.curves) {
+              int slot = c.target == 0x04 ? 0 : c.target == 0x08 ? 1 : c.target == 0x0C ? 2 : c.target == 0x20 ? 3
+                       : c.target == 0x24 ? 4 : c.target == 0x28 ? 5 : c.target == 0x2C ? 6 : c.target == 0x10 ? 7
+                       : c.target == 0x14 ? 8 : 9;
+              ref[bi][std::size_t(slot)] = ref_eval(c, float(fr));
+            }
+          }
+        }
+        const float time = float(fr / 30.0);
+        // Scene locals at this frame (track if any, else rest).
+        std::vector<core::mat4> gl(nb), game_rt(nb), game(nb);
+        for (std::size_t bi = 0; bi < nb; ++bi) {
+          const auto& b = sk.bones[bi];
+          vec3 t = b.translation, s = b.scale;
+          quat q = b.rotation;
+          if (auto* tr = find_track(an, b.name, path::translation)) { auto v = core::sample(*tr, time); t = {v[0], v[1], v[2]}; }
+          if (auto* tr = find_track(an, b.name, path::rotation)) { auto v = core::sample(*tr, time); q = {v[0], v[1], v[2], v[3]}; }
+          if (auto* tr = find_track(an, b.name, path::scale)) { auto v = core::sample(*tr, time); s = {v[0], v[1], v[2]}; }
+          const auto& r = ref[bi];
+          if (!solved.count(b.name)) {
+            for (int c = 0; c < 3; ++c) {
+              worst_local = std::max(worst_local, double(std::fabs(t[std::size_t(c)] - r[std::size_t(7 + c)]) / std::max(1.0f, std::fabs(r[std::size_t(7 + c)]))));
+              worst_local = std::max(worst_local, double(std::fabs(s[std::size_t(c)] - r[std::size_t(c)]) / std::max(1.0f, std::fabs(r[std::size_t(c)]))));
+            }
+            auto m1 = quat_matrix(q);
+            auto m2 = ref_euler_matrix(r[3], r[4], r[5]);
+            for (int k = 0; k < 9; ++k) worst_local = std::max(worst_local, double(std::fabs(m1[std::size_t(k)] - m2[std::size_t(k)])));
+            ++checked;
+          }
+          gl[bi] = core::compose(t, q, s);
+          // The game's world (Maya scale mode), from the reference values.
+          auto R = ref_euler_matrix(r[3], r[4], r[5]);
+          auto rt = [&](vec3 tt) {
+            return core::mat4{R[0], R[3], R[6], 0, R[1], R[4], R[7], 0, R[2], R[5], R[8], 0, tt[0], tt[1], tt[2], 1};
+          };
+          int p = b.parent;
+          vec3 tt{r[7], r[8], r[9]};
+          if (p < 0) {
+            game_rt[bi] = rt(tt);
+          } else {
+            const auto& ps = ref[std::size_t(p)];
+            if (ssc[bi]) {
+              game_rt[bi] = core::multiply(game_rt[std::size_t(p)], rt({tt[0] * ps[0], tt[1] * ps[1], tt[2] * ps[2]}));
+            } else {
+              game_rt[bi] = core::multiply(core::multiply(game_rt[std::size_t(p)], core::compose({0, 0, 0}, {0, 0, 0, 1}, {ps[0], ps[1], ps[2]})), rt(tt));
+            }
+            gl[bi] = core::multiply(gl[std::size_t(p)], gl[bi]);
+          }
+          game[bi] = core::multiply(game_rt[bi], core::compose({0, 0, 0}, {0, 0, 0, 1}, {r[0], r[1], r[2]}));
+          for (int k = 0; k < 16; ++k) worst_world = std::max(worst_world, double(std::fabs(gl[bi][std::size_t(k)] - game[bi][std::size_t(k)])));
+        }
+      }
+    }
+    EXPECT_GT(checked, 100u) << n;
+    EXPECT_LT(worst_local, 2e-4) << n;
+    // World matrices agree except where glTF cannot express SSC under non-uniform parent scale,
+    // and then by no more than the difference the reader reports.
+    EXPECT_LT(worst_world, std::max(2e-3, double(max_ssc) + 1e-3)) << n;
+    std::printf("%s: %zu local poses, worst local %.3g, worst world %.3g (reported SSC best-fit %.3g)\n", n, checked,
+                worst_local, worst_world, max_ssc);
+  }
+}
+
+TEST(Samples, EveryGlbPassesTheValidator) {
+  for (const char* n : {"bfres/Animal_Bass.sbfres", "bfres/Animal_Bass_Animation.bfres", "bfres/Animal_Dog_Animation.bfres"}) {
+    auto p = test::sample(n);
+    if (!p) continue;
+    auto l = read_bytes_as(test::read_bytes(*p), *p);
+    std::string out = test::out_path(std::filesystem::path(*p).filename().string() + ".glb");
+    auto w = gltf::write(l.s, {}, l.diags);
+    ASSERT_TRUE(w.ok()) << w.error().message;
+    test::write_bytes(out, w.value().main);
+    std::string report;
+    int errors = test::gltf_validator_errors(out, &report);
+    if (errors < 0) GTEST_SKIP() << "node / gltf-validator not available";
+    EXPECT_EQ(errors, 0) << report;
+  }
+}
+
+// ---- Hostile input: truncations and byte flips must end in clean errors.
+TEST(Hostile, MutationLoop) {
+  std::vector<std::vector<std::uint8_t>> seeds;
+  {
+    t_anim a;
+    a.name = "Seed";
+    a.frame_count = 30;
+    t_bone_anim b;
+    b.name = "Child";
+    b.flags = (1 << 3) | (1 << 5);
+    b.base = {1, 1, 1, 0, 0, 0};
+    b.curves.push_back(seed_linear_curve());
+    a.bones.push_back(b);
+    seeds.push_back(build_fres({{"Root"}, {"Child", 0}}, {a}));
+  }
+  if (auto p = test::sample("bfres/Animal_Bass_Animation.bfres")) seeds.push_back(test::read_bytes(*p));
+  std::mt19937 rng(12345);
+  int clean = 0, ok = 0;
+  for (const auto& seed : seeds) {
+    for (int it = 0; it < 150; ++it) {
+      auto d = seed;
+      if (it % 3 == 0) {
+        d.resize(rng() % d.size());
+      } else {
+        int flips = 1 + int(rng() % 8);
+        for (int k = 0; k < flips; ++k) d[rng() % d.size()] ^= std::uint8_t(1 + rng() % 255);
+      }
+      auto t0 = std::chrono::steady_clock::now();
+      try {
+        diagnostics diags;
+        read_context ctx;
+        ctx.path = "mutant.bfres";
+        ctx.data = d;
+        ctx.diags = &diags;
+        auto s = bfres::to_scene(bfres::load(d, nullptr), ctx);
+        (void)s.validate();
+        ++ok;
+      } catch (const core::failure& e) {
+        ++clean;
+        EXPECT_FALSE(e.error().message.empty());
+      }
+      EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
+    }
+  }
+  std::printf("mutations: %d clean errors, %d still readable\n", clean, ok);
+  EXPECT_GT(clean, 0);
+}
+
+// examples/bfres holds small files made by this test's builder (never game files):
+// RIGRIP_REGEN=1 rewrites them; otherwise the committed files must match.
+TEST(Examples, FilesMatchTheBuilder) {
+  t_anim a;
+  a.name = "Seed";
+  a.frame_count = 30;
+  t_bone_anim b;
+  b.name = "Child";
+  b.curves.push_back(seed_linear_curve());
+  a.bones.push_back(b);
+  auto seed = build_fres({{"Root"}, {"Child", 0}}, {a});
+  auto damaged = seed;
+  damaged[0x70] = damaged[0x71] = damaged[0x72] = damaged[0x73] = 0xFF;  // FMDL dict count
+  std::vector<std::uint8_t> sw(0x100, 0);
+  std::memcpy(sw.data(), "FRES    ", 8);
+  const std::string dir = std::string(RIGRIP_SOURCE_DIR) + "/examples/bfres/";
+  std::vector<std::pair<std::string, std::vector<std::uint8_t>>> files{
+      {"seed_linear.bfres", seed}, {"damaged_dict_count.bfres", damaged}, {"switch_header.bfres", sw}};
+  const char* regen = std::getenv("RIGRIP_REGEN");
+  for (auto& [name, bytes] : files) {
+    if (regen && std::string(regen) == "1") {
+      std::filesystem::create_directories(dir);
+      test::write_bytes(dir + name, bytes);
+    }
+    EXPECT_EQ(test::read_bytes(dir + name), bytes) << name;
+  }
+}
