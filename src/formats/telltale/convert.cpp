@@ -73,7 +73,7 @@ struct key3 {
 // times, as the notes recommend; reports what it changed.
 std::vector<key3> clean_keys(std::vector<key3> k, float length, std::size_t& dupes, std::size_t& clamped) {
   for (auto& x : k) {
-    float c = std::clamp(x.t, 0.0f, std::max(length, 0.0f));
+    float c = std::isfinite(x.t) ? std::clamp(x.t, 0.0f, std::max(length, 0.0f)) : 0.0f;
     if (c != x.t) ++clamped;
     x.t = c;
   }
