@@ -103,7 +103,7 @@ std::array<float, 4> sample(const channel& c, double frame) {
 }
 
 // One bone's three channels from a stored record; keys with non-increasing frames dropped.
-std::array<channel, 3> channels(const key_record& k, std::size_t& dropped) {
+std::array<channel, 3> channels(const key_record& k, std::size_t& dropped, std::size_t& repaired) {
   std::array<channel, 3> out;
   out[1].ncomp = 4;
   auto push = [&](channel& c, int frame, std::array<float, 4> v) {
@@ -118,8 +118,13 @@ std::array<channel, 3> channels(const key_record& k, std::size_t& dropped) {
     push(out[0], k.t_frames[i], {fixed_to_float(k.t[0][i]), fixed_to_float(k.t[1][i]), fixed_to_float(k.t[2][i]), 0});
   for (std::size_t i = 0; i < k.r_frames.size(); ++i) {
     quat q{rot_to_float(k.r[0][i]), rot_to_float(k.r[1][i]), rot_to_float(k.r[2][i]), rot_to_float(k.r[3][i])};
+    // Stored norms are 0.9999..1.0001: keep the values exactly as stored (so pack gives the
+    // same integers back) and repair only what is not a rotation at all.
     float len = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    q = len > 1e-6f ? core::normalize(q) : quat{0, 0, 0, 1};
+    if (!(std::fabs(len - 1.0f) < 5e-4f)) {
+      q = len > 1e-6f && std::isfinite(len) ? core::normalize(q) : quat{0, 0, 0, 1};
+      ++repaired;
+    }
     push(out[1], k.r_frames[i], {q[0], q[1], q[2], q[3]});
   }
   for (std::size_t i = 0; i < k.s_frames.size(); ++i)
@@ -137,11 +142,11 @@ animation make_clip(const key_table& keys, const skeleton& sk, int skel_index, i
   a.name = name;
   a.skeleton = skel_index;
   a.fps = fps;
-  std::size_t dropped = 0;
+  std::size_t dropped = 0, repaired = 0;
   int max_frame = 0;
   std::size_t nb = std::min(keys.bones.size(), sk.bones.size());
   for (std::size_t b = 0; b < nb; ++b) {
-    auto ch = channels(keys.bones[b], dropped);
+    auto ch = channels(keys.bones[b], dropped, repaired);
     for (int c = 0; c < 3; ++c) {
       const auto& cc = ch[static_cast<std::size_t>(c)];
       if (cc.frames.empty()) continue;
@@ -167,8 +172,11 @@ animation make_clip(const key_table& keys, const skeleton& sk, int skel_index, i
     }
   }
   if (dropped)
-    ctx.warn(code::w_duplicate_key_time, "animation '" + name + "': " + std::to_string(dropped) +
+    warn(ctx, code::w_duplicate_key_time, "animation '" + name + "': " + std::to_string(dropped) +
                                              " keys with a frame number not above the previous key were dropped");
+  if (repaired)
+    warn(ctx, code::w_suspicious_value, "animation '" + name + "': " + std::to_string(repaired) +
+                                            " rotation keys were not unit quaternions and were normalised");
   a.duration = all ? max_frame / fps : (f1 - f0) / fps;
   return a;
 }
@@ -337,7 +345,7 @@ void add_model(scene& s, const model_raw& m, const std::string& name, double fps
   model_geometry g = parse_geometry(m);
   decoded_textures tex = decode_textures(m);
   if (tex.vram_bytes != m.vram_size)
-    ctx.warn(code::w_suspicious_value, name + ": texture LZSS gave " + std::to_string(tex.vram_bytes) +
+    warn(ctx, code::w_suspicious_value, name + ": texture LZSS gave " + std::to_string(tex.vram_bytes) +
                                            " bytes, vram_size says " + std::to_string(m.vram_size),
              m.base + m.entries[1].offset);
 
@@ -364,7 +372,7 @@ void add_model(scene& s, const model_raw& m, const std::string& name, double fps
       float len = std::sqrt(t.rotation[0] * t.rotation[0] + t.rotation[1] * t.rotation[1] + t.rotation[2] * t.rotation[2] +
                             t.rotation[3] * t.rotation[3]);
       if (len > 1e-6f && std::isfinite(len)) b.rotation = core::normalize(t.rotation);
-      else ctx.warn(code::w_suspicious_value, name + ": " + b.name + " has a zero rotation; identity used");
+      else warn(ctx, code::w_suspicious_value, name + ": " + b.name + " has a zero rotation; identity used");
       b.scale = t.scale;
       if (weapon_bone < 0) weapon_bone = static_cast<int>(sk.bones.size());
     }
@@ -374,7 +382,7 @@ void add_model(scene& s, const model_raw& m, const std::string& name, double fps
   }
   sk.extras = {{"sf3_bones", g.skel.parent.size()}, {"sf3_tags", g.skel.tags.size()}};
   if (g.skel.mesh_bone.size() != g.body.size())
-    ctx.warn(code::w_suspicious_value, name + ": skeleton draws " + std::to_string(g.skel.mesh_bone.size()) +
+    warn(ctx, code::w_suspicious_value, name + ": skeleton draws " + std::to_string(g.skel.mesh_bone.size()) +
                                            " meshes, the body list has " + std::to_string(g.body.size()));
 
   // ---- atlas: shelf-pack the textures, plus a white block for flat-coloured faces ----
@@ -442,7 +450,7 @@ void add_model(scene& s, const model_raw& m, const std::string& name, double fps
         if (((f.flag & 1) != 0) != (ds != 0)) continue;
         bool is_tex = (f.dir & 0x0F) == 2;
         if (is_tex && f.texno >= tex.images.size()) {
-          ctx.warn(code::w_suspicious_value, name + " " + part + ": texture number " + std::to_string(f.texno) +
+          warn(ctx, code::w_suspicious_value, name + " " + part + ": texture number " + std::to_string(f.texno) +
                                                  " of " + std::to_string(tex.images.size()) + "; drawn flat");
           is_tex = false;
         }
@@ -498,14 +506,14 @@ void add_model(scene& s, const model_raw& m, const std::string& name, double fps
   }
   if (g.weapon) {
     if (weapon_bone < 0)
-      ctx.warn(code::w_fallback, name + ": weapon mesh without a 0x30 weapon tag; left at the model origin");
+      warn(ctx, code::w_fallback, name + ": weapon mesh without a 0x30 weapon tag; left at the model origin");
     build(*g.weapon, weapon_bone, "weapon");
   }
   s.skeletons.push_back(std::move(sk));
   const skeleton& skr = s.skeletons.back();
 
   if (m.anim.keys.bones.size() != g.skel.parent.size())
-    ctx.warn(code::w_suspicious_value, name + ": keyframe table has " + std::to_string(m.anim.keys.bones.size()) +
+    warn(ctx, code::w_suspicious_value, name + ": keyframe table has " + std::to_string(m.anim.keys.bones.size()) +
                                            " bones, the skeleton " + std::to_string(g.skel.parent.size()));
   if (!include_clips) return;
 
@@ -534,12 +542,12 @@ void add_model(scene& s, const model_raw& m, const std::string& name, double fps
     if (d.external()) {
       int k = external_index++;
       if (!scenario1) {
-        ctx.warn(code::w_opaque_data, nm + ": keys are in attack-animation chunk " + std::to_string(k) +
+        warn(ctx, code::w_opaque_data, nm + ": keys are in attack-animation chunk " + std::to_string(k) +
                                           " (compressed, format not public); clip skipped");
         continue;
       }
       if (!an.file) {
-        ctx.warn(code::w_pairing, nm + ": keys are in the x8an animation file, which was not found; clip skipped");
+        warn(ctx, code::w_pairing, nm + ": keys are in the x8an animation file, which was not found; clip skipped");
         continue;
       }
       // The k-th external entry is the k-th segment of the model's x8an group.
@@ -549,13 +557,13 @@ void add_model(scene& s, const model_raw& m, const std::string& name, double fps
       for (std::size_t si = 0; si < an.file->segments.size(); ++si)
         if (groups[si] == an.group && seen++ == k) seg = &an.file->segments[si], seg_index = si;
       if (!seg || seg->keys.bones.size() != skr.bones.size() - g.skel.tags.size()) {
-        ctx.warn(code::w_pairing, nm + ": no matching segment " + std::to_string(k) + " in group " + std::to_string(an.group) +
+        warn(ctx, code::w_pairing, nm + ": no matching segment " + std::to_string(k) + " in group " + std::to_string(an.group) +
                                       " of " + an.name + "; clip skipped");
         continue;
       }
       auto fr = frame_range(seg->keys);
       if (fr.first > f0 || fr.second < f1)
-        ctx.warn(code::w_pairing, nm + ": x8an segment " + std::to_string(seg_index) + " covers frames " +
+        warn(ctx, code::w_pairing, nm + ": x8an segment " + std::to_string(seg_index) + " covers frames " +
                                       std::to_string(fr.first) + "-" + std::to_string(fr.second) + ", not the whole clip");
       keys = &seg->keys;
       ex["source"] = an.name + " segment " + std::to_string(seg_index);
@@ -580,7 +588,7 @@ void add_x8an_animations(scene& s, int skel, const x8an_file& f, int group, doub
     if (groups[i] != group) continue;
     const auto& seg = f.segments[i];
     if (seg.keys.bones.size() != push_bones) {
-      ctx.warn(code::w_name_mismatch, "segment " + std::to_string(i) + " has " + std::to_string(seg.keys.bones.size()) +
+      warn(ctx, code::w_name_mismatch, "segment " + std::to_string(i) + " has " + std::to_string(seg.keys.bones.size()) +
                                           " bones, the model " + std::to_string(push_bones) + "; skipped", seg.offset);
       continue;
     }
@@ -594,7 +602,7 @@ void add_x8an_animations(scene& s, int skel, const x8an_file& f, int group, doub
     ++added;
   }
   if (!added)
-    ctx.warn(code::w_pairing, "no x8an segment of group " + std::to_string(group) + " matches the model's " +
+    warn(ctx, code::w_pairing, "no x8an segment of group " + std::to_string(group) + " matches the model's " +
                                   std::to_string(push_bones) + " bones");
 }
 

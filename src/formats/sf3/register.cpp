@@ -3,6 +3,7 @@
 //   sf3-x8an  X8AN*.BIN external attack animations (paired with their X8PC model)
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 
 #include "core/failure.hpp"
 #include "formats/sf3/decode.hpp"
@@ -50,7 +51,8 @@ std::optional<bytes> load_sibling(const read_context& ctx, const std::string& di
   std::transform(up.begin(), up.end(), up.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
   for (const auto& n : {name, up, lo}) {
     std::string p = dir + n;
-    if (!ctx.file_exists(p)) continue;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(p, ec)) continue;
     auto r = ctx.load(p);
     if (r) {
       if (found) *found = p;
@@ -110,7 +112,7 @@ result<scene> read_x8pc(const read_context& ctx) {
           sib.group = ust[6] - 'A';
           sib.name = base_name(found);
         } else {
-          ctx.warn(code::w_pairing, "sibling " + found + " could not be read: " + parsed.error().message);
+          warn(ctx, code::w_pairing, "sibling " + found + " could not be read: " + parsed.error().message);
         }
       }
     }
@@ -118,7 +120,7 @@ result<scene> read_x8pc(const read_context& ctx) {
       const auto& m = f.models[i];
       std::string name = f.models.size() == 1 ? st : st + "_" + std::to_string(i);
       for (std::size_t c = 4; c < m.entries.size(); ++c)
-        ctx.warn(code::w_opaque_data, name + ": chunk " + std::to_string(c) + " (attack animation, " +
+        warn(ctx, code::w_opaque_data, name + ": chunk " + std::to_string(c) + " (attack animation, " +
                                           std::to_string(m.entries[c].data_size) +
                                           " bytes, compression not public) kept as opaque bytes",
                  m.base + m.entries[c].offset);
@@ -207,7 +209,7 @@ result<scene> read_x8an(const read_context& ctx) {
     for (auto& c : mst) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     int group = 0;
     if (mst.size() == 7 && std::isalpha(static_cast<unsigned char>(mst[6]))) group = mst[6] - 'A';
-    else ctx.warn(code::w_fallback, "model name " + mst + " has no variant letter; x8an group 0 used");
+    else warn(ctx, code::w_fallback, "model name " + mst + " has no variant letter; x8an group 0 used");
     scene s;
     s.format = "sf3-x8an";
     const double fps = fps_of(ctx);
