@@ -670,3 +670,52 @@ TEST(Samples, RootTrackMatchesBone0SampledLinearly) {
   }
   EXPECT_GE(files, 10);
 }
+
+TEST(Encoder, ReEncodeEverySampleWithinQuantisationStep) {
+  // Real key streams (all axis orders, delta runs, additive tracks) through our encoder.
+  std::string dir = sample_dir();
+  if (dir.empty()) GTEST_SKIP() << "telltale samples not present";
+  for (const char* n : anm_samples) {
+    auto a = parse_animation(test::read_bytes(dir + "/" + n));
+    if (!pose_of(a)) continue;
+    auto d = decode_cspk2(pose_of(a)->cspk2, 0);
+    std::vector<cspk2_track_in> tracks(d.bones.size());
+    float range = 0;
+    for (const auto& k : d.keys) range = std::max(range, k.time);
+    for (const auto& k : d.keys) {
+      auto& t = tracks[k.bone];
+      if (k.rotation) {
+        float len = std::sqrt(k.value[0] * k.value[0] + k.value[1] * k.value[1] + k.value[2] * k.value[2] + k.value[3] * k.value[3]);
+        t.rot_times.push_back(k.time);
+        t.rotations.push_back({k.value[0] / len, k.value[1] / len, k.value[2] / len, k.value[3] / len});
+      } else {
+        t.pos_times.push_back(k.time);
+        t.translations.push_back({k.value[0], k.value[1], k.value[2]});
+      }
+    }
+    cspk2_encode_stats st;
+    auto buf = encode_cspk2(d.bones, tracks, range, &st);
+    auto e = decode_cspk2(buf, 0);
+    EXPECT_EQ(e.sample_bytes_consumed, e.header.sample_data_size) << n;
+    ASSERT_EQ(e.keys.size(), d.keys.size()) << n;
+    EXPECT_EQ(e.bones, d.bones);
+    std::vector<std::size_t> ri(d.bones.size(), 0), pi(d.bones.size(), 0);
+    double worst_rot = 0, worst_pos = 0;
+    for (const auto& k : e.keys) {
+      const auto& t = tracks[k.bone];
+      if (k.rotation) {
+        const auto& q = t.rotations[ri[k.bone]++];
+        float s = (q[0] * k.value[0] + q[1] * k.value[1] + q[2] * k.value[2] + q[3] * k.value[3]) < 0 ? -1.0f : 1.0f;
+        for (int c = 0; c < 4; ++c) worst_rot = std::max(worst_rot, static_cast<double>(std::fabs(k.value[c] - s * q[c])));
+      } else {
+        const auto& p = t.translations[pi[k.bone]++];
+        for (int c = 0; c < 3; ++c) worst_pos = std::max(worst_pos, static_cast<double>(std::fabs(k.value[c] - p[c])));
+      }
+    }
+    EXPECT_LE(worst_rot, st.max_rot_step + 1e-5) << n;
+    EXPECT_LE(worst_pos, st.max_pos_step + 1e-6) << n;
+    std::printf("%-50.50s keys %zu abs %zu delta %zu bytes %zu->%zu rot err %.2g (step %.2g) pos err %.2g (step %.2g)\n", n,
+                d.keys.size(), st.absolute_keys, st.delta_keys, pose_of(a)->cspk2.size(), buf.size(), worst_rot,
+                st.max_rot_step, worst_pos, st.max_pos_step);
+  }
+}
