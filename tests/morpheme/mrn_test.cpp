@@ -30,6 +30,7 @@ result<void> save_file(const std::string& path, byte_view data) {
 namespace {
 
 const std::string example_path = std::string(RIGRIP_SOURCE_DIR) + "/examples/morpheme/forgelight_example.mrn";
+const std::string example_nsa_path = std::string(RIGRIP_SOURCE_DIR) + "/examples/morpheme/Male_Wave.nsa";
 
 bytes generate() {
   pack_context pc;
@@ -82,6 +83,10 @@ TEST(MrnExample, GeneratedFileIsUpToDate) {
   if (std::getenv("RIGRIP_REGENERATE_EXAMPLES")) test::write_bytes(example_path, b);
   auto have = test::read_bytes(example_path);
   EXPECT_EQ(have, b) << "regenerate with RIGRIP_REGENERATE_EXAMPLES=1";
+  // The standalone NSA example is the Male_Wave payload; it pairs with the folder's only .mrn.
+  auto nsa = parse_mrn(b).packets[1].payload;
+  if (std::getenv("RIGRIP_REGENERATE_EXAMPLES")) test::write_bytes(example_nsa_path, nsa);
+  EXPECT_EQ(test::read_bytes(example_nsa_path), nsa);
 }
 
 TEST(MrnExample, PacketsAndSegmentKinds) {

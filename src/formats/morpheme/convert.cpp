@@ -507,7 +507,8 @@ scene read_nsa_scene(const read_context& ctx) {
   if (!file.empty()) b.anim.extras["file_name"] = file;
   scene s;
   s.format = "morpheme-nsa";
-  fill_scene_skeletons(s, m);
+  s.skeletons.push_back(m.rigs[static_cast<std::size_t>(rig)].sk);  // only the rig it animates
+  b.anim.skeleton = 0;
   s.animations.push_back(std::move(b.anim));
   s.metadata["skeleton_file"] = skel;
   s.metadata["skeleton_pairing"] = how;
