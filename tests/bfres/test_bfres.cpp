@@ -578,3 +578,158 @@ TEST(Examples, FilesMatchTheBuilder) {
     EXPECT_EQ(test::read_bytes(dir + name), bytes) << name;
   }
 }
+
+// ---- Writing.
+#include "formats/bfres/pack.hpp"
+
+TEST(Pack, PatriciaBuilderReproducesTheSampleDictionaries) {
+  int dicts = 0;
+  for (const char* n : {"bfres/Animal_Bass.bfres", "bfres/Animal_Bass_Animation.bfres", "bfres/Animal_Dog_Animation.bfres"}) {
+    auto p = test::sample(n);
+    if (!p) continue;
+    auto f = parse_sample(*p);
+    for (const auto& d : f.dicts) {
+      if (!d || d->nodes.size() < 2) continue;
+      std::vector<std::string> names;
+      for (std::size_t i = 1; i < d->nodes.size(); ++i) names.push_back(d->nodes[i].name);
+      auto built = bfres::build_patricia(names);
+      ASSERT_EQ(built.size(), d->nodes.size());
+      for (std::size_t i = 0; i < built.size(); ++i) {
+        EXPECT_EQ(built[i].ref_bit, d->nodes[i].ref_bit) << n << " node " << i;
+        EXPECT_EQ(built[i].left, d->nodes[i].left) << n << " node " << i;
+        EXPECT_EQ(built[i].right, d->nodes[i].right) << n << " node " << i;
+      }
+      ++dicts;
+    }
+  }
+  if (dicts == 0) GTEST_SKIP() << "no samples";
+}
+
+namespace {
+// Largest per-frame difference between two scenes' animations (same names), sampled at fps.
+struct pose_diff {
+  double units = 0, degrees = 0;
+  std::size_t compared = 0;
+};
+pose_diff compare_scenes(const scene& a, const scene& b, double fps) {
+  pose_diff d;
+  for (const auto& aa : a.animations) {
+    const animation* bb = nullptr;
+    for (const auto& x : b.animations)
+      if (x.name == aa.name) bb = &x;
+    EXPECT_NE(bb, nullptr) << aa.name;
+    if (!bb) continue;
+    const auto& ska = a.skeletons[std::size_t(aa.skeleton)];
+    const auto& skb = b.skeletons[std::size_t(bb->skeleton)];
+    int frames = int(std::lround(aa.duration * fps));
+    for (const auto& bone_a : ska.bones) {
+      int ib = skb.find(bone_a.name);
+      if (ib < 0) continue;
+      const auto& bone_b = skb.bones[std::size_t(ib)];
+      for (int f = 0; f <= frames; ++f) {
+        float time = float(std::min(f / fps, aa.duration));
+        auto local = [&](const animation& an, const rigrip::bone& bn, vec3& t, quat& q, vec3& s) {
+          t = bn.translation; q = bn.rotation; s = bn.scale;
+          if (auto* x = find_track(an, bn.name, path::translation)) { auto v = core::sample(*x, time); t = {v[0], v[1], v[2]}; }
+          if (auto* x = find_track(an, bn.name, path::rotation)) { auto v = core::sample(*x, time); q = core::normalize({v[0], v[1], v[2], v[3]}); }
+          if (auto* x = find_track(an, bn.name, path::scale)) { auto v = core::sample(*x, time); s = {v[0], v[1], v[2]}; }
+        };
+        vec3 ta, sa, tb, sb;
+        quat qa, qb;
+        local(aa, bone_a, ta, qa, sa);
+        local(*bb, bone_b, tb, qb, sb);
+        for (int k = 0; k < 3; ++k) {
+          d.units = std::max(d.units, double(std::fabs(ta[std::size_t(k)] - tb[std::size_t(k)])));
+          d.units = std::max(d.units, double(std::fabs(sa[std::size_t(k)] - sb[std::size_t(k)])));
+        }
+        // Angle of qa^-1 * qb, in double via atan2 (acos of a float dot is noise-limited at ~0.03 deg).
+        double ax = qa[0], ay = qa[1], az = qa[2], aw = qa[3], bx = qb[0], by = qb[1], bz = qb[2], bw = qb[3];
+        double rw = aw * bw + ax * bx + ay * by + az * bz;
+        double rx = aw * bx - ax * bw - ay * bz + az * by;
+        double ry = aw * by + ax * bz - ay * bw - az * bx;
+        double rz = aw * bz - ax * by + ay * bx - az * bw;
+        double angle = 2.0 * std::atan2(std::sqrt(rx * rx + ry * ry + rz * rz), std::fabs(rw));
+        d.degrees = std::max(d.degrees, angle * 180.0 / 3.14159265358979);
+        ++d.compared;
+      }
+    }
+  }
+  return d;
+}
+
+scene via_glb(const scene& s) {
+  diagnostics diags;
+  auto w = gltf::write(s, {}, diags);
+  EXPECT_TRUE(w.ok());
+  auto r = gltf::read(w.value().main, "anim.glb", diags);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
+  return r.value();
+}
+}  // namespace
+
+TEST(Pack, GlbPackReadBackWithinTolerance) {
+  RIGRIP_REQUIRE_SAMPLE(bass, "bfres/Animal_Bass_Animation.bfres");
+  auto tpl = test::read_bytes(bass);
+  auto src = read_bytes_as(tpl, bass);
+  scene glb = via_glb(src.s);
+  diagnostics diags;
+  pack_context ctx;
+  ctx.template_file = tpl;
+  ctx.output_path = "New.bfres";
+  ctx.diags = &diags;
+  auto out = bfres::pack_file(glb, ctx);
+  test::write_bytes(test::out_path("bfres_pack_bass.bfres"), out);
+  auto back = read_bytes_as(out, "New.bfres");
+  EXPECT_EQ(back.s.animations.size(), 7u);  // replaced in place, none added
+  auto d = compare_scenes(glb, back.s, 30);
+  std::printf("pack round trip: %zu poses, max %.5f units, %.5f degrees, %zu -> %zu bytes\n", d.compared, d.units,
+              d.degrees, tpl.size(), out.size());
+  EXPECT_GT(d.compared, 500u);
+  EXPECT_LE(d.units, 0.0101);
+  EXPECT_LE(d.degrees, 0.03);  // 0.01 degrees per Euler angle
+  // The untouched part of the template is still there, byte for byte.
+  EXPECT_TRUE(std::equal(tpl.begin() + 0x10, tpl.begin() + 0x28, out.begin() + 0x10));
+}
+
+TEST(Pack, NewNameAddsAnFskaAndARebuiltDictionary) {
+  RIGRIP_REQUIRE_SAMPLE(bass, "bfres/Animal_Bass_Animation.bfres");
+  auto tpl = test::read_bytes(bass);
+  auto src = read_bytes_as(tpl, bass);
+  scene glb = via_glb(src.s);
+  glb.animations.resize(1);
+  glb.animations[0].name = "Swim_Custom";
+  pack_context ctx;
+  ctx.template_file = bfres::yaz0_compress(tpl);  // a compressed template gives a compressed result
+  auto out = bfres::pack_file(glb, ctx);
+  ASSERT_TRUE(bfres::is_yaz0(out));
+  auto f = bfres::load(out, nullptr);
+  ASSERT_EQ(f.anims.size(), 8u);
+  EXPECT_EQ(f.counts[2], 8);
+  // Every name is found by the runtime's Patricia search in the rebuilt dictionary.
+  const auto& d = *f.dicts[2];
+  for (std::size_t i = 1; i < d.nodes.size(); ++i) {
+    const std::string& name = d.nodes[i].name;
+    auto bit = [&](std::uint32_t ref) { return (ref >> 3) < name.size() ? (std::uint8_t(name[ref >> 3]) >> (ref & 7)) & 1 : 0; };
+    const auto* p = &d.nodes[0];
+    const auto* c = &d.nodes[p->left];
+    while (p->ref_bit > c->ref_bit) { p = c; c = bit(c->ref_bit) ? &d.nodes[c->right] : &d.nodes[c->left]; }
+    EXPECT_EQ(c->name, name);
+  }
+  auto back = read_bytes_as(out, "New.sbfres");
+  scene one = glb;
+  auto dd = compare_scenes(one, back.s, 30);
+  EXPECT_LE(dd.units, 0.0101);
+  EXPECT_LE(dd.degrees, 0.03);
+}
+
+TEST(Pack, WithoutTemplateIsAClearError) {
+  scene s;
+  pack_context ctx;
+  try {
+    (void)bfres::pack_file(s, ctx);
+    FAIL();
+  } catch (const core::failure& e) {
+    EXPECT_EQ(e.error().code, code::usage);
+    EXPECT_NE(e.error().message.find("--template"), std::string::npos);
+  }
+}

@@ -307,21 +307,24 @@ std::string file_name(const std::string& p) { return std::filesystem::path(p).fi
 quat euler_to_quat(const vec3& r) { return core::from_euler(r, "XYZ"); }
 
 vec3 quat_to_euler(const quat& qin, const std::optional<vec3>& near) {
-  quat q = core::normalize(qin);
-  const float x = q[0], y = q[1], z = q[2], w = q[3];
+  // In double, with atan2 for y: asin loses precision near +-90 degrees (bind poses
+  // of BotW bones sit exactly there).
+  double x = qin[0], y = qin[1], z = qin[2], w = qin[3];
+  const double len = std::sqrt(x * x + y * y + z * z + w * w);
+  if (len > 0) x /= len, y /= len, z /= len, w /= len;
   // Rotation matrix entries of R = Rz*Ry*Rx (row, column).
-  const float m00 = 1 - 2 * (y * y + z * z), m10 = 2 * (x * y + w * z), m20 = 2 * (x * z - w * y);
-  const float m21 = 2 * (y * z + w * x), m22 = 1 - 2 * (x * x + y * y);
-  const float m01 = 2 * (x * y - w * z), m11 = 1 - 2 * (x * x + z * z);
+  const double m00 = 1 - 2 * (y * y + z * z), m10 = 2 * (x * y + w * z), m20 = 2 * (x * z - w * y);
+  const double m21 = 2 * (y * z + w * x), m22 = 1 - 2 * (x * x + y * y);
+  const double m01 = 2 * (x * y - w * z), m11 = 1 - 2 * (x * x + z * z);
+  const double cy = std::sqrt(m00 * m00 + m10 * m10);
   vec3 a;
-  const float s = std::clamp(-m20, -1.0f, 1.0f);
-  a[1] = std::asin(s);
-  if (std::fabs(s) < 0.9999999f) {
-    a[0] = std::atan2(m21, m22);
-    a[2] = std::atan2(m10, m00);
+  a[1] = static_cast<float>(std::atan2(-m20, cy));
+  if (cy > 1e-9) {
+    a[0] = static_cast<float>(std::atan2(m21, m22));
+    a[2] = static_cast<float>(std::atan2(m10, m00));
   } else {  // gimbal lock: only x -/+ z is defined; put it all in z
     a[0] = 0;
-    a[2] = std::atan2(-m01, m11);
+    a[2] = static_cast<float>(std::atan2(-m01, m11));
   }
   if (!near) return a;
   // The other branch (x+pi, pi-y, z+pi) describes the same rotation.

@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "formats/bfres/convert.hpp"
+#include "formats/bfres/pack.hpp"
 #include "formats/bfres/yaz0.hpp"
 #include "rigrip/registry.hpp"
 
@@ -39,13 +40,15 @@ result<bytes> rewrite(const read_context& ctx) {
   return yaz0_compress(out, alignment);
 }
 
+result<bytes> pack(const scene& s, const pack_context& ctx) { return pack_file(s, ctx); }
+
 }  // namespace
 }  // namespace rigrip::bfres
 
 std::vector<rigrip::format> rigrip_family_bfres() {
   using namespace rigrip;
-  return {format{"bfres", "bfres", "Nintendo BFRES (Wii U FRES 2.4-4.x): FSKL skeletons, FSKA skeletal animations",
+  return {format{"bfres", "bfres", "Nintendo BFRES (Wii U FRES 2.4-4.x, Yaz0 .sbfres): FSKL skeletons, FSKA skeletal animations; pack writes FSKAs into a --template",
                  {".bfres", ".sbfres"},
                  "content: 'FRES' magic (Switch FRES detected and refused), or 'Yaz0' wrapping FRES",
-                 bfres::detect, bfres::read, bfres::dump, bfres::rewrite, nullptr}};
+                 bfres::detect, bfres::read, bfres::dump, bfres::rewrite, bfres::pack}};
 }
