@@ -244,8 +244,10 @@ aa_source load_skeleton_for_da(const read_context& ctx) {
   } else if (battle_suffix_index(ctx.path) >= 0) {
     path = battle_sibling(ctx.path, 0);
   } else {
-    auto ext = to_lower(fs::path(ctx.path).extension().string());
-    if (ext.size() == 4 && ext[1] == 'a') path = fs::path(ctx.path).replace_extension(ext[0] == '.' && ctx.path.back() >= 'A' && ctx.path.back() <= 'Z' ? ".D" : ".d").string();
+    // magic.lgp: name.a00 animates name.d
+    auto ext = fs::path(ctx.path).extension().string();
+    if (ext.size() == 4 && (ext[1] == 'a' || ext[1] == 'A'))
+      path = fs::path(ctx.path).replace_extension(ext[1] == 'A' ? ".D" : ".d").string();
   }
   auto loaded = load_path(ctx, path);
   if (!loaded) {
@@ -300,8 +302,13 @@ scene build_battle_scene(const battle_parts& parts, double fps, const read_conte
     b.extras = {{"length", ab.length}, {"has_model", ab.has_model}};
     sk.bones.push_back(b);
   }
-  const std::size_t nweapon_nodes =
+  // battle.lgp has 16 weapon suffixes (xxck..xxcz): more is a damaged header.
+  std::size_t nweapon_nodes =
       std::max<std::size_t>(static_cast<std::size_t>(std::max(0, aa.weapon_count())), aa.weapon_anim_count() > 0 ? 1 : 0);
+  if (nweapon_nodes > 16) {
+    warn(ctx, code::w_suspicious_value, "weapon count " + std::to_string(aa.weapon_count()) + " exceeds the 16 weapon files a model can have; using 16", 36);
+    nweapon_nodes = 16;
+  }
   const int weapon_base = static_cast<int>(sk.bones.size());
   for (std::size_t w = 0; w < nweapon_nodes; ++w) sk.bones.push_back(bone{"weapon_" + std::to_string(w), -1});
 
@@ -401,7 +408,9 @@ battle_parts gather_battle(const read_context& ctx, const aa_file& aa, const std
   const bool named = battle_suffix_index(aa_path) >= 0;
   if (!named && (aa.bone_count() > 0 || aa.joint_count() > 0))
     warn(&ctx, code::w_fallback, "the skeleton's name is not battle.lgp style (xxaa): part files cannot be found");
-  for (std::int32_t t = 0; named && t < aa.texture_count(); ++t) {
+  if (aa.texture_count() > 10)
+    warn(&ctx, code::w_suspicious_value, "texture count " + std::to_string(aa.texture_count()) + " exceeds the 10 texture files (xxac..xxal); using 10", 24);
+  for (std::int32_t t = 0; named && t < aa.texture_count() && t < 10; ++t) {
     auto p = battle_sibling(aa_path, 2 + t);
     auto l = load_path(ctx, p);
     if (!l) {

@@ -84,6 +84,7 @@ texture tex_to_texture(const tex_file& t, const std::string& name) {
     // Palette 0 only; further palettes are alternative colourings of the same pixels.
     const std::size_t per = h[w_colors_per_palette] ? std::min<std::size_t>(h[w_colors_per_palette], entries) : entries;
     bool any_alpha = false;
+    std::size_t bad = 0;
     for (std::size_t i = 0; i < per; ++i) any_alpha |= t.palette[4 * i + 3] != 0;
     for (std::size_t i = 0; i < n; ++i) {
       std::uint32_t idx = 0;
@@ -91,7 +92,7 @@ texture tex_to_texture(const tex_file& t, const std::string& name) {
       std::uint8_t* o = &out.rgba[4 * i];
       if (idx >= per) {  // out-of-palette index: transparent, reported in extras
         o[0] = o[1] = o[2] = o[3] = 0;
-        out.extras["bad_palette_indices"] = out.extras.value("bad_palette_indices", 0) + 1;
+        ++bad;
         continue;
       }
       const std::uint8_t* c = &t.palette[4 * idx];
@@ -101,6 +102,7 @@ texture tex_to_texture(const tex_file& t, const std::string& name) {
       o[3] = any_alpha ? c[3] : 255;
       if (color_key && c[0] == 0 && c[1] == 0 && c[2] == 0) o[3] = 0;
     }
+    if (bad) out.extras["bad_palette_indices"] = bad;
     out.extras["palettes"] = h[w_palettes];
     out.extras["colors_per_palette"] = h[w_colors_per_palette];
   } else {
