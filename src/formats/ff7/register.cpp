@@ -110,7 +110,7 @@ std::vector<rigrip::format> rigrip_family_ff7() {
              {".d"}, "content: 13-word header + bone records that fill the file; name xxaa / .d raises it",
              detect_aa_file, read_aa, dump_aa, rewrite_aa, pack_aa_fmt},
       format{"ff7-da", "ff7", "Final Fantasy VII (PC) battle animation pack DA (xxda, .a00); needs the AA (paired or --skeleton)",
-             {".a00"}, "content: chunk walk (headers, mini headers, keys 0/2/4) to the end of the file; name xxda",
+             {".a00", ".ff7"}, "content: chunk walk (headers, mini headers, keys 0/2/4) to the end of the file; name xxda",
              detect_da_file, read_da, dump_da, rewrite_da, pack_da_fmt},
       format{"ff7-p", "ff7", "Final Fantasy VII (PC) P model (battle parts xxam.., field .p, magic .p00)",
              {".p"}, "content: version 1 header whose counts add up to the file size; name .p / xxam..xxcz",
