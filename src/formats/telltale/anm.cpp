@@ -92,10 +92,12 @@ anm_value read_value(byte_reader& r, value_kind k) {
     if (size > r.remaining())
       fail(code::bad_count, "CompressedSkeletonPoseKeys2 buffer size " + std::to_string(size) + " exceeds the " +
                                 std::to_string(r.remaining()) + " bytes available", at);
+    v.offset = r.abs();
     auto b = r.bytes(size);
     v.cspk2.assign(b.begin(), b.end());
     return v;
   }
+  v.offset = r.abs();
   expect_block(r, 20, "AnimatedValueInterface");
   expect_block(r, 16, "AnimationValueInterfaceBase");
   v.kf_name = r.u64();

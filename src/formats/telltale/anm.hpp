@@ -27,6 +27,7 @@ struct kf_sample {
 struct anm_value {
   value_kind kind = value_kind::cspk2;
   std::vector<std::uint8_t> cspk2;    // CSPK2 buffer (after its u32 size)
+  std::uint64_t offset = 0;           // file offset of the body (of the CSPK2 buffer), for messages
   // KeyframedValue<T>
   std::uint64_t kf_name = 0;
   std::uint32_t kf_flags = 0;

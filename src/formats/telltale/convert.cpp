@@ -154,7 +154,7 @@ std::optional<loaded_skeleton> find_skeleton(const read_context& ctx) {
 skeleton skeleton_from_file(const skeleton_file& f, const std::string& name, const read_context* ctx) {
   skeleton sk;
   sk.name = name;
-  std::size_t fixed = 0;
+  std::size_t fixed = 0, parent_mismatch = 0;
   for (std::size_t i = 0; i < f.entries.size(); ++i) {
     const auto& e = f.entries[i];
     bone b;
@@ -169,14 +169,24 @@ skeleton skeleton_from_file(const skeleton_file& f, const std::string& name, con
     }
     b.rotation = core::normalize(q);
     if (!core::finite(b.translation)) b.translation = {0, 0, 0}, ++fixed;
-    b.extras = json{{"symbol", hex16(e.joint)}, {"mirror", symbol_label(e.mirror_name)}, {"flags", e.flags},
-                    {"bone_type", e.bone_type}};
+    b.extras = json{{"symbol", hex16(e.joint)},
+                    {"mirror", symbol_label(e.mirror_name)},
+                    {"mirror_index", e.mirror_index},
+                    {"flags", e.flags},
+                    {"bone_type", e.bone_type},
+                    {"rest_rotation", e.rest.rot},
+                    {"rest_translation", e.rest.trans},
+                    {"anim_translation_scale", e.anim_translation_scale}};
+    if (e.parent_index >= 0 && f.entries[static_cast<std::size_t>(e.parent_index)].joint != e.parent_name) ++parent_mismatch;
     sk.bones.push_back(std::move(b));
   }
   // Duplicate joint symbols would give duplicate names; make them unique.
   std::set<std::string> seen;
   for (std::size_t i = 0; i < sk.bones.size(); ++i)
     if (!seen.insert(sk.bones[i].name).second) sk.bones[i].name += "_" + std::to_string(i);
+  if (parent_mismatch && ctx)
+    warn(*ctx, code::w_name_mismatch, std::to_string(parent_mismatch) +
+                                          " skeleton entries name a parent symbol that is not the joint at their parent index; the index is used");
   if (fixed && ctx)
     warn(*ctx, code::w_suspicious_value, std::to_string(fixed) + " skeleton entries had a non-finite or zero local transform; reset to identity");
   return sk;
@@ -375,9 +385,7 @@ scene anm_scene(const read_context& ctx) {
   cspk2_decoded d;
   std::uint64_t pose_off = 0;
   if (pose) {
-    // Offset of the buffer in the file, for messages: search is cheap and exact.
-    auto it = std::search(ctx.data.begin(), ctx.data.end(), pose->cspk2.begin(), pose->cspk2.begin() + std::min<std::size_t>(pose->cspk2.size(), 96));
-    pose_off = static_cast<std::uint64_t>(it - ctx.data.begin());
+    pose_off = pose->offset;
     d = decode_cspk2(pose->cspk2, pose_off);
     if (d.sample_bytes_consumed != d.header.sample_data_size)
       warn(ctx, code::w_trailing_data, "CSPK2 commands used " + std::to_string(d.sample_bytes_consumed) + " of " +
@@ -520,7 +528,7 @@ result<json> dump_anm(const read_context& ctx) {
     j["keys"] = json::array();
     for (const auto& v : a.values) {
       if (v.kind != value_kind::cspk2) continue;
-      auto d = decode_cspk2(v.cspk2, 0);
+      auto d = decode_cspk2(v.cspk2, v.offset);
       for (auto b : d.bones) j["bones"].push_back(hex16(b));
       auto& keys = j["keys"];
       for (const auto& k : d.keys) {
