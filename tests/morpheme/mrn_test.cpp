@@ -189,6 +189,20 @@ TEST(MrnRewrite, ByteIdenticalIncludingOpaquePackets) {
   EXPECT_TRUE(has_warning(r.diags, code::w_opaque_data));
 }
 
+TEST(MrnPackets, EventTracksAreListed) {
+  auto ps = parse_mrn(generate()).packets;
+  ps.push_back(make_packet(pt_event_track, 21, bytes(24, 0)));
+  ps.push_back(make_packet(pt_event_track_duration, 22, bytes(40, 0)));
+  auto out = read_bytes_as(layout_mrn(ps));
+  ASSERT_TRUE(out.s.ok()) << out.s.error().to_string();
+  const auto& ev = out.s->metadata["morpheme"]["event_tracks"];
+  ASSERT_EQ(ev.size(), 2u);
+  EXPECT_EQ(ev[0]["kind"], "discrete");
+  EXPECT_EQ(ev[1]["kind"], "duration");
+  EXPECT_EQ(ev[1]["id"], 22);
+  EXPECT_FALSE(has_warning(out.diags, code::w_opaque_data));  // known types are not "unknown"
+}
+
 // Encoder -> decoder: every value within one quantisation step of its factor set
 // (rotations: the angle of one MRP step, about 4 x |step| radians).
 TEST(NsaRoundTrip, EncodeDecodeWithinOneStep) {

@@ -8,6 +8,7 @@
 #include "core/failure.hpp"
 #include "core/math.hpp"
 #include <cmath>
+#include <random>
 #include "formats/morpheme/nsa.hpp"
 #include "test_builder.hpp"
 
@@ -246,6 +247,51 @@ TEST(NsaDamage, RowsOverlappingTheInfoArray) {
   code c{};
   (void)error_offset(b.b, &c);
   EXPECT_EQ(c, code::bad_offset);
+}
+
+}  // namespace
+
+namespace {
+
+// A constant trajectory (no data arrays) with sample count 0xFFFFFFFF decodes to one sample
+// instead of allocating four billion.
+TEST(NsaDamage, TrajectoryCountFFFFFFFFWithoutDataIsOneSample) {
+  builder b(0x120);
+  b.nsa_header(0, 30, 0, 0);
+  b.u64(0xB0, 0xC0);
+  b.f32(0xC0 + 0x18, 30);
+  b.u32(0xC0 + 0x1C, 0xFFFFFFFFu);
+  b.f32(0xC0 + 0x44, 1.0f);
+  auto d = decode_nsa(parse(b.b));
+  EXPECT_EQ(d.trajectory_translation.size(), 1u);
+  EXPECT_EQ(d.trajectory_rotation.size(), 1u);
+}
+
+// Byte flips and truncations of every hand-built vector: a clean failure or a decode, never
+// a crash or an unexpected exception type.
+TEST(NsaDamage, MutationLoopOverHandBuiltVectors) {
+  std::mt19937 rng(99);
+  std::size_t errors = 0;
+  for (const auto& v : {translation_vector(), rotation_vector()}) {
+    for (std::size_t cut = 0; cut < v.size(); cut += 8) {
+      std::vector<std::uint8_t> t(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(cut));
+      auto r = core::guarded("t", "morpheme-nsa", [&] { return decode_nsa(parse(t)).channels.size(); });
+      if (!r.ok()) {
+        ++errors;
+        EXPECT_NE(r.error().code, code::internal) << r.error().message;
+      }
+    }
+    for (int i = 0; i < 2000; ++i) {
+      auto m = v;
+      for (int k = 0; k < 3; ++k) m[rng() % m.size()] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
+      auto r = core::guarded("m", "morpheme-nsa", [&] { return decode_nsa(parse(m)).channels.size(); });
+      if (!r.ok()) {
+        ++errors;
+        EXPECT_NE(r.error().code, code::internal) << r.error().message;
+      }
+    }
+  }
+  EXPECT_GT(errors, 50u);
 }
 
 }  // namespace

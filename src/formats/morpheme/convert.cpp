@@ -467,7 +467,8 @@ scene read_nsa_scene(const read_context& ctx) {
       std::error_code ec;
       std::vector<std::string> found;
       auto dir = p.parent_path().empty() ? std::filesystem::path(".") : p.parent_path();
-      if (!ctx.path.empty() && std::filesystem::is_directory(dir, ec)) {
+      // Only for a real file on disk (not memory input or a fuzzing name).
+      if (file_exists(ctx.path) && std::filesystem::is_directory(dir, ec)) {
         std::size_t seen = 0;
         for (auto it = std::filesystem::directory_iterator(dir, ec); !ec && it != std::filesystem::directory_iterator() && seen < 100000;
              it.increment(ec), ++seen)

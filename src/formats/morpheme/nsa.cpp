@@ -401,10 +401,12 @@ nsa_decoded decode_nsa(const nsa_file& f) {
     const auto& t = *f.trajectory;
     d.has_trajectory = true;
     d.trajectory_rate = t.sample_rate;
-    std::uint32_t S = std::max<std::uint32_t>(t.sample_count, 1);
+    // The sample count only sizes anything when a data array (bounds-checked at parse
+    // time) backs it; a constant trajectory is one sample whatever the count says.
+    std::uint32_t S = (t.has_translation || !t.constant_rotation) ? std::max<std::uint32_t>(t.sample_count, 1) : 1;
     d.trajectory_translation.assign(S, vec3{0, 0, 0});
     if (t.has_translation)
-      for (std::uint32_t s = 0; s < t.sample_count; ++s) {
+      for (std::uint32_t s = 0; s < t.sample_count && s < S; ++s) {
         auto q = unpack_111110(t.translations[s]);
         for (int c = 0; c < 3; ++c)
           d.trajectory_translation[s][static_cast<std::size_t>(c)] = deq(t.translation_factors, c, static_cast<float>(q[static_cast<std::size_t>(c)]));
@@ -413,7 +415,7 @@ nsa_decoded decode_nsa(const nsa_file& f) {
       d.trajectory_rotation.assign(S, core::normalize(t.rotation));
     } else {
       d.trajectory_rotation.resize(S, quat{0, 0, 0, 1});
-      for (std::uint32_t s = 0; s < t.sample_count; ++s) {
+      for (std::uint32_t s = 0; s < t.sample_count && s < t.rotations.size(); ++s) {
         std::array<float, 3> v;
         for (int c = 0; c < 3; ++c) v[static_cast<std::size_t>(c)] = deq(t.rotation_factors, c, t.rotations[s][static_cast<std::size_t>(c)]);
         d.trajectory_rotation[s] = core::normalize(mrp_to_quat(v));
