@@ -26,11 +26,12 @@ vec3 read_point(byte_reader& r) {
   return p;
 }
 
-xpdata read_xpdata(const byte_reader& mc, std::uint32_t at, const std::string& what) {
+xpdata read_xpdata(const byte_reader& mc, std::uint32_t at, const std::string& what, work_budget& budget) {
   byte_reader h = mc.peek(at);
   std::uint32_t pnt = h.u32(), np = h.u32(), plt = h.u32(), npl = h.u32(), att = h.u32(), vnt = h.u32();
   xpdata x;
   if (np > max_points) fail(code::bad_count, what + ": " + std::to_string(np) + " points exceed the 65536 limit", mc.base() + at + 4);
+  budget.spend(std::uint64_t{np} * 18 + std::uint64_t{npl} * 32, mc.base() + at, "mesh tables");
   byte_reader p = mc.peek(pnt);
   x.points.resize(p.checked_count(np, 12, (what + " points").c_str()));
   for (auto& v : x.points) v = read_point(p);
@@ -268,14 +269,15 @@ model_geometry parse_geometry(const model_raw& m) {
   }
   if (lists.empty()) fail(code::bad_value, "mesh header has no body mesh list", mc.base() + 8);
   g.skel = parse_skeleton(mc, skel);
+  work_budget budget{2 * static_cast<std::uint64_t>(mc.size()) + 4096};
   std::uint32_t at = lists[0];
   std::size_t guard = mc.checked_count_at(at, (mc.size() - std::min<std::size_t>(at, mc.size())) / 24, 24, "body meshes");
   for (std::size_t i = 0;; ++i, at += 24) {
     if (mc.u32_at(at) == end_marker) break;
     if (i >= guard) fail(code::truncated, "body mesh list has no 0xFFFFFFFF end marker", mc.base() + at);
-    g.body.push_back(read_xpdata(mc, at, "body mesh " + std::to_string(i)));
+    g.body.push_back(read_xpdata(mc, at, "body mesh " + std::to_string(i), budget));
   }
-  if (lists.size() > 1 && mc.u32_at(lists[1]) != end_marker) g.weapon = read_xpdata(mc, lists[1], "weapon mesh");
+  if (lists.size() > 1 && mc.u32_at(lists[1]) != end_marker) g.weapon = read_xpdata(mc, lists[1], "weapon mesh", budget);
   return g;
 }
 
@@ -285,6 +287,7 @@ decoded_textures decode_textures(const model_raw& m) {
   byte_reader tr(m.data[1], endian::big, m.base + e.offset);
   byte_vec vram = lzss_decompress(tr, m.vram_size);
   d.vram_bytes = vram.size();
+  work_budget budget{2 * static_cast<std::uint64_t>(vram.size()) + 4096};
   for (std::size_t i = 0; i < m.textures.size(); ++i) {
     const auto& t = m.textures[i];
     std::uint64_t start = std::uint64_t{t.cg_address} * 8, bytes = std::uint64_t{t.width} * t.height * 2;
@@ -292,6 +295,7 @@ decoded_textures decode_textures(const model_raw& m) {
       fail(code::bad_offset, "texture " + std::to_string(i) + " (" + std::to_string(t.width) + "x" + std::to_string(t.height) +
                                  " at VRAM " + hex(start) + ") lies outside the " + std::to_string(vram.size()) +
                                  " decompressed bytes", m.base + m.entries[0].offset + 0x14 + 8 * i);
+    budget.spend(bytes, m.base + m.entries[0].offset + 0x14 + 8 * i, "texture definitions");
     texture img;
     img.name = "tex" + std::to_string(i);
     img.width = t.width;
@@ -390,8 +394,8 @@ void add_model(scene& s, const model_raw& m, const std::string& name, double fps
   std::vector<std::size_t> order(tex.images.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return tex.images[a].height > tex.images[b].height; });
-  std::vector<std::array<std::uint32_t, 2>> place(tex.images.size());
-  std::uint32_t x = 4, y = 0, shelf = 4;  // the first 4x4 texels are the white block
+  std::vector<std::array<std::uint64_t, 2>> place(tex.images.size());
+  std::uint64_t x = 4, y = 0, shelf = 4;  // the first 4x4 texels are the white block
   std::uint32_t width = atlas_w;
   for (auto i : order) width = std::max(width, tex.images[i].width);
   for (auto i : order) {
@@ -403,10 +407,14 @@ void add_model(scene& s, const model_raw& m, const std::string& name, double fps
     }
     place[i] = {x, y};
     x += t.width;
-    shelf = std::max(shelf, t.height);
+    shelf = std::max<std::uint64_t>(shelf, t.height);
   }
-  std::uint32_t height = std::max<std::uint32_t>(4, y + shelf);
-  height = (height + 3) / 4 * 4;
+  std::uint64_t height64 = std::max<std::uint64_t>(4, y + shelf);
+  height64 = (height64 + 3) / 4 * 4;
+  if (std::uint64_t{width} * height64 > (16u << 20))
+    fail(code::limit_exceeded, name + ": texture atlas would be " + std::to_string(width) + "x" + std::to_string(height64) +
+                                   " texels (limit 16M)", m.base + m.entries[0].offset);
+  const auto height = static_cast<std::uint32_t>(height64);
   texture atlas;
   atlas.name = name + "_atlas";
   atlas.width = width;
@@ -523,6 +531,7 @@ void add_model(scene& s, const model_raw& m, const std::string& name, double fps
   std::vector<int> groups;
   if (an.file) groups = x8an_groups(*an.file);
   int external_index = 0;
+  std::size_t clip_keys = 0;
   const bool scenario1 = m.entries.size() == 4;
   for (std::size_t i = 0; i < m.anim.defs.size(); ++i) {
     const auto& d = m.anim.defs[i];
@@ -571,6 +580,9 @@ void add_model(scene& s, const model_raw& m, const std::string& name, double fps
       ex["source"] = "x8pc";
     }
     animation a = make_clip(*keys, skr, skel_index, f0, f1, fps, false, ctx, nm);
+    for (const auto& t : a.tracks) clip_keys += t.times.size();
+    if (clip_keys > (4u << 20))
+      fail(code::limit_exceeded, name + ": the animation clips would hold more than 4M keys", m.base + m.entries[3].offset);
     a.extras = ex;
     s.animations.push_back(std::move(a));
   }

@@ -74,6 +74,9 @@ void parse_anim(model_raw& m, const byte_reader& r) {
     d.events_offset = c.u32();
     a.defs.push_back(d);
   }
+  if (a.defs.size() > 256)
+    fail(code::limit_exceeded, "animation chunk lists " + std::to_string(a.defs.size()) + " animations (limit 256)", c.base() + 0x1C);
+  std::size_t total_events = 0;
   for (std::size_t i = 0; i < a.defs.size(); ++i) {
     auto& d = a.defs[i];
     byte_reader e = c.peek(d.events_offset);
@@ -81,6 +84,8 @@ void parse_anim(model_raw& m, const byte_reader& r) {
     while (e.u16_at(e.tell()) != 0xFFFF) {
       if (d.events.size() >= guard)
         fail(code::bad_count, "event list of animation " + std::to_string(i) + " never ends", e.abs());
+      if (++total_events > c.size() / 2 + 1024)
+        fail(code::limit_exceeded, "event lists overlap beyond the chunk size", e.abs());
       anim_event ev;
       ev.frame = e.u16();
       ev.code = e.u16();
@@ -107,8 +112,11 @@ void parse_anim(model_raw& m, const byte_reader& r) {
 
 }  // namespace
 
-key_table parse_key_table(const byte_reader& r, std::uint32_t table_offset, std::uint32_t data_start) {
+key_table parse_key_table(const byte_reader& r, std::uint32_t table_offset, std::uint32_t data_start,
+                          work_budget* budget) {
   key_table t;
+  work_budget local{2 * static_cast<std::uint64_t>(r.size()) + 4096};
+  if (!budget) budget = &local;
   if (table_offset > r.size())
     fail(code::bad_offset, "keyframe table offset " + hex(table_offset) + " past the end (" +
                                std::to_string(r.size()) + " bytes)", r.base());
@@ -132,7 +140,9 @@ key_table parse_key_table(const byte_reader& r, std::uint32_t table_offset, std:
       pos = off[i] + bytes;
     };
     auto count = [&](std::uint32_t c, std::uint32_t elem, int field) {
-      return r.checked_count_at(off[field], c, elem, ("keyframes of bone " + std::to_string(bone)).c_str());
+      std::size_t n = r.checked_count_at(off[field], c, elem, ("keyframes of bone " + std::to_string(bone)).c_str());
+      budget->spend(std::uint64_t{n} * elem, r.base() + at, "keyframe table");
+      return n;
     };
     // off[0..2] frame arrays T R S, off[3..5] Tx Ty Tz, off[6..9] Rx Ry Rz Rw, off[10..12] Sx Sy Sz.
     std::vector<std::uint16_t>* frames[3] = {&k.t_frames, &k.r_frames, &k.s_frames};
@@ -304,6 +314,7 @@ x8an_file parse_x8an(byte_span file) {
   x8an_file f;
   byte_reader r(file, endian::big);
   std::uint64_t off = 0;
+  work_budget budget{2 * static_cast<std::uint64_t>(file.size()) + 4096};
   while (off < file.size()) {
     x8an_segment s;
     s.offset = off;
@@ -311,7 +322,7 @@ x8an_file parse_x8an(byte_span file) {
     std::uint32_t table = seg.u32_at(0);
     if (table < 4)
       fail(code::bad_offset, "x8an segment at " + hex(off) + ": table offset " + hex(table) + " inside the segment header", off);
-    s.keys = parse_key_table(seg, table, 4);
+    s.keys = parse_key_table(seg, table, 4, &budget);
     std::uint64_t end = off + s.keys.end;
     auto d = seg.data();
     s.original.assign(d.begin(), d.begin() + s.keys.end);

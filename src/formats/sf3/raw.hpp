@@ -107,6 +107,18 @@ struct x8an_file {
   std::vector<x8an_segment> segments;
 };
 
+// Work budget: hostile files can point many records at the same large arrays; every
+// array read is charged here so the total work stays proportional to the file size.
+struct work_budget {
+  std::uint64_t left = 0;
+  void spend(std::uint64_t bytes, std::uint64_t at, const char* what) {
+    if (bytes > left)
+      core::fail(code::limit_exceeded, std::string(what) + ": overlapping arrays would read more than twice the file size",
+                 at);
+    left -= bytes;
+  }
+};
+
 // ---- parsing (throws core::failure with absolute offsets) ----
 [[nodiscard]] x8pc_file parse_x8pc(byte_span file);
 [[nodiscard]] model_raw parse_model(byte_span file, std::uint64_t base, std::uint32_t slot_size);
@@ -114,7 +126,7 @@ struct x8an_file {
 // Key table at `table_offset` of `r` (offsets inside relative to r's start); key data
 // must start at `data_start` and follow the canonical layout.
 [[nodiscard]] key_table parse_key_table(const core::byte_reader& r, std::uint32_t table_offset,
-                                        std::uint32_t data_start);
+                                        std::uint32_t data_start, work_budget* budget = nullptr);
 
 // ---- writing ----
 // Appends the key data and table starting at w.size() - origin (origin = where offsets count from).
