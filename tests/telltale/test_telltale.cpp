@@ -719,3 +719,37 @@ TEST(Encoder, ReEncodeEverySampleWithinQuantisationStep) {
                 st.max_rot_step, worst_pos, st.max_pos_step);
   }
 }
+
+TEST(MetaStream, Msv5AndUnknownValueTypesKeptOpaque) {
+  RIGRIP_REQUIRE_SAMPLE(p, "telltale/a371405036.anm");
+  auto b = test::read_bytes(p);
+  // MSV5 shares the MSV6 header layout.
+  auto v5 = b;
+  v5[0] = '5';
+  diagnostics d5;
+  EXPECT_EQ(detect_anm(v5, "x.anm"), score::magic);
+  auto r5 = read_anm(make_ctx("x.anm", v5, d5));
+  ASSERT_TRUE(r5.ok()) << r5.error().to_string();
+  EXPECT_NE(r5->metadata["stream"].get<std::string>().find("MSV5"), std::string::npos);
+  auto w5 = rewrite_anm(make_ctx("x.anm", v5, d5));
+  ASSERT_TRUE(w5.ok());
+  EXPECT_EQ(w5.value(), v5);
+  // An unknown value type: its body (found from the fixed-size tables at the end) is kept
+  // as bytes with its type symbol and written back unchanged.
+  auto a = parse_animation(b);
+  std::size_t type_at = 20 + 12 * a.ms.classes.size() + 41;  // first type entry's u64
+  auto u = b;
+  u[type_at] ^= 0x5A;
+  auto ua = parse_animation(u);
+  EXPECT_EQ(ua.values.size(), 0u);
+  EXPECT_EQ(ua.opaque_first_type, 0u);
+  EXPECT_EQ(ua.opaque_bodies.size(), 230u + 20u + 28u + 28u);
+  EXPECT_EQ(write_animation(ua), u);
+  diagnostics d;
+  auto r = read_anm(make_ctx("x.anm", u, d));
+  ASSERT_TRUE(r.ok());
+  bool warned = false;
+  for (const auto& w : d.warnings) warned |= w.code == code::w_opaque_data;
+  EXPECT_TRUE(warned);
+  EXPECT_EQ(r->metadata["values"][0]["opaque"], true);
+}
