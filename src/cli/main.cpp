@@ -478,9 +478,46 @@ int cmd_rewrite(const std::string& in, const std::string& out, const common_opti
 }
 
 // ---------------------------------------------------------------- pack
+// `--format telltale` names a family: pick its writable format that the output's file name
+// points to (walk.anm -> telltale-anm, rtda -> ff7-da), as the issues' examples write it.
+const format* writable_format_of_family(const std::string& family, const std::string& out,
+                                        std::string& why) {
+  std::vector<const format*> writable;
+  for (const auto* f : formats())
+    if (f->family == family && f->pack) writable.push_back(f);
+  if (writable.size() == 1) return writable[0];
+  const format* best = nullptr;
+  int best_score = 0, ties = 0;
+  std::string name = lower(fs::path(out).filename().string());
+  for (const auto* f : writable) {
+    int sc = 0;
+    try {
+      sc = f->detect ? f->detect({}, name) : 0;  // no content yet: the name rule alone decides
+    } catch (...) {
+      sc = 0;
+    }
+    for (auto e : f->extensions)
+      if (sc == 0 && name.size() > e.size() && name.ends_with(e)) sc = score::name_only;
+    if (sc > best_score) best = f, best_score = sc, ties = 0;
+    else if (sc == best_score && sc > 0) ++ties;
+  }
+  if (best && !ties) return best;
+  for (const auto* f : writable) why += (why.empty() ? "" : ", ") + std::string(f->id);
+  return nullptr;
+}
+
 int cmd_pack(const std::string& in, const std::string& out, const std::string& format_id,
              const std::string& templ, const std::string& skel, double fps) {
   const format* f = find_format(format_id);
+  if (!f) {
+    std::string choices;
+    f = writable_format_of_family(lower(format_id), out, choices);
+    if (!f && !choices.empty()) {
+      std::cerr << "error: family '" << format_id << "' writes several formats (" << choices
+                << "); the output name does not say which: pass one of them to --format\n";
+      return 2;
+    }
+  }
   if (!f) {
     std::cerr << "error: unknown format id '" << format_id << "' (see `rigrip formats`)\n";
     return 2;
@@ -630,7 +667,7 @@ int main(int argc, char** argv) {
   double pk_fps = 0;
   auto* pk_cmd = app.add_subcommand("pack", "Write a game format from a glTF or scene JSON");
   pk_cmd->add_option("input", pk_in, "Input .glb/.gltf/.json")->required()->check(CLI::ExistingFile);
-  pk_cmd->add_option("--format", pk_format, "Target format id (see `rigrip formats`)")->required();
+  pk_cmd->add_option("--format", pk_format, "Target format id, or a family name when the output file name says which (see `rigrip formats`)")->required();
   pk_cmd->add_option("-o,--output", pk_out, "Output file")->required();
   pk_cmd->add_option("--template", pk_template, "Original file whose other contents are kept")->check(CLI::ExistingFile);
   pk_cmd->add_option("--skeleton", pk_skeleton, "The format's skeleton file")->check(CLI::ExistingFile);

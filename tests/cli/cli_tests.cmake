@@ -56,3 +56,13 @@ rigrip_cli_test(batch_name_collision ARGS convert ${OUT}/collide-in/wave.json ${
   EXPECT "converted 2, failed 0" ABSENT ${OUT}/collide-out/wave.glb
   VALIDATE ${OUT}/collide-out/wave.json.glb|${OUT}/collide-out/wave.txt.glb)
 rigrip_cli_test(help_diagnostics ARGS diagnostics --help EXPECT "Examples:.*--markdown")
+
+# `pack --format <family>`: the output's name picks the family's writable format, as the issues
+# write the commands (walk.anm -> telltale-anm, rtda -> ff7-da); ambiguous names are a usage error.
+set(TT_EX ${EXAMPLES}/telltale)
+rigrip_cli_test(pack_family_convert ARGS convert ${TT_EX}/sk99_demo_wave.anm -o ${OUT}/cli/tt_wave.glb VALIDATE ${OUT}/cli/tt_wave.glb)
+rigrip_cli_test(pack_family_name ARGS pack ${OUT}/cli/tt_wave.glb --format telltale --skeleton ${TT_EX}/sk99_demo.skl -o ${OUT}/cli/tt_wave.anm
+  EXPECT "packed: .*telltale-anm" EXPECT_FILE ${OUT}/cli/tt_wave.anm)
+rigrip_cli_test(pack_family_ambiguous ARGS pack ${OUT}/cli/tt_wave.glb --format telltale -o ${OUT}/cli/tt_wave.bin
+  EXIT 2 EXPECT "writes several formats \\(telltale-anm, telltale-skl\\)" ABSENT ${OUT}/cli/tt_wave.bin)
+set_tests_properties(cli.pack_family_name cli.pack_family_ambiguous PROPERTIES DEPENDS cli.pack_family_convert)
