@@ -21,3 +21,14 @@ rigrip_cli_test(bfres_damaged ARGS info ${EXAMPLES}/bfres/damaged_dict_count.bfr
   EXPECT "damaged_dict_count.bfres @ 0x70: E_BAD_COUNT \\[bfres\\]: dictionary entry count 4294967295")
 rigrip_cli_test(bfres_switch_refused ARGS info ${EXAMPLES}/bfres/switch_header.bfres EXIT 1
   EXPECT "E_UNSUPPORTED_VERSION \\[bfres\\]: Switch BFRES not supported yet")
+# glTF -> pack into the original -> read back (depends on the convert test's glb).
+rigrip_cli_test(bfres_pack ARGS pack ${OUT}/bfres/Animal_Bass_Animation.bfres.glb --format bfres
+  --template ${BF}/Animal_Bass_Animation.bfres -o ${OUT}/bfres/New_Bass_Animation.bfres
+  EXPECT_FILE ${OUT}/bfres/New_Bass_Animation.bfres)
+set_tests_properties(cli.bfres_pack PROPERTIES DEPENDS cli.bfres_convert_Animal_Bass_Animation.bfres)
+rigrip_cli_test(bfres_pack_readback ARGS info ${OUT}/bfres/New_Bass_Animation.bfres
+  EXPECT "skeleton 'Skeleton': 6 bones.*animation 'Dead': 1.000 s.*animation 'Wait_Ground'")
+set_tests_properties(cli.bfres_pack_readback PROPERTIES DEPENDS cli.bfres_pack)
+rigrip_cli_test(bfres_pack_no_template ARGS pack ${OUT}/bfres/Animal_Bass_Animation.bfres.glb --format bfres
+  -o ${OUT}/bfres/never.bfres EXIT 1 EXPECT "needs --template" ABSENT ${OUT}/bfres/never.bfres)
+set_tests_properties(cli.bfres_pack_no_template PROPERTIES DEPENDS cli.bfres_convert_Animal_Bass_Animation.bfres)

@@ -388,6 +388,11 @@ scene to_scene(const file& f, const read_context& ctx) {
       core::fail(code::missing_skeleton, "--skeleton " + *ctx.options.skeleton_path + " holds no FSKL skeleton");
   } else {
     add_models(f, ctx.path, true);
+    // An FSKA's own bind skeleton (spec 10.2: first choice when present), unless it is a model's FSKL.
+    for (const auto& a : f.anims)
+      if (a.bind_skeleton && std::none_of(candidates.begin(), candidates.end(),
+                                          [&](const rig& r) { return r.raw->at == a.bind_skeleton->at; }))
+        candidates.push_back(rig{&*a.bind_skeleton, ctx.path, true, "bind_skeleton"});
     if (!f.anims.empty() && ctx.load)
       for (const auto& c : sibling_model_paths(ctx.path)) {
         std::error_code ec;

@@ -356,6 +356,7 @@ skeletal_anim parse_anim(const byte_reader& file, std::uint32_t at, bool v34) {
   }
   (void)total_curves;
   a.user = parse_user_data(file, a.user_data_at);
+  if (a.bind_skeleton_at) a.bind_skeleton = parse_skeleton(file, a.bind_skeleton_at, v34);
   return a;
 }
 

@@ -139,6 +139,7 @@ struct skeletal_anim {
   std::vector<bone_anim> bone_anims;
   std::vector<std::uint16_t> bind_indices;
   std::vector<user_data> user;
+  std::optional<skeleton> bind_skeleton;  // when ofsBindSkeleton is set (0 in BotW files)
   [[nodiscard]] bool loop() const { return (flags >> 2) & 1; }
   [[nodiscard]] bool euler() const { return ((flags >> 12) & 7) == 1; }
   [[nodiscard]] int scale_mode() const { return (flags >> 8) & 3; }
