@@ -635,6 +635,45 @@ TEST(Damage, CountFFFFFFFFIsACleanQuickError) {
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 2.0);
 }
 
+TEST(Damage, ExtraChunkListWithoutTerminator) {
+  RIGRIP_REQUIRE_SAMPLE(path, "sf3/X8PC00A.BIN");
+  bytes b = test::read_bytes(path);
+  // Fill the whole header after the 4 entries with plausible extra entries, no terminator.
+  for (std::size_t at = 0x40; at + 16 <= 0x800; at += 16) {
+    put32(b, at, 0x11000);
+    put32(b, at + 4, 0);
+    put32(b, at + 8, 0);
+    put32(b, at + 12, 0);
+  }
+  put32(b, 0x800, 0xFFFFFFFF);  // a terminator just past the header must not be taken
+  ctx_holder h(b, path, false);
+  auto s = fmt("sf3-x8pc").read(h.ctx);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message.find("end marker"), std::string::npos) << s.error().message;
+  EXPECT_FALSE(fmt("sf3-x8pc").rewrite(h.ctx));
+}
+
+TEST(Damage, OverlappingKeyArraysHitTheWorkBudget) {
+  // 400 records all pointing at the same 10000-key arrays: valid offsets, quadratic work.
+  const std::uint32_t n = 10000, size = 200000, table = size - 400 * 64 - 4;
+  bytes b(size, 0);
+  put32(b, 0, table);
+  for (std::uint32_t i = 0; i < 400; ++i) {
+    std::size_t r = table + 64 * i;
+    put32(b, r, n);
+    for (int k = 3; k < 16; ++k) put32(b, r + 4 * static_cast<std::size_t>(k), 4);
+  }
+  put32(b, table + 400 * 64, 0xFFFFFFFF);
+  auto t0 = std::chrono::steady_clock::now();
+  try {
+    (void)parse_x8an(b);
+    FAIL() << "expected a failure";
+  } catch (const core::failure& f) {
+    EXPECT_EQ(f.error().code, code::limit_exceeded) << f.error().message;
+  }
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0);
+}
+
 TEST(Damage, TruncationAndByteFlipsNeverCrash) {
   std::mt19937 rng(1234);
   int errors = 0, oks = 0;

@@ -240,6 +240,8 @@ model_raw parse_model(byte_span file, std::uint64_t base, std::uint32_t slot_siz
   // Scenario 2/3: more entries follow until 0xFFFFFFFF; scenario 1 has zeros here.
   if (r.u32_at(r.tell()) != 0) {
     while (true) {
+      if (r.tell() + 4 > sector)
+        fail(code::bad_count, "extra chunk list has no 0xFFFFFFFF end marker within the 0x800-byte header", r.abs());
       if (r.u32_at(r.tell()) == end_marker) {
         r.skip(4);
         m.extra_terminated = true;
