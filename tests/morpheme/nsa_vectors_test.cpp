@@ -113,6 +113,22 @@ TEST(NsaVectors, DynamicRotationMrpInitTimesDeltaPaddedRows) {
 // Static segment, fixed layout (factor sets at 0x0C / 0x24, pointers at 0x48):
 //   translation min (1,2,3) extent (.5,.5,.5), q (2,4,6) -> (2, 4, 6)
 //   rotation    min (0,0,0) extent (.5,.5,.5), q (0,0,1) -> v (0,0,.5) -> (0,0,0.8,0.6)
+// The same two rotations stored as unpadded 6-byte rows with the info array right behind
+// them: accepted as a fallback (with a note) because padded rows cannot fit the gap.
+TEST(NsaVectors, UnpaddedRotationRowsFallback) {
+  auto v = rotation_vector();
+  builder b(0);
+  b.b = v;
+  b.u16(0x146, 100); b.u16(0x148, 200); b.u16(0x14A, 0);
+  b.u64(0x128, 0x4C);
+  for (int k = 0; k < 4; ++k) b.info(0x14C + 6 * k, 128, 128, 192, 0, 0, 0);
+  auto f = parse(b.b);
+  EXPECT_EQ(f.dynamic_segment->rotation_row_stride, 6u);
+  EXPECT_FALSE(f.dynamic_segment->note.empty());
+  auto d = decode_nsa(f);
+  expect_quat(d.channels[0].rotation[1], -4.0f / 13, 3.0f / 13, 48.0f / 65, 36.0f / 65);
+}
+
 TEST(NsaVectors, StaticFixedLayout) {
   builder b(0x140);
   b.nsa_header(0, 30, 3, 0);
@@ -243,7 +259,7 @@ TEST(NsaDamage, RowsOverlappingTheInfoArray) {
   auto v = rotation_vector();
   builder b(0);
   b.b = v;
-  b.u64(0x128, 0x4C);  // info pointer inside the second row
+  b.u64(0x128, 0x48);  // info pointer inside the rows (8 bytes for 2 rows, even unpadded)
   code c{};
   (void)error_offset(b.b, &c);
   EXPECT_EQ(c, code::bad_offset);

@@ -265,6 +265,13 @@ built build_animation(const model& m, int rig_no, const std::vector<int>& remap,
     warn_at(ctx, code::w_unsupported_part, "animation '" + name + "': " + std::to_string(d.scale_channels_skipped) +
                                            " scale channels skipped (the scale format has never been seen in a Forgelight file)",
              offset);
+  if (f.dynamic_segment && !f.dynamic_segment->note.empty())
+    warn_at(ctx, code::w_suspicious_value, "animation '" + name + "': " + f.dynamic_segment->note, offset);
+  if (f.trajectory && !f.trajectory->union_tests_agree)
+    warn_at(ctx, code::w_suspicious_value,
+            "animation '" + name + "': trajectory rotation pointer says " +
+                (f.trajectory->constant_rotation ? "constant quaternion" : "factor set") +
+                " but the last 8 bytes of the union say otherwise; the pointer decides", offset);
   // Channel -> bone.
   std::vector<int> bone_of(d.channels.size(), -1);
   int mi = rig.packet, map_no = m.rig_map[static_cast<std::size_t>(rig_no)];

@@ -101,6 +101,18 @@ mrn_file parse_mrn(std::span<const std::uint8_t> data) {
     p.payload.assign(pl.begin(), pl.end());
     std::uint64_t end = h.abs();
     std::uint64_t next = std::min<std::uint64_t>(align_up(end, 16), data.size());
+    // Packets are 16-aligned in every file described; should a file pack them tighter (the
+    // 32-bit files use 4), take the nearer 4/8-aligned position when a header starts there.
+    auto header_at = [&](std::uint64_t at) {
+      return at + 8 <= data.size() && le32(data, static_cast<std::size_t>(at)) == magic_x64[0] &&
+             le32(data, static_cast<std::size_t>(at) + 4) == magic_x64[1];
+    };
+    if (!header_at(next))
+      for (std::uint64_t a : {4u, 8u})
+        if (align_up(end, a) < next && header_at(align_up(end, a))) {
+          next = align_up(end, a);
+          break;
+        }
     auto fl = data.subspan(static_cast<std::size_t>(end), static_cast<std::size_t>(next - end));
     p.fill.assign(fl.begin(), fl.end());
     f.packets.push_back(std::move(p));

@@ -165,9 +165,17 @@ nsa_dynamic parse_dynamic(const byte_reader& seg) {
   }
   if (d.rotation_count) {
     d.rotation_row_stride = align4(6 * d.rotation_count);
+    // Row stride check (§7.3/§16.1): the rows must not run into the info array behind them.
+    // Padded rows are the documented reading; unpadded 6R-byte rows are accepted (with a
+    // note the reader turns into a warning) only when the padded ones cannot fit but those do.
+    if (p[3] > p[2] && p[3] - p[2] < S * d.rotation_row_stride && p[3] - p[2] >= S * 6ull * d.rotation_count &&
+        d.rotation_row_stride != 6 * d.rotation_count) {
+      d.rotation_row_stride = 6 * d.rotation_count;
+      d.note = "rotation rows read unpadded (" + std::to_string(d.rotation_row_stride) +
+               " bytes): the gap to the info array is too small for 4-byte-aligned rows";
+    }
     d.rotations = read_u16x3(seg, p[2], d.rotation_count, d.rotation_row_stride, S, "dynamic rotation rows");
     d.rotation_info = read_info(seg, p[3], d.rotation_count, "dynamic rotation info");
-    // Row stride check (§7.3/§16.1): the rows must not run into the info array behind them.
     if (p[3] > p[2] && p[3] - p[2] < S * d.rotation_row_stride)
       fail(code::bad_offset,
            "dynamic rotation rows: " + std::to_string(S) + " rows of " + std::to_string(d.rotation_row_stride) +
@@ -190,6 +198,7 @@ nsa_trajectory parse_trajectory(const byte_reader& seg) {
   auto block = h.peek(0x38);
   std::uint64_t tp = seg.u64_at(0x50), rp = seg.u64_at(0x58);
   t.constant_rotation = rp == 0;
+  t.union_tests_agree = (seg.u64_at(0x48) != 0) == !t.constant_rotation;
   if (t.constant_rotation) {
     for (auto& v : t.rotation) v = block.f32();
   } else {
@@ -686,6 +695,9 @@ nsa_file encode_nsa(const nsa_input& in) {
       std::vector<std::array<float, 3>> rv;
       for (std::uint32_t s = 0; s < S; ++s) rv.push_back(quat_to_mrp(in.trajectory_rotation[s]));
       t.rotation_factors = span_factors(rv, 65535, 65535, 65535);
+      // Readers that tell the union apart by its last 8 bytes (extent y, z) need them non-zero;
+      // a tiny extent with all samples quantised to 0 decodes to the same min.
+      if (t.rotation_factors.extent[1] == 0 && t.rotation_factors.extent[2] == 0) t.rotation_factors.extent[2] = 1e-30f;
       for (const auto& v : rv) {
         u16x3 q;
         for (int c = 0; c < 3; ++c) q[static_cast<std::size_t>(c)] = static_cast<std::uint16_t>(quantise(v[static_cast<std::size_t>(c)], t.rotation_factors.min[static_cast<std::size_t>(c)], t.rotation_factors.extent[static_cast<std::size_t>(c)], 65535));
@@ -908,7 +920,7 @@ nlohmann::json nsa_to_json(const nsa_file& f) {
     const auto& d = *f.dynamic_segment;
     j["dynamic"] = {{"sample_count", d.sample_count}, {"translation_count", d.translation_count},
                     {"rotation_count", d.rotation_count}, {"scale_count", d.scale_count},
-                    {"rotation_row_stride", d.rotation_row_stride},
+                    {"rotation_row_stride", d.rotation_row_stride}, {"note", d.note},
                     {"translation_info", infoj(d.translation_info)}, {"rotation_info", infoj(d.rotation_info)},
                     {"translations", d.translations}, {"rotations", u16j(d.rotations)}};
   } else {
@@ -920,6 +932,7 @@ nlohmann::json nsa_to_json(const nsa_file& f) {
             {"alignment", t.alignment}, {"sample_rate", t.sample_rate}, {"sample_count", t.sample_count},
             {"translation_factors", fj(t.translation_factors)},
             {"rotation_form", t.constant_rotation ? "constant" : "factors"},
+            {"union_tests_agree", t.union_tests_agree},
             {"translations", t.has_translation ? json(t.translations) : json(nullptr)}};
     if (t.constant_rotation) tj["rotation"] = t.rotation;
     else {

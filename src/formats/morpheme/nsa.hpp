@@ -51,6 +51,7 @@ struct nsa_dynamic {
   std::vector<std::uint32_t> translations;  // [sample][channel], 11:11:10 words
   std::vector<u16x3> rotations;              // [sample][channel]
   std::uint32_t rotation_row_stride = 0;     // align4(6 * rotation_count)
+  std::string note;                          // set when a fallback reading was used
   std::vector<deq_info> translation_info;    // align4(translation_count) entries
   std::vector<deq_info> rotation_info;       // align4(rotation_count) entries
   bool has_scale = false;
@@ -64,6 +65,8 @@ struct nsa_trajectory {
   std::uint32_t sample_count = 0;
   factors translation_factors;
   bool constant_rotation = true;
+  // The hexpat/pydmod test for the union (u64 at 0x48 non-zero) agrees with the pointer test.
+  bool union_tests_agree = true;
   factors rotation_factors;    // factor form
   quat rotation{0, 0, 0, 1};   // constant form (x, y, z, w)
   bool has_translation = false;  // null pointer => origin
