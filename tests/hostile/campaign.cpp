@@ -22,6 +22,7 @@
 #include <fstream>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "alloc_tracker.hpp"
 #include "rigrip/gltf.hpp"
@@ -116,8 +117,7 @@ void on_death() { report_current("sanitizer report / fatal error"); }
 void on_signal(int sig) {
   report_current(sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ? "SIGBUS" : sig == SIGFPE ? "SIGFPE"
                  : sig == SIGABRT ? "SIGABRT" : "signal");
-  signal(sig, SIG_DFL);
-  raise(sig);
+  raise(sig);  // SA_RESETHAND: the default action now
 }
 
 void install_reporters() {
@@ -129,10 +129,21 @@ void install_reporters() {
 #ifdef HOSTILE_SANITIZED
     __sanitizer_set_death_callback(on_death);
 #endif
+    // An alternate stack, so that a stack overflow (unbounded recursion) is reported too.
+    static std::vector<char> alt(1 << 16);
+    stack_t ss{};
+    ss.ss_sp = alt.data();
+    ss.ss_size = alt.size();
+    sigaltstack(&ss, nullptr);
     for (int s : {SIGSEGV, SIGBUS, SIGFPE, SIGABRT, SIGILL}) {
       struct sigaction old {};
       sigaction(s, nullptr, &old);
-      if (old.sa_handler == SIG_DFL) signal(s, on_signal);  // leave the sanitizers' own handlers alone
+      if (old.sa_handler != SIG_DFL) continue;  // leave the sanitizers' own handlers alone
+      struct sigaction sa {};
+      sa.sa_handler = on_signal;
+      sa.sa_flags = SA_ONSTACK | SA_RESETHAND;
+      sigemptyset(&sa.sa_mask);
+      sigaction(s, &sa, nullptr);
     }
     // Hang detector: a run that overstays its hard limit is reported and aborted, so a
     // reader stuck in a loop shows which input did it instead of a silent CTest timeout.
@@ -319,9 +330,11 @@ void mutate_subject(const subject& s, double scale, double budget_s, const char*
   // had its share; the order (and so every run's bytes) is the same on every machine.
   std::size_t done_t = 0, done_f = 0, done_d = field_first;
   bool more = true;
-  while (more) {
+  // A floor of rounds even on a huge file, so that every kind is exercised.
+  const std::size_t min_rounds = scale >= 1.0 ? 8 : 1;
+  for (std::size_t round = 0; more; ++round) {
     more = false;
-    if (budget_s > 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > budget_s) {
+    if (budget_s > 0 && round >= min_rounds && std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > budget_s) {
       ++t.budget_cut;
       break;
     }
