@@ -53,6 +53,7 @@ void tally::add(const tally& o) {
   seconds += o.seconds;
   budget_cut += o.budget_cut;
   peak_bytes = std::max(peak_bytes, o.peak_bytes);
+  slowest_op = std::max(slowest_op, o.slowest_op);
 }
 
 std::int64_t memory_bound(std::size_t input_size) {
@@ -175,6 +176,7 @@ struct run_outcome {
   int ops = 0;
   std::vector<std::string> problems;
   std::int64_t peak = 0;
+  double slowest = 0;
 };
 
 bool clean(const rigrip::error& e) {
@@ -211,6 +213,7 @@ run_outcome run_one(const subject& s, const bytes& data, const std::string& desc
     double secs = static_cast<double>(now_ns() - t0) / 1e9;
     auto st = alloc::end();
     o.peak = std::max(o.peak, st.peak_bytes);
+    o.slowest = std::max(o.slowest, secs);
     if (secs > soft)
       o.problems.push_back(std::string(op) + ": took " + std::to_string(secs) + " s, bound " + std::to_string(soft) + " s");
     if (st.refused_count)
@@ -303,6 +306,7 @@ void mutate_subject(const subject& s, double scale, double budget_s, const char*
     t.clean_errors += o.clean_error;
     t.errors_with_offset += o.with_offset;
     t.peak_bytes = std::max(t.peak_bytes, o.peak);
+    t.slowest_op = std::max(t.slowest_op, o.slowest);
     if (!o.problems.empty()) {
       ++t.failures;
       for (const auto& pr : o.problems) out.failures.push_back(desc + ": " + pr);
@@ -317,6 +321,8 @@ void mutate_subject(const subject& s, double scale, double budget_s, const char*
     t.valid_outputs += o.valid_output;
     t.clean_errors += o.clean_error;
     t.errors_with_offset += o.with_offset;
+    t.peak_bytes = std::max(t.peak_bytes, o.peak);
+    t.slowest_op = std::max(t.slowest_op, o.slowest);
     if (!o.problems.empty()) {
       ++t.failures;
       for (const auto& pr : o.problems) out.failures.push_back(s.key + " (unmutated): " + pr);

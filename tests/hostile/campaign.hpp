@@ -23,6 +23,7 @@ struct tally {
   double seconds = 0;
   std::uint64_t budget_cut = 0;      // subjects whose plan the time budget cut short
   std::int64_t peak_bytes = 0;       // highest peak over the runs
+  double slowest_op = 0;             // seconds, the slowest single entry-point call
   void add(const tally& o);
 };
 

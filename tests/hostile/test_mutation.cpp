@@ -21,10 +21,10 @@ double scale_from_env() {
 
 void print_row(const std::string& fmt, const hostile::tally& t) {
   std::printf("hostile: %-14s runs %7llu  valid outputs %6llu  clean errors %7llu (with offset %7llu)  "
-              "failures %llu  peak %.1f MiB  %.1f s%s\n",
+              "failures %llu  peak %.1f MiB  slowest call %.3f s  %.1f s%s\n",
               fmt.c_str(), static_cast<unsigned long long>(t.runs), static_cast<unsigned long long>(t.valid_outputs),
               static_cast<unsigned long long>(t.clean_errors), static_cast<unsigned long long>(t.errors_with_offset),
-              static_cast<unsigned long long>(t.failures), static_cast<double>(t.peak_bytes) / (1 << 20), t.seconds,
+              static_cast<unsigned long long>(t.failures), static_cast<double>(t.peak_bytes) / (1 << 20), t.slowest_op, t.seconds,
               t.budget_cut ? "  (time budget reached)" : "");
 }
 
