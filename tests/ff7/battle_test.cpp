@@ -54,7 +54,7 @@ TEST(Battle, ExamplesAreOurWritersOutput) {
 }
 
 TEST(Battle, SyntheticModelReadsFromAaAndDa) {
-  auto dir = synthetic_dir();
+  auto dir = synthetic_dir("ff7_synth_read");
   for (const char* entry : {"zzaa", "zzda"}) {
     diagnostics d;
     auto s = ff7test::read_file(dir + "/" + entry, {}, &d);
@@ -87,7 +87,7 @@ TEST(Battle, RootTripleAndBonesMatchTheGamesEvaluation) {
   // World position of the head joint by the notes' formula vs the scene's rest pose.
   std::vector<std::vector<da_frame>> anims;
   auto files = ff7test::synthetic_battle_files(&anims);
-  auto dir = synthetic_dir();
+  auto dir = synthetic_dir("ff7_synth_eval");
   auto s = ff7test::read_file(dir + "/zzaa");
   ASSERT_TRUE(s.ok());
   const auto& f = anims[0][0];

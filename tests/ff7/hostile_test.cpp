@@ -31,8 +31,8 @@ rigrip::error expect_failure(Fn&& fn) {
   return {};
 }
 
-std::string dir_with_synthetic() {
-  auto dir = test::out_path("ff7_hostile");
+std::string dir_with_synthetic(const std::string& name) {
+  auto dir = test::out_path(name);
   std::filesystem::create_directories(dir);
   for (const auto& [n, b] : ff7test::synthetic_battle_files()) test::write_bytes(dir + "/" + n, b);
   return dir;
@@ -92,7 +92,7 @@ TEST(Hostile, CountFFFFFFFFGivesCleanErrorsWithoutHugeAllocations) {
 }
 
 TEST(Hostile, DamagedInputNamesTheOffset) {
-  auto dir = dir_with_synthetic();
+  auto dir = dir_with_synthetic("ff7_hostile_offsets");
   auto files = ff7test::synthetic_battle_files();
   // Truncated in the middle of the second chunk.
   auto da = files["zzda"];
@@ -124,7 +124,7 @@ TEST(Hostile, DamagedInputNamesTheOffset) {
 }
 
 TEST(Hostile, TruncationAndByteFlipLoopGivesCleanResults) {
-  auto dir = dir_with_synthetic();
+  auto dir = dir_with_synthetic("ff7_hostile_loop");
   std::vector<std::pair<std::string, bytes>> inputs;
   for (const auto& [n, b] : ff7test::synthetic_battle_files()) inputs.emplace_back(dir + "/" + n, b);
   for (const char* s : {"ff7/field/aaaa.hrc", "ff7/field/aaab.rsd", "ff7/field/aaac.p", "ff7/field/aabc.tex", "ff7/field/aafe.a"})

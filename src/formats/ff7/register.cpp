@@ -18,9 +18,10 @@ bool numbered_ext(std::string_view name, char letter) {
 }
 
 // Content first; the naming rule only breaks ties or lets a damaged file reach its reader.
+// A loose structural match (trailing bytes) without the name is not enough to claim a file.
 int combine(int content, bool name_ok, int weak_without_name) {
-  if (content > 0) return name_ok ? content + 20 : std::min(content, weak_without_name);
-  return name_ok ? score::name_only : score::none;
+  if (name_ok) return content > 0 ? content + 20 : score::name_only;
+  return content > score::name_only ? std::min(content, weak_without_name) : score::none;
 }
 
 int detect_aa_file(byte_view d, std::string_view name) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <mutex>
 
 #include "core/math.hpp"
 
@@ -625,6 +626,36 @@ scene read_rsd_scene(const read_context& ctx) {
   return fm.s;
 }
 
+namespace {
+// Bone counts of the HRC files in a folder, cached per folder: a whole char.lgp folder holds
+// thousands of animations next to hundreds of skeletons.
+std::vector<std::pair<std::string, std::size_t>> hrc_bone_counts(const read_context& ctx, const std::string& dir) {
+  static std::mutex m;
+  static std::map<std::string, std::vector<std::pair<std::string, std::size_t>>> cache;
+  {
+    std::lock_guard<std::mutex> lock(m);
+    if (auto it = cache.find(dir); it != cache.end()) return it->second;
+  }
+  std::vector<std::string> candidates;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (to_lower(it->path().extension().string()) == ".hrc") candidates.push_back(it->path().string());
+  std::sort(candidates.begin(), candidates.end());
+  std::vector<std::pair<std::string, std::size_t>> out;
+  for (const auto& c : candidates) {
+    auto l = load_path(ctx, c);
+    if (!l) continue;
+    try {
+      out.emplace_back(c, parse_hrc(l->first).bones.size());
+    } catch (const core::failure&) {
+    }
+  }
+  std::lock_guard<std::mutex> lock(m);
+  cache[dir] = out;
+  return out;
+}
+}  // namespace
+
 scene read_a_scene(const read_context& ctx) {
   auto a = parse_a(ctx.data);
   std::optional<std::pair<bytes, std::string>> sk;
@@ -633,23 +664,12 @@ scene read_a_scene(const read_context& ctx) {
   } else {
     // Field animations are not named after their skeleton: take the HRC next to the file
     // with the same bone count (the first by name when several match).
-    std::error_code ec;
     auto dir = fs::path(ctx.path).parent_path();
     if (dir.empty()) dir = ".";
-    std::vector<std::string> candidates;
-    if (exists(ctx.path))
-      for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-        if (to_lower(it->path().extension().string()) == ".hrc") candidates.push_back(it->path().string());
-    std::sort(candidates.begin(), candidates.end());
     std::vector<std::string> matching;
-    for (const auto& c : candidates) {
-      auto l = load_path(ctx, c);
-      if (!l) continue;
-      try {
-        if (parse_hrc(l->first).bones.size() == a.bone_count) matching.push_back(c);
-      } catch (const core::failure&) {
-      }
-    }
+    if (exists(ctx.path))
+      for (const auto& [c, n] : hrc_bone_counts(ctx, dir.string()))
+        if (n == a.bone_count) matching.push_back(c);
     if (matching.size() > 1)
       warn(&ctx, code::w_pairing, std::to_string(matching.size()) + " skeletons with " + std::to_string(a.bone_count) +
                                       " bones next to the animation; using " + file_name(matching[0]) +
