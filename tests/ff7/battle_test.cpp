@@ -1,5 +1,7 @@
 // Battle models: the synthetic AA + P + TEX + DA set, glTF and back, dump --raw, quirks.
+#include <chrono>
 #include <cstdlib>
+#include <random>
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -321,4 +323,76 @@ TEST(Battle, AaAndPWritersRoundTrip) {
   EXPECT_EQ(serialise_p(pm), files["zzam"]);
   EXPECT_EQ(pm.polys.size(), 12u);
   EXPECT_EQ(pm.edges.size(), 18u);
+}
+
+TEST(Battle, SingleBoneModelUsesOneTriple) {
+  auto dir = test::out_path("ff7_single");
+  std::filesystem::create_directories(dir);
+  aa_file aa;
+  aa.header = {0, 1, 1, 1, 0, 1, 0, 1, 3, 0, 0, 0, 0};
+  aa.bones.push_back(aa_bone{-1, -100, 1});
+  test::write_bytes(dir + "/xaaa", serialise_aa(aa));
+  test::write_bytes(dir + "/xaam", serialise_p(build_p({ff7test::box(-100, 20, {0x80, 0x20, 0x20, 0xFF}, false)})));
+  std::vector<da_frame> frames;
+  for (int f = 0; f < 10; ++f) {
+    da_frame fr;
+    fr.position = {0, static_cast<std::int16_t>(-100 - f), 0};
+    fr.rotations.push_back({ff7test::deg(10.0 * f), ff7test::deg(20), 0});
+    frames.push_back(fr);
+  }
+  da_pack da;
+  da.chunks.push_back(make_chunk(frames, 0, 1));
+  da.count = 1;
+  test::write_bytes(dir + "/xada", serialise_da(da));
+  auto s = ff7test::read_file(dir + "/xada");
+  ASSERT_TRUE(s.ok()) << s.error().to_string();
+  ASSERT_EQ(s->animations.size(), 1u);
+  EXPECT_EQ(s->meshes.size(), 1u);
+  auto back = parse_da(pack_da(*s, aa, 15.0, nullptr));
+  auto dec = decode_pack(back, aa, nullptr);
+  ASSERT_EQ(dec.size(), 1u);
+  ASSERT_EQ(dec[0].frames[0].rotations.size(), 1u);
+  expect_same_motion(quantise(frames, 0), canonical(dec[0].frames), "single bone");
+}
+
+TEST(Battle, CloudSizedPackReadsFast) {
+  // 94 animations (as Cloud's rtda) of 21 bones x 120 frames, about 0.4 MB.
+  std::vector<std::vector<da_frame>> anims;
+  auto files = ff7test::synthetic_battle_files(&anims);
+  aa_file aa = parse_aa(files["zzaa"]);
+  aa.bones.clear();
+  for (int i = 0; i < 21; ++i) aa.bones.push_back(aa_bone{i - 1, -50, 0});
+  aa.header[3] = 21;
+  aa.header[7] = 94;
+  aa.header[10] = 0;
+  aa.header[9] = 0;
+  da_pack da;
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> step(-40, 40);
+  for (int a = 0; a < 94; ++a) {
+    std::vector<da_frame> fr;
+    da_frame f;
+    f.rotations.resize(22);
+    for (int i = 0; i < 120; ++i) {
+      for (auto& t : f.rotations)
+        for (auto& v : t) v = static_cast<std::int16_t>(((v + step(rng)) % 4096 + 4096) % 4096);
+      f.position[1] = static_cast<std::int16_t>(-400 + step(rng));
+      fr.push_back(f);
+    }
+    da.chunks.push_back(make_chunk(fr, 0, 22));
+  }
+  da.count = 94;
+  auto dir = test::out_path("ff7_big");
+  std::filesystem::create_directories(dir);
+  test::write_bytes(dir + "/bgaa", serialise_aa(aa));
+  auto bytes_da = serialise_da(da);
+  test::write_bytes(dir + "/bgda", bytes_da);
+  auto t0 = std::chrono::steady_clock::now();
+  auto s = ff7test::read_file(dir + "/bgda");
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(s.ok()) << s.error().to_string();
+  EXPECT_EQ(s->animations.size(), 94u);
+  std::printf("[ff7] %zu-byte DA (94 x 120 frames x 22 triples) read into a scene in %lld ms\n", bytes_da.size(),
+              static_cast<long long>(ms));
+  EXPECT_LT(ms, 8000);  // generous for sanitizer builds; release reads this in well under a second
 }
