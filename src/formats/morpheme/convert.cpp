@@ -276,7 +276,11 @@ built build_animation(const model& m, int rig_no, const std::vector<int>& remap,
   std::vector<int> bone_of(d.channels.size(), -1);
   int mi = rig.packet, map_no = m.rig_map[static_cast<std::size_t>(rig_no)];
   (void)mi;
-  if (map_no >= 0 && m.maps[static_cast<std::size_t>(map_no)].m.indices.size() == f.total_bones) {
+  // Only version 1 (read as RigToAnimMap type AnimToRig) is understood; another version would
+  // be a different table type (e.g. MapPairs) and falls back with the reason named.
+  bool map_ok = map_no >= 0 && m.maps[static_cast<std::size_t>(map_no)].m.version == 1 &&
+                m.maps[static_cast<std::size_t>(map_no)].m.indices.size() == f.total_bones;
+  if (map_ok) {
     const auto& mp = m.maps[static_cast<std::size_t>(map_no)];
     for (std::size_t c = 0; c < bone_of.size() && c < mp.m.indices.size(); ++c)
       if (mp.m.indices[c] < remap.size()) bone_of[c] = remap[mp.m.indices[c]];
@@ -291,7 +295,9 @@ built build_animation(const model& m, int rig_no, const std::vector<int>& remap,
     out.mapping_kind = "bone-count-offset";
     a.extras["channel_map"] = "bone-count offset " + std::to_string(off) + " (fallback)";
     std::string why = map_no < 0 ? "no skeleton-map packet for this skeleton"
-                                 : "the skeleton map lists " + std::to_string(m.maps[static_cast<std::size_t>(map_no)].m.indices.size()) +
+                      : m.maps[static_cast<std::size_t>(map_no)].m.version != 1
+                          ? "the skeleton map has version " + std::to_string(m.maps[static_cast<std::size_t>(map_no)].m.version) + " (only 1 is understood)"
+                          : "the skeleton map lists " + std::to_string(m.maps[static_cast<std::size_t>(map_no)].m.indices.size()) +
                                        " channels, the NSA has " + std::to_string(f.total_bones);
     warn_at(ctx, code::w_fallback, "animation '" + name + "': " + why + "; channel c drives bone c + " + std::to_string(off) +
                                    " (bone count " + std::to_string(nb) + " - channel count " + std::to_string(f.total_bones) + ")",

@@ -66,6 +66,7 @@ std::vector<u16x3> read_u16x3(const byte_reader& seg, std::uint64_t ptr, std::ui
   std::vector<u16x3> v;
   if (count == 0 || rows == 0) return v;
   if (ptr == 0) fail(code::bad_offset, std::string(what) + ": " + std::to_string(count) + " channels but a null data pointer", seg.base());
+  if (count > max_channels || row_stride < 6 * count) fail(code::bad_count, std::string(what) + ": rows too short for their channels", seg.base());
   check_block(seg, ptr, rows, row_stride, what);
   v.resize(static_cast<std::size_t>(count * rows));
   for (std::uint64_t s = 0; s < rows; ++s) {
@@ -134,6 +135,10 @@ nsa_static parse_static(const byte_reader& seg) {
   st.translation_count = h.u32();
   st.rotation_count = h.u32();
   st.scale_count = h.u32();
+  for (auto n : {st.translation_count, st.rotation_count, st.scale_count})
+    if (n > max_channels)
+      fail(code::bad_count, "static segment channel count " + std::to_string(n) + " exceeds the u16 channel range 65536",
+           seg.base());
   // The fixed runtime struct is preferred (§16.4); the compact reading is the fallback.
   if (try_static_layout(seg, st, false)) return st;
   if (try_static_layout(seg, st, true)) return st;
@@ -154,6 +159,13 @@ nsa_dynamic parse_dynamic(const byte_reader& seg) {
   std::array<std::uint64_t, 6> p{};
   for (auto& x : p) x = h.u64();
   d.has_scale = d.scale_count > 0;
+  // Channel indices are u16, so no segment can hold more channels; this also keeps every
+  // size computation below far from overflow.
+  for (auto [n, what] : {std::pair{d.translation_count, "translation"}, std::pair{d.rotation_count, "rotation"},
+                         std::pair{d.scale_count, "scale"}})
+    if (n > max_channels)
+      fail(code::bad_count, std::string("dynamic ") + what + " channel count " + std::to_string(n) +
+                                " exceeds the u16 channel range 65536", seg.base());
   std::uint64_t S = d.sample_count;
   if (d.translation_count) {
     if (p[0] == 0) fail(code::bad_offset, "dynamic translations: null data pointer", seg.base() + 0x10);
