@@ -42,3 +42,10 @@ rigrip_cli_test(telltale_batch_samples ARGS convert ${TT} -o ${OUT}/telltale/bat
   EXPECT "converted 13, failed 0, skipped 2")
 rigrip_cli_test(telltale_mesh_forced ARGS info --input-format telltale-anm ${TT}/ui_boot_title.d3dmesh EXIT 1
   EXPECT "D3DMesh: meshes are not supported yet")
+# The issue's command line verbatim: --format with the family name picks .anm from the output name.
+rigrip_cli_test(telltale_pack_family_name ARGS pack ${OUT}/telltale/sk99_demo_wave.glb --format telltale
+  --skeleton ${TTX}/sk99_demo.skl -o ${OUT}/telltale/walk2.anm EXPECT "packed: .*walk2.anm.*telltale-anm")
+set_tests_properties(cli.telltale_pack_family_name PROPERTIES DEPENDS cli.telltale_example_convert)
+rigrip_cli_test(telltale_pack_skl_from_glb ARGS pack ${OUT}/telltale/sk99_demo_wave.glb --format telltale
+  -o ${OUT}/telltale/sk99_rig.skl EXPECT "packed: .*telltale-skl")
+set_tests_properties(cli.telltale_pack_skl_from_glb PROPERTIES DEPENDS cli.telltale_example_convert)
