@@ -481,17 +481,22 @@ scene to_scene(const file& f, const read_context& ctx) {
   // Sampling per frame costs frames x bones: bound it (a 4-byte frame count could ask for 2^31).
   constexpr std::int32_t max_frames = 1000000;
   std::uint64_t samples = 0;
+  std::uint64_t longest_at = no_offset;
+  std::int32_t longest = -1;
   for (const auto& a : f.anims) {
+    if (a.frame_count > longest) longest = a.frame_count, longest_at = a.at + 0x10;
     if (a.frame_count > max_frames)
       core::fail(code::limit_exceeded, "animation '" + a.name + "' frame count " + std::to_string(a.frame_count) +
                                            " exceeds the limit of " + std::to_string(max_frames), a.at + 0x10);
     samples += (static_cast<std::uint64_t>(a.frame_count) + 1) * (nb + 1);
   }
-  const std::uint64_t sample_limit = 1000000ull + 50ull * f.image.size();
+  const std::uint64_t sample_limit = 50000ull + 8ull * f.image.size();
   if (samples > sample_limit)
     core::fail(code::limit_exceeded, "sampling every frame of every bone would take " + std::to_string(samples) +
                                          " evaluations, over the limit of " + std::to_string(sample_limit) +
-                                         " for a file of this size");
+                                         " for a file of this size (longest animation: " + std::to_string(longest) +
+                                         " frames)",
+               longest_at);
   std::map<std::string, std::pair<int, std::uint64_t>> missing;  // name -> (animations, first offset)
   int lossy_ssc = 0;
   float max_world_error = 0;
