@@ -17,6 +17,7 @@
 #include "formats/sf3/raw.hpp"
 #include "rigrip/gltf.hpp"
 #include "rigrip/registry.hpp"
+#include "synthetic.hpp"
 #include "test_support.hpp"
 
 std::vector<rigrip::format> rigrip_family_sf3();
@@ -321,6 +322,100 @@ float worst_gap_growth(const scene& s, const animation* a, float t, bool conjuga
     worst = std::max(worst, gap(b, p, posed) - gap(b, p, bind));
   }
   return worst;
+}
+
+// ------------------------------------------------------------ synthetic model (no game data)
+
+TEST(Synthetic, ReadsToScene) {
+  bytes b = synthetic::x8pc();
+  EXPECT_GE(fmt("sf3-x8pc").detect(b, "x.bin"), score::structure);
+  ctx_holder h(b, "X8PC90A.BIN", false);
+  auto s = fmt("sf3-x8pc").read(h.ctx);
+  ASSERT_TRUE(s) << s.error().to_string();
+  ASSERT_TRUE(s->validate());
+  EXPECT_TRUE(h.diags.warnings.empty()) << h.diags.warnings[0].to_string();
+  const auto& sk = s->skeletons[0];
+  ASSERT_EQ(sk.bones.size(), 3u);
+  EXPECT_EQ(sk.bones[1].parent, 0);
+  EXPECT_EQ(sk.bones[2].name, "tag_chest");
+  EXPECT_EQ(sk.bones[2].parent, 1);
+  EXPECT_FLOAT_EQ(sk.bones[2].translation[1], -11.0f);
+  ASSERT_EQ(s->meshes.size(), 2u);
+  const auto& quad = s->meshes[0];
+  EXPECT_EQ(quad.bone, 0);
+  EXPECT_EQ(quad.positions.size(), 6u);  // two triangles
+  EXPECT_FALSE(s->materials[static_cast<std::size_t>(quad.material)].double_sided);
+  const auto& tri = s->meshes[1];
+  EXPECT_EQ(tri.bone, 1);
+  EXPECT_EQ(tri.positions.size(), 3u);  // the degenerate quad is one triangle
+  EXPECT_TRUE(s->materials[static_cast<std::size_t>(tri.material)].double_sided);
+  EXPECT_EQ(tri.colors[0], (vec4{1, 0, 0, 1}));  // colno 0x801F = pure red
+  // The atlas holds the 8x8 texture at (4, 0); its first texel is the transparent 0x0000.
+  const auto& atlas = s->textures[0];
+  EXPECT_EQ(atlas.rgba[(4) * 4 + 3], 0);
+  EXPECT_EQ(atlas.rgba[(5) * 4 + 3], 255);
+  EXPECT_EQ(atlas.rgba[(atlas.width * 7 + 4) * 4 + 3], 255);  // row 7 = copy of row 1 (opaque)
+  auto f = parse_x8pc(b);
+  EXPECT_EQ(decode_textures(f.models[0]).vram_bytes, 128u);
+  ASSERT_EQ(s->animations.size(), 2u);
+  EXPECT_EQ(s->animations[1].name, "X8PC90A_anim00_idle_f0-10_ev3");
+  EXPECT_EQ(s->animations[1].extras["events"], json::parse("[[5, 3]]"));
+  for (float t : {0.0f, 0.1f, 0.2f, 0.3333f}) EXPECT_LT(worst_gap_growth(s.value(), &s->animations[1], t), 0.01f);
+}
+
+TEST(Synthetic, GltfRewritePackAndDamage) {
+  bytes b = synthetic::x8pc();
+  ctx_holder h(b, "X8PC90A.BIN", false);
+  auto s = fmt("sf3-x8pc").read(h.ctx);
+  ASSERT_TRUE(s);
+  diagnostics d;
+  auto w = gltf::write(s.value(), {}, d);
+  ASSERT_TRUE(w);
+  std::string out = test::out_path("sf3_synthetic.glb");
+  test::write_bytes(out, w->main);
+  std::string report;
+  int errors = test::gltf_validator_errors(out, &report);
+  if (errors >= 0) EXPECT_EQ(errors, 0) << report;
+  auto rw = fmt("sf3-x8pc").rewrite(h.ctx);
+  ASSERT_TRUE(rw);
+  EXPECT_TRUE(rw.value() == b);
+  pack_context c;
+  c.template_file = b;
+  c.template_path = "X8PC90A.BIN";
+  auto packed = fmt("sf3-x8pc").pack(s.value(), c);
+  ASSERT_TRUE(packed) << packed.error().to_string();
+  EXPECT_TRUE(packed.value() == b);
+  // Every truncation and a few thousand byte flips: values or clean errors, never a crash.
+  int errs = 0;
+  for (std::size_t cut = 0; cut < b.size(); cut += 97) {
+    ctx_holder t(bytes(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(cut)), "X8PC90A.BIN", false);
+    auto r = fmt("sf3-x8pc").read(t.ctx);
+    errs += !r;
+    if (!r) EXPECT_NE(r.error().code, code::internal) << r.error().to_string();
+  }
+  std::mt19937 rng(99);
+  for (int i = 0; i < 1500; ++i) {
+    bytes m = b;
+    std::size_t at = rng() % 2 ? rng() % 0x40 : 0x800 + rng() % (m.size() - 0x800);
+    m[at] = static_cast<std::uint8_t>(rng());
+    ctx_holder t(m, "X8PC90A.BIN", false);
+    auto r = fmt("sf3-x8pc").read(t.ctx);
+    if (r) EXPECT_TRUE(r->validate());
+    else EXPECT_NE(r.error().code, code::internal) << r.error().to_string();
+    (void)fmt("sf3-x8pc").dump_raw(t.ctx);
+    auto rr = fmt("sf3-x8pc").rewrite(t.ctx);
+    if (rr) EXPECT_TRUE(rr.value() == m) << "flip at " << at;
+  }
+  EXPECT_GT(errs, 0);
+}
+
+TEST(Synthetic, CommittedExampleMatchesTheBuilder) {
+  std::string p = std::string(RIGRIP_SOURCE_DIR) + "/examples/sf3/X8PC90A.BIN";
+  if (!std::filesystem::exists(p)) {
+    test::write_bytes(test::out_path("X8PC90A.BIN"), synthetic::x8pc());
+    GTEST_SKIP() << "examples/sf3/X8PC90A.BIN not present; written to the test output folder";
+  }
+  EXPECT_TRUE(test::read_bytes(p) == synthetic::x8pc());
 }
 
 TEST(Samples, IntactCharacterAcrossFrames) {
