@@ -38,3 +38,12 @@ if(EXISTS ${SF3}/X8PC00A.BIN AND EXISTS ${SF3}/X8AN00.BIN)
   set_tests_properties(tools.sf3_snapshot PROPERTIES DEPENDS cli.sf3_convert_x8pc
     PASS_REGULAR_EXPRESSION "clip X8PC00A_anim00_idle.*[0-9]+ triangles")
 endif()
+
+# The synthetic example (own writers, no game data) runs everywhere.
+set(SF3_EX ${EXAMPLES}/sf3/X8PC90A.BIN)
+rigrip_cli_test(sf3_example_convert ARGS convert ${SF3_EX} -o ${SF3_OUT}/X8PC90A.glb --textures
+  EXPECT_FILE ${SF3_OUT}/X8PC90A_tex0_X8PC90A_atlas.png VALIDATE ${SF3_OUT}/X8PC90A.glb)
+rigrip_cli_test(sf3_example_rewrite ARGS rewrite ${SF3_EX} -o ${SF3_OUT}/X8PC90A.rewrite.bin EXPECT "identical")
+rigrip_cli_test(sf3_example_pack ARGS pack ${SF3_OUT}/X8PC90A.glb --format sf3-x8pc --template ${SF3_EX}
+  -o ${SF3_OUT}/X8PC90A.packed.bin EXPECT "packed: .*sf3-x8pc")
+set_tests_properties(cli.sf3_example_pack PROPERTIES DEPENDS cli.sf3_example_convert)
