@@ -126,18 +126,19 @@ TEST(Battle, SyntheticModelToValidGlbAndBackThroughPack) {
   auto back = parse_da(test::read_bytes(dir + "/zzda.new"));
   auto aa = parse_aa(files["zzaa"]);
   auto dec = decode_pack(back, aa, nullptr);
-  ASSERT_EQ(dec.size(), 4u);  // 2 body + 2 weapon (the special chunk is not in glTF)
-  EXPECT_EQ(dec[0].kind, chunk_kind::body);
+  // Same layout as the source: the special chunk and the weapon chunk of the special body slot
+  // travel verbatim through the glTF metadata; the rest is re-encoded from the glTF animations.
+  ASSERT_EQ(dec.size(), 6u);
+  auto orig_pack = parse_da(files["zzda"]);
+  const chunk_kind kinds[6] = {chunk_kind::body, chunk_kind::body, chunk_kind::special,
+                               chunk_kind::weapon, chunk_kind::weapon, chunk_kind::weapon};
+  for (std::size_t i = 0; i < 6; ++i) EXPECT_EQ(dec[i].kind, kinds[i]) << i;
+  EXPECT_EQ(back.chunks[2].body, orig_pack.chunks[2].body);
+  EXPECT_EQ(back.chunks[5].body, orig_pack.chunks[5].body);
   expect_same_motion(anims[0], canonical(dec[0].frames), "body 0");
   expect_same_motion(anims[1], canonical(dec[1].frames), "body 1");
-  // Back with the weapon of the same index.
-  auto aa2 = aa;
-  aa2.header[7] = 2;
-  aa2.header[10] = 2;
-  dec = decode_pack(back, aa2, nullptr);
-  EXPECT_EQ(dec[2].kind, chunk_kind::weapon);
-  expect_same_motion(anims[3], canonical(dec[2].frames), "weapon 0");
-  expect_same_motion(anims[4], canonical(dec[3].frames), "weapon 1");
+  expect_same_motion(anims[3], canonical(dec[3].frames), "weapon 0");
+  expect_same_motion(anims[4], canonical(dec[4].frames), "weapon 1");
   // Values that were quantised at key 2 come back exactly at key 2 (least error, then smallest).
   EXPECT_EQ(back.chunks[1].key, 2);
   // Our file's rotations re-encode to the same bitstream (encoder determinism on decoded data).
@@ -157,11 +158,8 @@ TEST(Battle, PackInProcessMatchesQuantisedFramesExactly) {
   auto aa = parse_aa(files["zzaa"]);
   std::vector<int> keys;
   auto da = parse_da(pack_da(*s, aa, 15.0, nullptr, &keys));
-  auto aa2 = aa;
-  aa2.header[7] = 2;
-  aa2.header[10] = 2;
-  auto dec = decode_pack(da, aa2, nullptr);
-  ASSERT_EQ(dec.size(), 4u);
+  auto dec = decode_pack(da, aa, nullptr);
+  ASSERT_EQ(dec.size(), 6u);
   expect_same_motion(anims[0], canonical(dec[0].frames), "body 0");
   std::size_t exact = 0, total = 0;
   for (std::size_t f = 0; f < anims[0].size(); ++f)

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include "core/math.hpp"
 
@@ -386,10 +387,28 @@ scene build_battle_scene(const battle_parts& parts, double fps, const read_conte
     for (const auto& t : a.tracks) a.duration = std::max(a.duration, static_cast<double>(t.times.back()));
     s.animations.push_back(std::move(a));
   }
+  // Chunks glTF cannot carry (special chunks, weapon chunks whose body slot is not an
+  // animation) travel verbatim in the metadata so that `pack` puts them back in place.
   std::vector<std::size_t> specials;
+  nlohmann::json raw = nlohmann::json::array();
+  std::set<std::size_t> body_with_anim;
   for (const auto& d : parts.animations)
+    if (d.kind == chunk_kind::body && !d.frames.empty()) body_with_anim.insert(d.body_ordinal);
+  static const char* hexd = "0123456789abcdef";
+  for (const auto& d : parts.animations) {
     if (d.kind == chunk_kind::special) specials.push_back(d.index);
+    bool orphan = d.kind == chunk_kind::weapon && !body_with_anim.count(d.body_ordinal);
+    if (d.kind != chunk_kind::special && !orphan) continue;
+    std::string hex;
+    for (auto b : d.chunk->body) {
+      hex += hexd[b >> 4];
+      hex += hexd[b & 15];
+    }
+    raw.push_back({{"index", d.index}, {"kind", std::string(to_string(d.kind))}, {"bones_field", d.chunk->bones_field},
+                   {"frames_field", d.chunk->frames_field}, {"body_hex", hex}});
+  }
   if (!specials.empty()) s.metadata["ff7"]["special_chunks"] = specials;
+  if (!raw.empty()) s.metadata["ff7"]["raw_chunks"] = raw;
   return s;
 }
 

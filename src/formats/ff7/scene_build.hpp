@@ -52,8 +52,10 @@ struct battle_parts {
 // Scene -> DA frames for a skeleton: one body frame set per scene animation, plus the
 // weapon frame sets (weapon_0 node) when the skeleton has weapon animations.
 struct scene_frames {
-  std::vector<std::vector<da_frame>> body, weapon;
+  std::vector<std::vector<da_frame>> body, weapon;  // weapon[i] pairs with body[i] when the AA has weapon anims
   std::vector<std::string> names;
+  std::vector<std::optional<std::size_t>> indices;  // DA index from extras.ff7_index or the name anim_NNN
+  std::vector<da_frame> rest_body, rest_weapon;     // one still frame, for slots nothing fills
 };
 [[nodiscard]] scene_frames frames_from_scene(const scene& s, const aa_file& aa, double fps, const pack_context* ctx);
 [[nodiscard]] bytes pack_da(const scene& s, const aa_file& aa, double fps, const pack_context* ctx,

@@ -1,6 +1,9 @@
 // Encode: scene -> DA pack (for an AA skeleton), scene meshes -> P, scene skeleton -> AA.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <map>
+#include <stdexcept>
 
 #include "core/math.hpp"
 #include "formats/ff7/scene_build.hpp"
@@ -75,12 +78,8 @@ scene_frames frames_from_scene(const scene& s, const aa_file& aa, double fps, co
   if (want_weapon && weapon < 0)
     pwarn(ctx, code::w_fallback, "no weapon_0 node: weapon animations are written as one still frame at the origin");
   scene_frames out;
-  for (const auto& a : s.animations) {
-    if (&s.skeletons[static_cast<std::size_t>(a.skeleton)] != &sk) continue;
+  auto sample_one = [&](const animation& a, std::size_t n, std::vector<da_frame>& body, std::vector<da_frame>& wpn) {
     sampler sm{a};
-    const auto n = static_cast<std::size_t>(std::max(0.0, std::round(a.duration * fps))) + 1;
-    if (n > 0xFFFF) core::fail(code::limit_exceeded, "animation '" + a.name + "' has more than 65535 frames at this rate");
-    std::vector<da_frame> body, wpn;
     for (std::size_t f = 0; f < n; ++f) {
       const float t = static_cast<float>(static_cast<double>(f) / fps);
       da_frame fr;
@@ -107,32 +106,112 @@ scene_frames frames_from_scene(const scene& s, const aa_file& aa, double fps, co
         wpn.push_back(std::move(wf));
       }
     }
+  };
+  {
+    animation still;
+    std::vector<da_frame> w;
+    sample_one(still, 1, out.rest_body, w);
+    out.rest_weapon = w.empty() ? std::vector<da_frame>{da_frame{{0, 0, 0}, {{0, 0, 0}}}} : w;
+  }
+  for (const auto& a : s.animations) {
+    if (&s.skeletons[static_cast<std::size_t>(a.skeleton)] != &sk) continue;
+    const auto n = static_cast<std::size_t>(std::max(0.0, std::round(a.duration * fps))) + 1;
+    if (n > 0xFFFF) core::fail(code::limit_exceeded, "animation '" + a.name + "' has more than 65535 frames at this rate");
+    std::vector<da_frame> body, wpn;
+    sample_one(a, n, body, wpn);
     out.body.push_back(std::move(body));
     if (want_weapon) out.weapon.push_back(std::move(wpn));
     out.names.push_back(a.name);
+    std::optional<std::size_t> idx;
+    if (a.extras.is_object() && a.extras.contains("ff7_index") && a.extras["ff7_index"].is_number_unsigned())
+      idx = a.extras["ff7_index"].get<std::size_t>();
+    else if (unsigned v = 0; std::sscanf(a.name.c_str(), "anim_%u", &v) == 1)
+      idx = v;
+    out.indices.push_back(idx);
   }
   if (out.body.empty()) core::fail(code::invalid_scene, "the scene has no animation for the battle skeleton");
   return out;
 }
 
+namespace {
+const nlohmann::json* ff7_metadata(const scene& s) {
+  if (s.metadata.contains("ff7") && s.metadata["ff7"].is_object()) return &s.metadata["ff7"];
+  if (s.metadata.contains("source_metadata") && s.metadata["source_metadata"].is_object() &&
+      s.metadata["source_metadata"].contains("ff7") && s.metadata["source_metadata"]["ff7"].is_object())
+    return &s.metadata["source_metadata"]["ff7"];
+  return nullptr;
+}
+
+// Chunks kept verbatim by the reader (special chunks, orphan weapon chunks), by DA index.
+std::map<std::size_t, da_chunk> raw_chunks(const scene& s, const pack_context* ctx) {
+  std::map<std::size_t, da_chunk> out;
+  const auto* m = ff7_metadata(s);
+  if (!m || !m->contains("raw_chunks") || !(*m)["raw_chunks"].is_array()) return out;
+  for (const auto& j : (*m)["raw_chunks"]) {
+    try {
+      da_chunk c;
+      auto idx = j.at("index").get<std::size_t>();
+      c.bones_field = j.at("bones_field").get<std::uint32_t>();
+      c.frames_field = j.at("frames_field").get<std::uint32_t>();
+      auto hex = j.at("body_hex").get<std::string>();
+      if (hex.size() % 2 || hex.size() > 2 * 65536) throw std::invalid_argument("odd length");
+      for (std::size_t i = 0; i < hex.size(); i += 2) c.body.push_back(static_cast<std::uint8_t>(std::stoul(hex.substr(i, 2), nullptr, 16)));
+      c.chunk_size = static_cast<std::uint32_t>(c.body.size());
+      c.special = c.chunk_size < 11;
+      out[idx] = std::move(c);
+    } catch (const std::exception&) {
+      pwarn(ctx, code::w_fallback, "a stored raw DA chunk in the metadata is malformed and was skipped");
+    }
+  }
+  return out;
+}
+}  // namespace
+
 bytes pack_da(const scene& s, const aa_file& aa, double fps, const pack_context* ctx, std::vector<int>* keys_used) {
   auto fr = frames_from_scene(s, aa, fps, ctx);
+  auto raw = raw_chunks(s, ctx);
+  // Body slots: animations keep their DA index (extras.ff7_index or the name anim_NNN);
+  // animations without one take the next free slots.
+  std::map<std::size_t, std::size_t> slot_of;  // DA body index -> scene animation
+  std::vector<std::size_t> unplaced;
+  for (std::size_t i = 0; i < fr.body.size(); ++i) {
+    auto ix = fr.indices[i];
+    if (ix && *ix < 0xFFFF && !slot_of.count(*ix)) slot_of[*ix] = i;
+    else unplaced.push_back(i);
+  }
+  std::size_t next = 0;
+  for (auto i : unplaced) {
+    while (slot_of.count(next) || (raw.count(next) && raw[next].special)) ++next;
+    slot_of[next] = i;
+  }
+  std::size_t body_count = static_cast<std::size_t>(std::max(0, aa.body_anim_count()));
+  if (!slot_of.empty()) body_count = std::max(body_count, slot_of.rbegin()->first + 1);
+  const std::size_t weapon_count = static_cast<std::size_t>(std::max(0, aa.weapon_anim_count()));
   da_pack p;
   auto add = [&](const std::vector<da_frame>& frames, std::uint32_t bones_field) {
     auto choice = choose_key(frames);
     p.chunks.push_back(make_chunk(frames, choice.key, bones_field));
     if (keys_used) keys_used->push_back(choice.key);
   };
-  for (const auto& b : fr.body) add(b, static_cast<std::uint32_t>(aa.body_rotations()));
-  for (const auto& w : fr.weapon) add(w, 1);
+  std::size_t stills = 0;
+  for (std::size_t b = 0; b < body_count; ++b) {
+    if (auto it = slot_of.find(b); it != slot_of.end()) add(fr.body[it->second], static_cast<std::uint32_t>(aa.body_rotations()));
+    else if (raw.count(b)) p.chunks.push_back(raw[b]);
+    else add(fr.rest_body, static_cast<std::uint32_t>(aa.body_rotations())), ++stills;
+  }
+  for (std::size_t w = 0; w < weapon_count; ++w) {
+    const std::size_t da_index = body_count + w;
+    if (auto it = slot_of.find(w); it != slot_of.end() && it->second < fr.weapon.size()) add(fr.weapon[it->second], 1);
+    else if (raw.count(da_index)) p.chunks.push_back(raw[da_index]);
+    else add(fr.rest_weapon, 1), ++stills;
+  }
+  if (stills)
+    pwarn(ctx, code::w_fallback, std::to_string(stills) + " animation slot(s) the AA lists had no glTF animation: written as one still frame");
   p.count = static_cast<std::uint32_t>(p.chunks.size());
-  if (static_cast<std::size_t>(aa.body_anim_count()) != fr.body.size() ||
-      static_cast<std::size_t>(aa.weapon_anim_count()) != fr.weapon.size())
+  if (static_cast<std::size_t>(aa.body_anim_count()) != body_count)
     pwarn(ctx, code::w_name_mismatch,
-          "the AA header lists " + std::to_string(aa.body_anim_count()) + " body + " +
-              std::to_string(aa.weapon_anim_count()) + " weapon animations; the pack has " +
-              std::to_string(fr.body.size()) + " + " + std::to_string(fr.weapon.size()) +
-              " (update the AA header words 7 and 10 to match)");
+          "the AA header lists " + std::to_string(aa.body_anim_count()) + " body animations; the pack has " +
+              std::to_string(body_count) + " (update AA header word 7 to match)");
   return serialise_da(p);
 }
 
