@@ -134,6 +134,8 @@ TEST(Battle, SyntheticModelToValidGlbAndBackThroughPack) {
                                chunk_kind::weapon, chunk_kind::weapon, chunk_kind::weapon};
   for (std::size_t i = 0; i < 6; ++i) EXPECT_EQ(dec[i].kind, kinds[i]) << i;
   EXPECT_EQ(back.chunks[2].body, orig_pack.chunks[2].body);
+  // Nothing was edited: DA -> glb -> pack gives the original bytes back (same triples, keys, layout).
+  EXPECT_EQ(test::read_bytes(dir + "/zzda.new"), files["zzda"]);
   EXPECT_EQ(back.chunks[5].body, orig_pack.chunks[5].body);
   expect_same_motion(anims[0], canonical(dec[0].frames), "body 0");
   expect_same_motion(anims[1], canonical(dec[1].frames), "body 1");
@@ -165,7 +167,8 @@ TEST(Battle, PackInProcessMatchesQuantisedFramesExactly) {
   for (std::size_t f = 0; f < anims[0].size(); ++f)
     for (std::size_t k = 0; k < anims[0][f].rotations.size(); ++k, ++total)
       exact += canonical(dec[0].frames)[f].rotations[k] == anims[0][f].rotations[k];
-  std::printf("[ff7] scene->DA: %zu of %zu Euler triples identical to the source (others are the same rotation)\n", exact, total);
+  std::printf("[ff7] scene->DA: %zu of %zu Euler triples identical to the source\n", exact, total);
+  EXPECT_EQ(exact, total);
   EXPECT_EQ(keys, (std::vector<int>{0, 2, 4, 4}));
 }
 

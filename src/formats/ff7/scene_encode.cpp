@@ -55,6 +55,28 @@ struct sampler {
   }
 };
 
+// Every rotation has two Euler triples: (a, b, c) and (180 - a, b + 180, c + 180). Taking the
+// one nearer the previous frame keeps deltas small (shorter codes) and usually recovers the
+// source's own triples.
+int wrapped_distance(const triple& a, const triple& b) {
+  int d = 0;
+  for (int i = 0; i < 3; ++i) {
+    int x = (((a[static_cast<std::size_t>(i)] - b[static_cast<std::size_t>(i)]) % 4096) + 4096) % 4096;
+    d += std::min(x, 4096 - x);
+  }
+  return d;
+}
+void make_continuous(std::vector<da_frame>& frames) {
+  for (std::size_t f = 1; f < frames.size(); ++f)
+    for (std::size_t k = 0; k < frames[f].rotations.size(); ++k) {
+      auto& t = frames[f].rotations[k];
+      const auto& prev = frames[f - 1].rotations[k];
+      triple alt{static_cast<std::int16_t>(((2048 - t[0]) % 4096 + 4096) % 4096),
+                 static_cast<std::int16_t>((t[1] + 2048) % 4096), static_cast<std::int16_t>((t[2] + 2048) % 4096)};
+      if (wrapped_distance(alt, prev) < wrapped_distance(t, prev)) t = alt;
+    }
+}
+
 const skeleton& battle_skeleton(const scene& s, std::size_t nb) {
   for (const auto& sk : s.skeletons)
     if (sk.find("root") >= 0 && (nb == 0 || sk.find("bone_0") >= 0)) return sk;
@@ -119,6 +141,8 @@ scene_frames frames_from_scene(const scene& s, const aa_file& aa, double fps, co
     if (n > 0xFFFF) core::fail(code::limit_exceeded, "animation '" + a.name + "' has more than 65535 frames at this rate");
     std::vector<da_frame> body, wpn;
     sample_one(a, n, body, wpn);
+    make_continuous(body);
+    make_continuous(wpn);
     out.body.push_back(std::move(body));
     if (want_weapon) out.weapon.push_back(std::move(wpn));
     out.names.push_back(a.name);
