@@ -217,21 +217,64 @@ void decompose(const core::mat4& m, vec3& t, quat& q, vec3& s) {
   for (int k = 0; k < 3; ++k) s[static_cast<std::size_t>(k)] = len(c[static_cast<std::size_t>(k)]);
   const vec3 cr{c[0][1] * c[1][2] - c[0][2] * c[1][1], c[0][2] * c[1][0] - c[0][0] * c[1][2], c[0][0] * c[1][1] - c[0][1] * c[1][0]};
   if (dotv(cr, c[2]) < 0) s[0] = -s[0];
-  std::array<vec3, 3> r{};
-  for (int k = 0; k < 3; ++k) {
-    vec3 v = c[static_cast<std::size_t>(k)];
-    for (int j = 0; j < k; ++j) {
-      float d = dotv(v, r[static_cast<std::size_t>(j)]);
-      for (int e = 0; e < 3; ++e) v[static_cast<std::size_t>(e)] -= d * r[static_cast<std::size_t>(j)][static_cast<std::size_t>(e)];
+  // Rotation: the polar factor of the 3x3 part (closest rotation; it spreads any shear
+  // over the three axes instead of leaving it all on y and z as Gram-Schmidt would).
+  std::array<std::array<double, 3>, 3> r{};  // r[col][row]
+  for (int k = 0; k < 3; ++k)
+    for (int e = 0; e < 3; ++e)
+      r[static_cast<std::size_t>(k)][static_cast<std::size_t>(e)] =
+          c[static_cast<std::size_t>(k)][static_cast<std::size_t>(e)] * (k == 0 && s[0] < 0 ? -1.0 : 1.0);
+  bool polar_ok = true;
+  for (int it = 0; it < 20; ++it) {
+    // cof(R) = det(R) * R^-T; R <- (R + R^-T) / 2.
+    auto& a = r;
+    std::array<std::array<double, 3>, 3> cof{};
+    for (int col = 0; col < 3; ++col)
+      for (int row = 0; row < 3; ++row) {
+        int c1 = (col + 1) % 3, c2 = (col + 2) % 3, r1 = (row + 1) % 3, r2 = (row + 2) % 3;
+        cof[static_cast<std::size_t>(col)][static_cast<std::size_t>(row)] =
+            a[static_cast<std::size_t>(c1)][static_cast<std::size_t>(r1)] * a[static_cast<std::size_t>(c2)][static_cast<std::size_t>(r2)] -
+            a[static_cast<std::size_t>(c1)][static_cast<std::size_t>(r2)] * a[static_cast<std::size_t>(c2)][static_cast<std::size_t>(r1)];
+      }
+    double det = 0;
+    for (int e = 0; e < 3; ++e) det += a[0][static_cast<std::size_t>(e)] * cof[0][static_cast<std::size_t>(e)];
+    if (!(std::fabs(det) > 1e-12)) {
+      polar_ok = false;
+      break;
     }
-    float l = len(v);
-    if (k == 0 && s[0] < 0) l = -l;
-    for (auto& e : v) e = l != 0 ? e / l : 0;
-    r[static_cast<std::size_t>(k)] = v;
+    double change = 0;
+    for (int col = 0; col < 3; ++col)
+      for (int row = 0; row < 3; ++row) {
+        auto& v = a[static_cast<std::size_t>(col)][static_cast<std::size_t>(row)];
+        double nv = 0.5 * (v + cof[static_cast<std::size_t>(col)][static_cast<std::size_t>(row)] / det);
+        change = std::max(change, std::fabs(nv - v));
+        v = nv;
+      }
+    if (change < 1e-12) break;
+  }
+  if (!polar_ok) {  // degenerate (a zero scale): Gram-Schmidt on what is there
+    for (int k = 0; k < 3; ++k) {
+      auto& v = r[static_cast<std::size_t>(k)];
+      for (int j = 0; j < k; ++j) {
+        double d = 0;
+        for (int e = 0; e < 3; ++e) d += v[static_cast<std::size_t>(e)] * r[static_cast<std::size_t>(j)][static_cast<std::size_t>(e)];
+        for (int e = 0; e < 3; ++e) v[static_cast<std::size_t>(e)] -= d * r[static_cast<std::size_t>(j)][static_cast<std::size_t>(e)];
+      }
+      double l = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+      for (auto& e : v) e = l > 0 ? e / l : (k == 0 ? 1.0 : 0.0);
+    }
+  } else {
+    // Scale per axis: the original column projected on the rotation's column.
+    for (int k = 0; k < 3; ++k) {
+      double d = 0;
+      for (int e = 0; e < 3; ++e) d += c[static_cast<std::size_t>(k)][static_cast<std::size_t>(e)] * r[static_cast<std::size_t>(k)][static_cast<std::size_t>(e)];
+      s[static_cast<std::size_t>(k)] = static_cast<float>(d);
+    }
   }
   // Rotation matrix (column k = r[k]) to quaternion.
-  const float m00 = r[0][0], m11 = r[1][1], m22 = r[2][2];
-  const float m01 = r[1][0], m10 = r[0][1], m02 = r[2][0], m20 = r[0][2], m12 = r[2][1], m21 = r[1][2];
+  const float m00 = static_cast<float>(r[0][0]), m11 = static_cast<float>(r[1][1]), m22 = static_cast<float>(r[2][2]);
+  const float m01 = static_cast<float>(r[1][0]), m10 = static_cast<float>(r[0][1]), m02 = static_cast<float>(r[2][0]),
+              m20 = static_cast<float>(r[0][2]), m12 = static_cast<float>(r[2][1]), m21 = static_cast<float>(r[1][2]);
   float tr = m00 + m11 + m22;
   if (tr > 0) {
     float w = std::sqrt(tr + 1) * 2;
