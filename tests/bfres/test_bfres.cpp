@@ -792,3 +792,117 @@ TEST(Pack, DogLongClipsUseFixedPointFramesAndStayWithinTolerance) {
   EXPECT_LE(d.units, 0.0101);
   EXPECT_LE(d.degrees, 0.03);
 }
+
+// ---- Segment Scale Compensate and quaternion mode on hand-built files.
+namespace {
+t_curve linear_f32(std::uint32_t target, float from, float to, int frames) {
+  t_curve c;
+  c.flags = 2 | (0 << 2) | (1 << 4);  // u8 frames, f32 keys, linear
+  c.target = target;
+  c.end = float(frames);
+  c.frames = {0, frames};
+  c.keys = {f32_bits(from), f32_bits(to - from), f32_bits(to), f32_bits(0)};
+  return c;
+}
+
+// World matrices from the scene's tracks (glTF semantics).
+std::vector<core::mat4> gltf_world(const scene& s, const animation& a, float time) {
+  const auto& sk = s.skeletons[0];
+  std::vector<core::mat4> w(sk.bones.size());
+  for (std::size_t i = 0; i < sk.bones.size(); ++i) {
+    const auto& b = sk.bones[i];
+    vec3 t = b.translation, sc = b.scale;
+    quat q = b.rotation;
+    if (auto* x = find_track(a, b.name, path::translation)) { auto v = core::sample(*x, time); t = {v[0], v[1], v[2]}; }
+    if (auto* x = find_track(a, b.name, path::rotation)) { auto v = core::sample(*x, time); q = {v[0], v[1], v[2], v[3]}; }
+    if (auto* x = find_track(a, b.name, path::scale)) { auto v = core::sample(*x, time); sc = {v[0], v[1], v[2]}; }
+    auto l = core::compose(t, q, sc);
+    w[i] = b.parent < 0 ? l : core::multiply(w[std::size_t(b.parent)], l);
+  }
+  return w;
+}
+
+// Maya-mode world of bone 2 (SSC child of bone 1, child of an identity root), from spec 6.1.
+core::mat4 game_child_world(vec3 ps, float child_z_angle, vec3 ct, vec3 cs) {
+  auto parent_rt = core::identity();
+  auto rt = core::compose({ct[0] * ps[0], ct[1] * ps[1], ct[2] * ps[2]}, core::from_euler({0, 0, child_z_angle}, "XYZ"), {1, 1, 1});
+  return core::multiply(core::multiply(parent_rt, rt), core::compose({0, 0, 0}, {0, 0, 0, 1}, cs));
+}
+
+std::vector<std::uint8_t> ssc_file(vec3 parent_scale_end) {
+  t_anim a;
+  a.name = "Grow";
+  a.frame_count = 10;
+  t_bone_anim p;
+  p.name = "Parent";
+  p.flags = (1 << 3) | (1 << 4) | (1 << 5);
+  p.base = {1, 1, 1, 0, 0, 0, 1, 0, 0, 0};
+  p.curves = {linear_f32(0x04, 1, parent_scale_end[0], 10), linear_f32(0x08, 1, parent_scale_end[1], 10),
+              linear_f32(0x0C, 1, parent_scale_end[2], 10)};
+  t_bone_anim c;
+  c.name = "Child";
+  c.flags = (1 << 3) | (1 << 4) | (1 << 5) | (1u << 23);  // SSC
+  c.base = {1, 1, 1, 0, 0, 0.5f, 1, 1, 0, 0};
+  a.bones = {p, c};
+  t_bone root{"Root"}, parent{"Parent", 0}, child{"Child", 1};
+  child.flags |= 1u << 23;
+  child.t[0] = 1;
+  child.r[2] = 0.5f;
+  return build_fres({root, parent, child}, {a});
+}
+}  // namespace
+
+TEST(Ssc, UniformParentScaleIsExactInGltf) {
+  auto l = read_bytes_as(ssc_file({2, 2, 2}), "ssc.bfres");
+  const auto& a = l.s.animations[0];
+  ASSERT_TRUE(a.extras.contains("segment_scale_compensate_solved"));
+  for (const auto& w : l.diags.warnings) EXPECT_NE(w.code, code::w_lossy) << w.message;
+  float worst = 0;
+  for (int f = 0; f <= 10; ++f) {
+    float s = 1 + f / 10.0f;
+    auto gw = gltf_world(l.s, a, f / 30.0f);
+    // The parent's world carries its own scale in both worlds.
+    auto game = game_child_world({s, s, s}, 0.5f, {1, 0, 0}, {1, 1, 1});
+    for (int k = 0; k < 16; ++k) worst = std::max(worst, std::fabs(gw[2][std::size_t(k)] - game[std::size_t(k)]));
+  }
+  EXPECT_LT(worst, 1e-5);
+}
+
+TEST(Ssc, NonUniformParentScaleIsReportedAsLossy) {
+  auto l = read_bytes_as(ssc_file({2, 1, 1}), "ssc.bfres");
+  bool lossy = false;
+  for (const auto& w : l.diags.warnings) lossy |= w.code == code::w_lossy;
+  EXPECT_TRUE(lossy);
+  const float reported = l.s.metadata.value("ssc_max_world_error", -1.0f);
+  float worst = 0;
+  for (int f = 0; f <= 10; ++f) {
+    auto gw = gltf_world(l.s, l.s.animations[0], f / 30.0f);
+    auto game = game_child_world({1 + f / 10.0f, 1, 1}, 0.5f, {1, 0, 0}, {1, 1, 1});
+    for (int k = 0; k < 16; ++k) worst = std::max(worst, std::fabs(gw[2][std::size_t(k)] - game[std::size_t(k)]));
+    EXPECT_NEAR(gw[2][12], game[12], 1e-5);  // the world position stays exact
+  }
+  EXPECT_GT(reported, 0);
+  EXPECT_LE(worst, reported + 1e-5);
+}
+
+TEST(Curve, QuaternionModeRotationIsNormalisedComponentwise) {
+  t_anim a;
+  a.name = "Quat";
+  a.flags = 0x0200;  // Maya scale, quaternion rotation
+  a.frame_count = 10;
+  t_bone_anim b;
+  b.name = "Bone";
+  const float h = std::sqrt(0.5f);
+  b.curves = {linear_f32(0x20, 0, 0, 10), linear_f32(0x24, 0, 0, 10), linear_f32(0x28, 0, h, 10), linear_f32(0x2C, 1, h, 10)};
+  a.bones = {b};
+  t_bone bone{"Bone"};
+  bone.flags = 0x1;  // quaternion bone
+  auto l = read_bytes_as(build_fres({bone}, {a}), "quat.bfres");
+  const track* t = find_track(l.s.animations[0], "Bone", path::rotation);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->times.size(), 11u);
+  auto q = core::sample(*t, 5 / 30.0f);  // component-wise halfway (0,0,h/2,(1+h)/2), normalised
+  float z = h / 2, w = (1 + h) / 2, n = std::sqrt(z * z + w * w);
+  EXPECT_NEAR(q[2], z / n, 1e-5);
+  EXPECT_NEAR(q[3], w / n, 1e-5);
+}

@@ -769,7 +769,7 @@ scene to_scene(const file& f, const read_context& ctx) {
              m.second);
   if (lossy_ssc && max_world_error > 1e-4f)
     warn(ctx, code::w_lossy, "segment scale compensation under a non-uniform parent scale (" + std::to_string(lossy_ssc) +
-                                " bones, e.g. " + lossy_example + ") cannot be expressed by glTF's T*R*S inheritance; those bones' locals were solved per "
+                                " animation/bone pairs, e.g. " + lossy_example + ") cannot be expressed by glTF's T*R*S inheritance; those bones' locals were solved per "
                                 "frame from the game's world matrices (best fit), largest world-matrix difference " +
                                 std::to_string(max_world_error));
   if (lossy_ssc) s.metadata["ssc_max_world_error"] = max_world_error;
