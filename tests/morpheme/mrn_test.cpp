@@ -454,6 +454,27 @@ TEST(NsaStandalone, PairedWithMrnBySkeletonOption) {
   EXPECT_TRUE(find_track(out.s->animations[0], "arm", path::rotation));
 }
 
+TEST(MrnMapping, AnimationOnlyMrnBorrowsRigsWithSkeletonOption) {
+  auto b = generate();
+  auto mrn_path = test::out_path("morpheme_rigs.mrn");
+  test::write_bytes(mrn_path, b);
+  std::vector<packet> keep;
+  for (const auto& p : parse_mrn(b).packets)
+    if (p.type == pt_nsa || p.type == pt_file_names) keep.push_back(p);
+  auto anims_only = layout_mrn(keep);
+  auto no = read_bytes_as(anims_only);
+  ASSERT_FALSE(no.s.ok());
+  EXPECT_EQ(no.s.error().code, code::missing_skeleton);
+  read_options o;
+  o.skeleton_path = mrn_path;
+  auto out = read_bytes_as(anims_only, false, o);
+  ASSERT_TRUE(out.s.ok()) << out.s.error().to_string();
+  EXPECT_EQ(out.s->skeletons.size(), 2u);
+  EXPECT_EQ(out.s->animations.size(), 5u);
+  EXPECT_EQ(find_anim(out.s.value(), "Turret_Fire")->skeleton, 1);
+  EXPECT_EQ(out.s->metadata["channel_mapping"], "skeleton-map (5 animations)");
+}
+
 TEST(NsaStandalone, MissingSkeletonIsAClearError) {
   auto f = parse_mrn(generate());
   auto out = read_bytes_as(f.packets[1].payload, true, {}, "/nonexistent-dir/x.nsa");

@@ -436,7 +436,24 @@ scene read_mrn_scene(const read_context& ctx) {
     if (m.rigs.empty()) {
       if (!ctx.options.skeleton_path)
         fail(code::missing_skeleton, "the MRN holds animations but no skeleton packet; pass --skeleton OTHER.mrn", p.offset);
-      fail(code::unsupported_feature, "an MRN without a skeleton packet cannot borrow one with --skeleton yet", p.offset);
+      // Borrow the rigs and skeleton maps of another MRN (--skeleton).
+      const auto& skel = *ctx.options.skeleton_path;
+      auto data = ctx.load ? ctx.load(skel) : result<bytes>(make_error(code::io_error, "no file access"));
+      if (!data) fail(data.error().code, "skeleton MRN " + skel + ": " + data.error().message, p.offset);
+      std::vector<std::vector<int>> r2;
+      model other;
+      try {
+        other = load_model(data.value(), ctx, r2);
+      } catch (const core::failure& e) {
+        fail(e.error().code, "skeleton MRN " + skel + " @ " + core::byte_reader::hex(e.error().offset) + ": " + e.error().message, p.offset);
+      }
+      if (other.rigs.empty()) fail(code::missing_skeleton, "the MRN " + skel + " has no skeleton packet either", p.offset);
+      m.rigs = std::move(other.rigs);
+      m.maps = std::move(other.maps);
+      m.rig_map = std::move(other.rig_map);
+      remaps = std::move(r2);
+      fill_scene_skeletons(s, m);
+      s.metadata["skeleton_file"] = skel;
     }
     int rig = choose_rig(m, f, name, ctx);
     auto b = build_animation(m, rig, remaps[static_cast<std::size_t>(rig)], f, name, ctx, p.payload_offset());
