@@ -490,6 +490,17 @@ TEST(Samples, ContainerHasThreeModels) {
   auto s = fmt("sf3-x8pc").read(h.ctx);
   ASSERT_TRUE(s) << s.error().to_string();
   EXPECT_EQ(s->skeletons.size(), 3u);
+  // Side by side in the glTF (holder-node offsets), not on top of each other.
+  std::vector<std::array<float, 2>> span(3, {1e30f, -1e30f});
+  for (const auto& m : s->meshes) {
+    if (m.extras["sf3_part"] == "weapon") continue;  // positions in the tag's space
+    auto& sp = span[static_cast<std::size_t>(m.skeleton)];
+    float dx = s->skeletons[static_cast<std::size_t>(m.skeleton)].extras["display_offset"][0].get<float>();
+    for (const auto& p : m.positions) sp = {std::min(sp[0], p[0] + dx), std::max(sp[1], p[0] + dx)};
+  }
+  EXPECT_EQ(s->skeletons[0].extras["display_offset"][0].get<float>(), 0.0f);
+  EXPECT_GT(span[1][0], span[0][1]);
+  EXPECT_GT(span[2][0], span[1][1]);
   int opaque = 0;
   for (const auto& w : h.diags.warnings) opaque += w.code == code::w_opaque_data;
   EXPECT_GE(opaque, 6 + 6 + 5);  // one per extra chunk at least

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "core/failure.hpp"
+#include "core/math.hpp"
 #include "formats/sf3/decode.hpp"
 #include "formats/sf3/encode.hpp"
 #include "formats/sf3/raw.hpp"
@@ -78,6 +79,34 @@ json keys_json(const key_table& t) {
   return out;
 }
 
+// Container models share one origin; the glTF writer places each skeleton's holder node at
+// extras.display_offset, so they stand side by side along X (bones keep their identity rest).
+void line_up(scene& s) {
+  std::vector<std::array<float, 2>> span(s.skeletons.size(), {1e30f, -1e30f});
+  std::vector<std::vector<core::mat4>> world;
+  for (const auto& sk : s.skeletons) world.push_back(core::world_matrices(sk));
+  for (const auto& m : s.meshes) {
+    if (m.skeleton < 0) continue;
+    const auto& w = world[static_cast<std::size_t>(m.skeleton)][static_cast<std::size_t>(m.bone)];
+    auto& sp = span[static_cast<std::size_t>(m.skeleton)];
+    for (const auto& p : m.positions) {
+      float x = w[0] * p[0] + w[4] * p[1] + w[8] * p[2] + w[12];
+      sp[0] = std::min(sp[0], x);
+      sp[1] = std::max(sp[1], x);
+    }
+  }
+  float cursor = 0;
+  for (std::size_t i = 0; i < s.skeletons.size(); ++i) {
+    auto sp = span[i];
+    if (sp[0] > sp[1]) sp = {0, 0};
+    float dx = i == 0 ? 0 : cursor - sp[0];
+    if (i == 0) cursor = sp[1];
+    else cursor = sp[1] + dx;
+    cursor += 4;  // a small gap (source units)
+    s.skeletons[i].extras["display_offset"] = {dx, 0.0, 0.0};
+  }
+}
+
 // ---------------------------------------------------------------- x8pc
 int detect_x8pc(byte_view d, std::string_view name) {
   bool named = name_is(name, "x8pc");
@@ -126,6 +155,7 @@ result<scene> read_x8pc(const read_context& ctx) {
                  m.base + m.entries[c].offset);
       add_model(s, m, name, fps, ctx, sib, true);
     }
+    if (s.skeletons.size() > 1) line_up(s);
     s.metadata["sf3"] = {{"models", f.models.size()}, {"slot_size", f.stride}, {"fps_assumed", fps}};
     set_root_transform(s);
     return s;
