@@ -320,6 +320,13 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
     tg::Node holder;
     holder.name = sk.name.empty() ? "skeleton_" + std::to_string(si) : sk.name;
     holder.extras = to_value(json{{"rigrip_skeleton", si}});
+    // Optional placement of a whole skeleton with its meshes (source units, below the root
+    // conversion), e.g. the models of one container file side by side instead of overlapping.
+    if (sk.extras.is_object() && sk.extras.contains("display_offset")) {
+      const auto& off = sk.extras["display_offset"];
+      if (off.is_array() && off.size() == 3 && off[0].is_number() && off[1].is_number() && off[2].is_number())
+        holder.translation = {off[0].get<double>(), off[1].get<double>(), off[2].get<double>()};
+    }
     int holder_idx = static_cast<int>(m.nodes.size());
     m.nodes.push_back(holder);
     m.nodes[0].children.push_back(holder_idx);
