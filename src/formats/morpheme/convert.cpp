@@ -18,7 +18,8 @@ using core::fail;
 namespace {
 
 // read_context::warn lives in the registry library; this family links without it.
-void warn_at(const read_context& ctx, code c, std::string message, std::uint64_t offset = no_offset) {
+void warn_at(const read_context& ctx, code c, std::string message,
+             std::uint64_t offset = no_offset) {
   if (ctx.diags) ctx.diags->warnings.push_back(warning{c, std::move(message), ctx.path, offset});
 }
 bool file_exists(const std::string& p) {
@@ -82,13 +83,16 @@ void order_bones(skeleton& sk, std::vector<int>& remap, std::uint64_t offset) {
   std::vector<std::vector<int>> kids(n);
   std::vector<int> order;
   for (std::size_t i = 0; i < n; ++i) {
-    if (sk.bones[i].parent < 0) order.push_back(static_cast<int>(i));
-    else kids[static_cast<std::size_t>(sk.bones[i].parent)].push_back(static_cast<int>(i));
+    if (sk.bones[i].parent < 0)
+      order.push_back(static_cast<int>(i));
+    else
+      kids[static_cast<std::size_t>(sk.bones[i].parent)].push_back(static_cast<int>(i));
   }
   for (std::size_t k = 0; k < order.size(); ++k)
     for (int c : kids[static_cast<std::size_t>(order[k])]) order.push_back(c);
   if (order.size() != n) fail(code::bad_value, "skeleton parent array contains a cycle", offset);
-  for (std::size_t k = 0; k < n; ++k) remap[static_cast<std::size_t>(order[k])] = static_cast<int>(k);
+  for (std::size_t k = 0; k < n; ++k)
+    remap[static_cast<std::size_t>(order[k])] = static_cast<int>(k);
   std::vector<bone> out(n);
   for (std::size_t k = 0; k < n; ++k) {
     out[k] = sk.bones[static_cast<std::size_t>(order[k])];
@@ -98,7 +102,8 @@ void order_bones(skeleton& sk, std::vector<int>& remap, std::uint64_t offset) {
   sk.bones = std::move(out);
 }
 
-rig_entry make_rig(const packet& p, const read_context& ctx, std::size_t packet_no, std::vector<int>& remap) {
+rig_entry make_rig(const packet& p, const read_context& ctx, std::size_t packet_no,
+                   std::vector<int>& remap) {
   byte_reader r(p.payload, core::endian::little, p.payload_offset());
   auto rig = read_rig(r);
   rig_entry e;
@@ -106,24 +111,33 @@ rig_entry make_rig(const packet& p, const read_context& ctx, std::size_t packet_
   e.header_index = p.index;
   if (rig.disagreements)
     warn_at(ctx, code::w_suspicious_value,
-             "skeleton packet " + std::to_string(packet_no) + ": parents from the hierarchy array and the chain table disagree at " +
-                 std::to_string(rig.disagreements) + " bones (first " + rig.first_disagreement + "); using the " +
-                 rig.parents_source + (rig.parents_source == "chains" ? " (hierarchy array out of range)" : " array"),
-             p.payload_offset());
+            "skeleton packet " + std::to_string(packet_no) +
+                ": parents from the hierarchy array and the chain table disagree at " +
+                std::to_string(rig.disagreements) + " bones (first " + rig.first_disagreement +
+                "); using the " + rig.parents_source +
+                (rig.parents_source == "chains" ? " (hierarchy array out of range)" : " array"),
+            p.payload_offset());
   if (!rig.has_bind_pose)
-    warn_at(ctx, code::w_fallback, "skeleton packet " + std::to_string(packet_no) + " has no complete bind pose; identity used",
-             p.payload_offset() + 0x48);
+    warn_at(ctx, code::w_fallback,
+            "skeleton packet " + std::to_string(packet_no) +
+                " has no complete bind pose; identity used",
+            p.payload_offset() + 0x48);
   if (rig.names.size() != rig.bone_count)
-    warn_at(ctx, code::w_name_mismatch, "skeleton packet " + std::to_string(packet_no) + ": " + std::to_string(rig.names.size()) +
-                                        " bone names for " + std::to_string(rig.bone_count) + " bones",
-             p.payload_offset() + 0x40);
+    warn_at(ctx, code::w_name_mismatch,
+            "skeleton packet " + std::to_string(packet_no) + ": " +
+                std::to_string(rig.names.size()) + " bone names for " +
+                std::to_string(rig.bone_count) + " bones",
+            p.payload_offset() + 0x40);
   std::set<std::string> used;
   for (std::uint32_t i = 0; i < rig.bone_count; ++i) {
     bone b;
-    b.name = i < rig.names.size() && !rig.names[i].empty() ? rig.names[i] : "bone_" + std::to_string(i);
+    b.name =
+        i < rig.names.size() && !rig.names[i].empty() ? rig.names[i] : "bone_" + std::to_string(i);
     if (ctx.options.upper_case_bones) b.name = upper(b.name);
     if (used.count(b.name)) {
-      warn_at(ctx, code::w_name_mismatch, "duplicate bone name '" + b.name + "' renamed '" + b.name + "_" + std::to_string(i) + "'");
+      warn_at(ctx, code::w_name_mismatch,
+              "duplicate bone name '" + b.name + "' renamed '" + b.name + "_" + std::to_string(i) +
+                  "'");
       b.name += "_" + std::to_string(i);
     }
     used.insert(b.name);
@@ -133,7 +147,9 @@ rig_entry make_rig(const packet& p, const read_context& ctx, std::size_t packet_
       quat q = rig.bind_rotation[i];
       float len = std::sqrt(core::dot(q, q));
       if (!core::finite(q) || !core::finite(b.translation) || len < 1e-6f) {
-        warn_at(ctx, code::w_suspicious_value, "bone '" + b.name + "': bind pose is not finite or has a zero quaternion; identity used");
+        warn_at(ctx, code::w_suspicious_value,
+                "bone '" + b.name +
+                    "': bind pose is not finite or has a zero quaternion; identity used");
         q = {0, 0, 0, 1};
         b.translation = {0, 0, 0};
       }
@@ -148,7 +164,8 @@ rig_entry make_rig(const packet& p, const read_context& ctx, std::size_t packet_
   return e;
 }
 
-model load_model(std::span<const std::uint8_t> data, const read_context& ctx, std::vector<std::vector<int>>& remaps) {
+model load_model(std::span<const std::uint8_t> data, const read_context& ctx,
+                 std::vector<std::vector<int>>& remaps) {
   model m;
   m.raw = parse_mrn(data);
   std::map<std::string, int> type_counts;
@@ -166,13 +183,21 @@ model load_model(std::span<const std::uint8_t> data, const read_context& ctx, st
         m.rigs.push_back(make_rig(p, ctx, i, remaps.back()));
         break;
       }
-      case pt_skeleton_map: m.maps.push_back(map_entry{read_skeleton_map(r), i, -1}); break;
-      case pt_file_names: m.names = read_file_names(r); break;
-      case pt_skeleton_names: skel_names = read_expanded_string_table(r, r.u64_at(0)); break;
+      case pt_skeleton_map:
+        m.maps.push_back(map_entry{read_skeleton_map(r), i, -1});
+        break;
+      case pt_file_names:
+        m.names = read_file_names(r);
+        break;
+      case pt_skeleton_names:
+        skel_names = read_expanded_string_table(r, r.u64_at(0));
+        break;
       case pt_event_track:
       case pt_event_track_duration:
-        events.push_back({{"packet", i}, {"kind", p.type == pt_event_track ? "discrete" : "duration"},
-                          {"id", p.index}, {"bytes", p.payload.size()}});
+        events.push_back({{"packet", i},
+                          {"kind", p.type == pt_event_track ? "discrete" : "duration"},
+                          {"id", p.index},
+                          {"bytes", p.payload.size()}});
         break;
       default:
         if (!nm) unknown_types.insert(p.type);
@@ -188,14 +213,19 @@ model load_model(std::span<const std::uint8_t> data, const read_context& ctx, st
   if (skel_names && !skel_names->strings.empty()) {
     bool by_id = !skel_names->ids.empty();
     for (const auto& r : m.rigs)
-      if (std::find(skel_names->ids.begin(), skel_names->ids.end(), r.header_index) == skel_names->ids.end()) by_id = false;
+      if (std::find(skel_names->ids.begin(), skel_names->ids.end(), r.header_index) ==
+          skel_names->ids.end())
+        by_id = false;
     std::vector<std::size_t> order(skel_names->strings.size());
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return skel_names->offsets[a] < skel_names->offsets[b]; });
+    std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) {
+      return skel_names->offsets[a] < skel_names->offsets[b];
+    });
     for (std::size_t k = 0; k < m.rigs.size(); ++k) {
       if (by_id) {
         auto it = std::find(skel_names->ids.begin(), skel_names->ids.end(), m.rigs[k].header_index);
-        m.rigs[k].sk.name = skel_names->strings[static_cast<std::size_t>(it - skel_names->ids.begin())];
+        m.rigs[k].sk.name =
+            skel_names->strings[static_cast<std::size_t>(it - skel_names->ids.begin())];
       } else if (k < order.size()) {
         m.rigs[k].sk.name = skel_names->strings[order[k]];
       }
@@ -204,7 +234,9 @@ model load_model(std::span<const std::uint8_t> data, const read_context& ctx, st
   std::set<std::string> used;
   for (std::size_t k = 0; k < m.rigs.size(); ++k) {
     auto& sk = m.rigs[k].sk;
-    if (sk.name.empty()) sk.name = sk.extras.contains("rig_name_bone") ? sk.extras["rig_name_bone"].get<std::string>() : "skeleton_" + std::to_string(k);
+    if (sk.name.empty())
+      sk.name = sk.extras.contains("rig_name_bone") ? sk.extras["rig_name_bone"].get<std::string>()
+                                                    : "skeleton_" + std::to_string(k);
     if (used.count(sk.name)) sk.name += "_" + std::to_string(k);
     used.insert(sk.name);
   }
@@ -225,7 +257,8 @@ model load_model(std::span<const std::uint8_t> data, const read_context& ctx, st
 }
 
 // Which rig an NSA animates, when the MRN has several.
-int choose_rig(const model& m, const nsa_file& f, const std::string& name, const read_context& ctx) {
+int choose_rig(const model& m, const nsa_file& f, const std::string& name,
+               const read_context& ctx) {
   if (m.rigs.empty()) return -1;
   if (m.rigs.size() == 1) return 0;
   auto prefix = lower(name.substr(0, name.find('_')));
@@ -233,15 +266,17 @@ int choose_rig(const model& m, const nsa_file& f, const std::string& name, const
     if (lower(m.rigs[k].sk.name) == prefix) return static_cast<int>(k);
   std::vector<int> hits;
   for (std::size_t k = 0; k < m.rigs.size(); ++k)
-    if (m.rig_map[k] >= 0 && m.maps[static_cast<std::size_t>(m.rig_map[k])].m.indices.size() == f.total_bones)
+    if (m.rig_map[k] >= 0 &&
+        m.maps[static_cast<std::size_t>(m.rig_map[k])].m.indices.size() == f.total_bones)
       hits.push_back(static_cast<int>(k));
   if (hits.size() == 1) return hits[0];
   hits.clear();
   for (std::size_t k = 0; k < m.rigs.size(); ++k)
     if (m.rigs[k].sk.bones.size() == f.total_bones) hits.push_back(static_cast<int>(k));
   if (hits.size() == 1) return hits[0];
-  warn_at(ctx, code::w_pairing, "animation '" + name + "': no unique skeleton by name prefix or channel count; using '" +
-                                m.rigs[0].sk.name + "'");
+  warn_at(ctx, code::w_pairing,
+          "animation '" + name + "': no unique skeleton by name prefix or channel count; using '" +
+              m.rigs[0].sk.name + "'");
   return 0;
 }
 
@@ -262,16 +297,20 @@ built build_animation(const model& m, int rig_no, const std::vector<int>& remap,
   a.skeleton = rig_no;
   if (d.sample_rate > 0) a.fps = d.sample_rate;
   if (d.scale_channels_skipped)
-    warn_at(ctx, code::w_unsupported_part, "animation '" + name + "': " + std::to_string(d.scale_channels_skipped) +
-                                           " scale channels skipped (the scale format has never been seen in a Forgelight file)",
-             offset);
+    warn_at(
+        ctx, code::w_unsupported_part,
+        "animation '" + name + "': " + std::to_string(d.scale_channels_skipped) +
+            " scale channels skipped (the scale format has never been seen in a Forgelight file)",
+        offset);
   if (f.dynamic_segment && !f.dynamic_segment->note.empty())
-    warn_at(ctx, code::w_suspicious_value, "animation '" + name + "': " + f.dynamic_segment->note, offset);
+    warn_at(ctx, code::w_suspicious_value, "animation '" + name + "': " + f.dynamic_segment->note,
+            offset);
   if (f.trajectory && !f.trajectory->union_tests_agree)
     warn_at(ctx, code::w_suspicious_value,
             "animation '" + name + "': trajectory rotation pointer says " +
                 (f.trajectory->constant_rotation ? "constant quaternion" : "factor set") +
-                " but the last 8 bytes of the union say otherwise; the pointer decides", offset);
+                " but the last 8 bytes of the union say otherwise; the pointer decides",
+            offset);
   // Channel -> bone.
   std::vector<int> bone_of(d.channels.size(), -1);
   int mi = rig.packet, map_no = m.rig_map[static_cast<std::size_t>(rig_no)];
@@ -294,29 +333,45 @@ built build_animation(const model& m, int rig_no, const std::vector<int>& remap,
     }
     out.mapping_kind = "bone-count-offset";
     a.extras["channel_map"] = "bone-count offset " + std::to_string(off) + " (fallback)";
-    std::string why = map_no < 0 ? "no skeleton-map packet for this skeleton"
-                      : m.maps[static_cast<std::size_t>(map_no)].m.version != 1
-                          ? "the skeleton map has version " + std::to_string(m.maps[static_cast<std::size_t>(map_no)].m.version) + " (only 1 is understood)"
-                          : "the skeleton map lists " + std::to_string(m.maps[static_cast<std::size_t>(map_no)].m.indices.size()) +
-                                       " channels, the NSA has " + std::to_string(f.total_bones);
-    warn_at(ctx, code::w_fallback, "animation '" + name + "': " + why + "; channel c drives bone c + " + std::to_string(off) +
-                                   " (bone count " + std::to_string(nb) + " - channel count " + std::to_string(f.total_bones) + ")",
-             offset);
+    std::string why =
+        map_no < 0 ? "no skeleton-map packet for this skeleton"
+        : m.maps[static_cast<std::size_t>(map_no)].m.version != 1
+            ? "the skeleton map has version " +
+                  std::to_string(m.maps[static_cast<std::size_t>(map_no)].m.version) +
+                  " (only 1 is understood)"
+            : "the skeleton map lists " +
+                  std::to_string(m.maps[static_cast<std::size_t>(map_no)].m.indices.size()) +
+                  " channels, the NSA has " + std::to_string(f.total_bones);
+    warn_at(ctx, code::w_fallback,
+            "animation '" + name + "': " + why + "; channel c drives bone c + " +
+                std::to_string(off) + " (bone count " + std::to_string(nb) + " - channel count " +
+                std::to_string(f.total_bones) + ")",
+            offset);
   }
   // Time base.
   const std::uint32_t S = d.sample_count;
   if (S > 1 && !(d.sample_rate > 0))
-    fail(code::bad_value, "animation '" + name + "': " + std::to_string(S) + " samples but sample rate " + std::to_string(d.sample_rate), offset + 0x1C);
+    fail(code::bad_value,
+         "animation '" + name + "': " + std::to_string(S) + " samples but sample rate " +
+             std::to_string(d.sample_rate),
+         offset + 0x1C);
   double tr = d.trajectory_rate > 0 ? d.trajectory_rate : d.sample_rate;
   std::size_t TS = d.trajectory_translation.size();
   if (d.has_trajectory && TS > 1 && !(tr > 0))
-    fail(code::bad_value, "animation '" + name + "': trajectory has " + std::to_string(TS) + " samples but no sample rate", offset);
-  auto time_at = [](std::size_t i, double rate) { return static_cast<float>(static_cast<double>(i) / rate); };
+    fail(code::bad_value,
+         "animation '" + name + "': trajectory has " + std::to_string(TS) +
+             " samples but no sample rate",
+         offset);
+  auto time_at = [](std::size_t i, double rate) {
+    return static_cast<float>(static_cast<double>(i) / rate);
+  };
   double dur = d.duration;
   if (S > 1) dur = std::max(dur, static_cast<double>(time_at(S - 1, d.sample_rate)));
   if (d.has_trajectory && TS > 1) dur = std::max(dur, static_cast<double>(time_at(TS - 1, tr)));
   a.duration = dur;
-  auto const_times = [&]() { return dur > 0 ? std::vector<float>{0.0f, static_cast<float>(dur)} : std::vector<float>{0.0f}; };
+  auto const_times = [&]() {
+    return dur > 0 ? std::vector<float>{0.0f, static_cast<float>(dur)} : std::vector<float>{0.0f};
+  };
   auto add3 = [&](const std::string& bone, const std::vector<vec3>& v, double rate) {
     track t;
     t.bone = bone;
@@ -324,7 +379,8 @@ built build_animation(const model& m, int rig_no, const std::vector<int>& remap,
     bool constant = v.size() == 1;
     if (constant) {
       t.times = const_times();
-      for (std::size_t k = 0; k < t.times.size(); ++k) t.values.insert(t.values.end(), v[0].begin(), v[0].end());
+      for (std::size_t k = 0; k < t.times.size(); ++k)
+        t.values.insert(t.values.end(), v[0].begin(), v[0].end());
     } else {
       for (std::size_t i = 0; i < v.size(); ++i) {
         t.times.push_back(time_at(i, rate));
@@ -339,7 +395,8 @@ built build_animation(const model& m, int rig_no, const std::vector<int>& remap,
     t.path = path::rotation;
     if (v.size() == 1) {
       t.times = const_times();
-      for (std::size_t k = 0; k < t.times.size(); ++k) t.values.insert(t.values.end(), v[0].begin(), v[0].end());
+      for (std::size_t k = 0; k < t.times.size(); ++k)
+        t.values.insert(t.values.end(), v[0].begin(), v[0].end());
     } else {
       for (std::size_t i = 0; i < v.size(); ++i) {
         t.times.push_back(time_at(i, rate));
@@ -369,11 +426,15 @@ built build_animation(const model& m, int rig_no, const std::vector<int>& remap,
     if (!ch.rotation.empty() && seen_r.insert(b).second) add4(bn, ch.rotation, d.sample_rate);
   }
   if (unmapped)
-    warn_at(ctx, code::w_missing_bone, "animation '" + name + "': " + std::to_string(unmapped) + " channels map to no bone of '" +
-                                       sk.name + "' and were skipped", offset);
+    warn_at(ctx, code::w_missing_bone,
+            "animation '" + name + "': " + std::to_string(unmapped) +
+                " channels map to no bone of '" + sk.name + "' and were skipped",
+            offset);
   if (shadowed)
-    warn_at(ctx, code::w_suspicious_value, "animation '" + name + "': a channel also drives the trajectory bone '" +
-                                           sk.bones[static_cast<std::size_t>(traj)].name + "'; the trajectory segment wins", offset);
+    warn_at(ctx, code::w_suspicious_value,
+            "animation '" + name + "': a channel also drives the trajectory bone '" +
+                sk.bones[static_cast<std::size_t>(traj)].name + "'; the trajectory segment wins",
+            offset);
   if (traj >= 0) {
     const auto& bn = sk.bones[static_cast<std::size_t>(traj)].name;
     auto tv = d.trajectory_translation;
@@ -395,7 +456,8 @@ built build_animation(const model& m, int rig_no, const std::vector<int>& remap,
 
 std::string mapping_summary(const std::map<std::string, int>& kinds) {
   std::string s;
-  for (const auto& [k, n] : kinds) s += (s.empty() ? "" : ", ") + k + " (" + std::to_string(n) + " animations)";
+  for (const auto& [k, n] : kinds)
+    s += (s.empty() ? "" : ", ") + k + " (" + std::to_string(n) + " animations)";
   return s;
 }
 
@@ -418,36 +480,34 @@ scene read_mrn_scene(const read_context& ctx) {
   s.format = "morpheme-mrn";
   fill_scene_skeletons(s, m);
   std::map<std::string, int> kinds;
-  std::size_t ordinal = 0;
-  for (std::size_t i = 0; i < m.raw.packets.size(); ++i) {
-    const auto& p = m.raw.packets[i];
-    if (p.type != pt_nsa) continue;
-    std::size_t nth = ordinal++;
-    byte_reader r(p.payload, core::endian::little, p.payload_offset());
-    auto f = parse_nsa(r);
-    // Name: the file-names entry of the header index (falling back to the NSA's ordinal).
-    std::size_t fi = p.index;
-    std::string name, file;
-    if (m.names) {
-      if (fi >= m.names->files.strings.size()) fi = nth;
-      if (fi < m.names->files.strings.size()) file = m.names->files.strings[fi];
-    }
-    name = !file.empty() ? stem_of(file) : "nsa_" + std::to_string(p.index);
+  std::uint64_t first_nsa = no_offset;
+  for (const auto& p : m.raw.packets)
+    if (p.type == pt_nsa && first_nsa == no_offset) first_nsa = p.offset;
+  if (first_nsa != no_offset) {
     if (m.rigs.empty()) {
       if (!ctx.options.skeleton_path)
-        fail(code::missing_skeleton, "the MRN holds animations but no skeleton packet; pass --skeleton OTHER.mrn", p.offset);
+        fail(code::missing_skeleton,
+             "the MRN holds animations but no skeleton packet; pass --skeleton OTHER.mrn",
+             first_nsa);
       // Borrow the rigs and skeleton maps of another MRN (--skeleton).
       const auto& skel = *ctx.options.skeleton_path;
-      auto data = ctx.load ? ctx.load(skel) : result<bytes>(make_error(code::io_error, "no file access"));
-      if (!data) fail(data.error().code, "skeleton MRN " + skel + ": " + data.error().message, p.offset);
+      auto data =
+          ctx.load ? ctx.load(skel) : result<bytes>(make_error(code::io_error, "no file access"));
+      if (!data)
+        fail(data.error().code, "skeleton MRN " + skel + ": " + data.error().message, first_nsa);
       std::vector<std::vector<int>> r2;
       model other;
       try {
         other = load_model(data.value(), ctx, r2);
       } catch (const core::failure& e) {
-        fail(e.error().code, "skeleton MRN " + skel + " @ " + core::byte_reader::hex(e.error().offset) + ": " + e.error().message, p.offset);
+        fail(e.error().code,
+             "skeleton MRN " + skel + " @ " + core::byte_reader::hex(e.error().offset) + ": " +
+                 e.error().message,
+             first_nsa);
       }
-      if (other.rigs.empty()) fail(code::missing_skeleton, "the MRN " + skel + " has no skeleton packet either", p.offset);
+      if (other.rigs.empty())
+        fail(code::missing_skeleton, "the MRN " + skel + " has no skeleton packet either",
+             first_nsa);
       m.rigs = std::move(other.rigs);
       m.maps = std::move(other.maps);
       m.rig_map = std::move(other.rig_map);
@@ -455,20 +515,56 @@ scene read_mrn_scene(const read_context& ctx) {
       fill_scene_skeletons(s, m);
       s.metadata["skeleton_file"] = skel;
     }
-    int rig = choose_rig(m, f, name, ctx);
-    auto b = build_animation(m, rig, remaps[static_cast<std::size_t>(rig)], f, name, ctx, p.payload_offset());
-    auto& a = b.anim;
-    a.extras["nsa_packet"] = i;
-    a.extras["nsa_index"] = p.index;
-    if (!file.empty()) {
-      a.extras["file_name"] = file;
-      if (fi < m.names->sources.strings.size()) a.extras["source_file"] = m.names->sources.strings[fi];
-      if (fi < m.names->takes.strings.size()) a.extras["take"] = m.names->takes.strings[fi];
-      if (fi < m.names->crcs.size()) a.extras["crc32_matches_file_names"] = m.names->crcs[fi] == f.crc;
-    }
-    kinds[b.mapping_kind]++;
-    s.animations.push_back(std::move(a));
   }
+  std::size_t ordinal = 0;
+  std::optional<core::failure> first_failure;
+  std::size_t skipped = 0;
+  for (std::size_t i = 0; i < m.raw.packets.size(); ++i) {
+    const auto& p = m.raw.packets[i];
+    if (p.type != pt_nsa) continue;
+    std::size_t nth = ordinal++;
+    // One NSA the decoder cannot read is skipped with a warning naming the error and its
+    // offset, so the rest of a game's MRN still converts; if none decodes, the first error is
+    // the file's error.
+    try {
+      byte_reader r(p.payload, core::endian::little, p.payload_offset());
+      auto f = parse_nsa(r);
+      // Name: the file-names entry of the header index (falling back to the NSA's ordinal).
+      std::size_t fi = p.index;
+      std::string name, file;
+      if (m.names) {
+        if (fi >= m.names->files.strings.size()) fi = nth;
+        if (fi < m.names->files.strings.size()) file = m.names->files.strings[fi];
+      }
+      name = !file.empty() ? stem_of(file) : "nsa_" + std::to_string(p.index);
+      int rig = choose_rig(m, f, name, ctx);
+      auto b = build_animation(m, rig, remaps[static_cast<std::size_t>(rig)], f, name, ctx,
+                               p.payload_offset());
+      auto& a = b.anim;
+      a.extras["nsa_packet"] = i;
+      a.extras["nsa_index"] = p.index;
+      if (!file.empty()) {
+        a.extras["file_name"] = file;
+        if (fi < m.names->sources.strings.size())
+          a.extras["source_file"] = m.names->sources.strings[fi];
+        if (fi < m.names->takes.strings.size()) a.extras["take"] = m.names->takes.strings[fi];
+        if (fi < m.names->crcs.size())
+          a.extras["crc32_matches_file_names"] = m.names->crcs[fi] == f.crc;
+      }
+      kinds[b.mapping_kind]++;
+      s.animations.push_back(std::move(a));
+    } catch (const core::failure& e) {
+      if (!first_failure) first_failure = e;
+      ++skipped;
+      warn_at(ctx, code::w_unsupported_part,
+              "NSA packet " + std::to_string(i) +
+                  " skipped: " + std::string(info(e.error().code).id) + " at " +
+                  core::byte_reader::hex(e.error().offset) + ": " + e.error().message,
+              e.error().offset);
+    }
+  }
+  if (first_failure && s.animations.empty()) throw *first_failure;
+  if (skipped) m.meta["nsa_skipped"] = skipped;
   // Unique animation names (glTF tools select by name).
   std::map<std::string, int> seen;
   for (auto& a : s.animations)
@@ -500,17 +596,22 @@ scene read_nsa_scene(const read_context& ctx) {
       // Only for a real file on disk (not memory input or a fuzzing name).
       if (file_exists(ctx.path) && std::filesystem::is_directory(dir, ec)) {
         std::size_t seen = 0;
-        for (auto it = std::filesystem::directory_iterator(dir, ec); !ec && it != std::filesystem::directory_iterator() && seen < 100000;
+        for (auto it = std::filesystem::directory_iterator(dir, ec);
+             !ec && it != std::filesystem::directory_iterator() && seen < 100000;
              it.increment(ec), ++seen)
-          if (lower(it->path().extension().string()) == ".mrn") found.push_back(it->path().string());
+          if (lower(it->path().extension().string()) == ".mrn")
+            found.push_back(it->path().string());
       }
       if (found.size() == 1) {
         skel = found[0];
         how = "only .mrn in the folder";
       } else {
         fail(code::missing_skeleton,
-             "a standalone NSA needs the MRN holding its skeleton: pass --skeleton FILE.mrn (looked for " + cand +
-                 (found.empty() ? " and any .mrn in the folder)" : "; the folder has several .mrn files)"),
+             "a standalone NSA needs the MRN holding its skeleton: pass --skeleton FILE.mrn "
+             "(looked for " +
+                 cand +
+                 (found.empty() ? " and any .mrn in the folder)"
+                                : "; the folder has several .mrn files)"),
              0);
       }
     }
@@ -522,9 +623,13 @@ scene read_nsa_scene(const read_context& ctx) {
   try {
     m = load_model(data.value(), ctx, remaps);
   } catch (const core::failure& e) {
-    fail(e.error().code, "skeleton MRN " + skel + " @ " + core::byte_reader::hex(e.error().offset) + ": " + e.error().message, 0);
+    fail(e.error().code,
+         "skeleton MRN " + skel + " @ " + core::byte_reader::hex(e.error().offset) + ": " +
+             e.error().message,
+         0);
   }
-  if (m.rigs.empty()) fail(code::missing_skeleton, "the MRN " + skel + " has no skeleton packet", 0);
+  if (m.rigs.empty())
+    fail(code::missing_skeleton, "the MRN " + skel + " has no skeleton packet", 0);
   std::string name = stem_of(ctx.path.empty() ? std::string("animation") : ctx.path);
   std::string file;
   if (m.names)
@@ -559,16 +664,22 @@ bytes pack_mrn(const scene& s, const pack_context& ctx) {
     if (ctx.diags) ctx.diags->warn(c, msg);
   };
   std::uint32_t guid = 0;
-  for (const auto& a : s.animations) guid = crc32(std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(a.name.data()), a.name.size())) ^ (guid * 31u);
+  for (const auto& a : s.animations)
+    guid = crc32(std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(a.name.data()),
+                                               a.name.size())) ^
+           (guid * 31u);
   for (std::size_t ai = 0; ai < s.animations.size(); ++ai) {
     const auto& a = s.animations[ai];
     const auto& sk = s.skeletons[static_cast<std::size_t>(a.skeleton)];
     double fps = ctx.fps ? *ctx.fps : (a.fps && *a.fps > 0 ? *a.fps : 30.0);
     double exact = a.duration * fps;
-    if (exact > 1e6) fail(code::limit_exceeded, "animation '" + a.name + "': more than a million samples at " + std::to_string(fps) + " fps");
+    if (exact > 1e6)
+      fail(code::limit_exceeded, "animation '" + a.name + "': more than a million samples at " +
+                                     std::to_string(fps) + " fps");
     std::uint32_t S = static_cast<std::uint32_t>(std::round(exact)) + 1;
     double rate = fps;
-    if (S > 1 && std::fabs(exact - (S - 1)) > 1e-3) rate = (S - 1) / a.duration;  // samples span [0, duration] exactly
+    if (S > 1 && std::fabs(exact - (S - 1)) > 1e-3)
+      rate = (S - 1) / a.duration;  // samples span [0, duration] exactly
     nsa_input in;
     in.sample_rate = rate;
     in.sample_count = S;
@@ -589,16 +700,29 @@ bytes pack_mrn(const scene& s, const pack_context& ctx) {
       const track *tt = nullptr, *rt = nullptr;
       for (const auto& t : a.tracks) {
         if (t.bone != sk.bones[b].name) continue;
-        if (t.path == path::translation) tt = &t;
-        else if (t.path == path::rotation) rt = &t;
-        else scale_dropped = true;
+        if (t.path == path::translation)
+          tt = &t;
+        else if (t.path == path::rotation)
+          rt = &t;
+        else
+          scale_dropped = true;
       }
       std::vector<vec3> tv;
       std::vector<quat> rv;
-      if (tt) for (std::uint32_t i = 0; i < S; ++i) { auto v = sample_track(tt, 3, i); tv.push_back({v[0], v[1], v[2]}); }
-      else tv.push_back(sk.bones[b].translation);
-      if (rt) for (std::uint32_t i = 0; i < S; ++i) { auto v = sample_track(rt, 4, i); rv.push_back(core::normalize({v[0], v[1], v[2], v[3]})); }
-      else rv.push_back(sk.bones[b].rotation);
+      if (tt)
+        for (std::uint32_t i = 0; i < S; ++i) {
+          auto v = sample_track(tt, 3, i);
+          tv.push_back({v[0], v[1], v[2]});
+        }
+      else
+        tv.push_back(sk.bones[b].translation);
+      if (rt)
+        for (std::uint32_t i = 0; i < S; ++i) {
+          auto v = sample_track(rt, 4, i);
+          rv.push_back(core::normalize({v[0], v[1], v[2], v[3]}));
+        }
+      else
+        rv.push_back(sk.bones[b].rotation);
       if (static_cast<int>(b) == tb && roots.count(sk.bones[b].name)) {
         in.has_trajectory = true;
         in.trajectory_translation = tv;
@@ -611,17 +735,26 @@ bytes pack_mrn(const scene& s, const pack_context& ctx) {
     for (const auto& r : roots)
       if (tb < 0 || r != sk.bones[static_cast<std::size_t>(tb)].name)
         warn(code::w_lossy, "animation '" + a.name + "': root motion on '" + r +
-                                "' is written as an ordinary channel (only the trajectory bone, named 'trajectory' or bone 0, carries root motion)");
-    if (scale_dropped) warn(code::w_lossy, "animation '" + a.name + "': scale tracks dropped (NSA scale is not supported)");
+                                "' is written as an ordinary channel (only the trajectory bone, "
+                                "named 'trajectory' or bone 0, carries root motion)");
+    if (scale_dropped)
+      warn(code::w_lossy,
+           "animation '" + a.name + "': scale tracks dropped (NSA scale is not supported)");
     auto bytes_nsa = serialise_nsa(encode_nsa(in));
-    std::uint32_t crc = (std::uint32_t(bytes_nsa[0]) << 24) | (std::uint32_t(bytes_nsa[1]) << 16) | (std::uint32_t(bytes_nsa[2]) << 8) | bytes_nsa[3];
-    nsa_packets.push_back(make_packet(pt_nsa, static_cast<std::uint32_t>(ai), std::move(bytes_nsa), {guid, 0x6D726E00u, 0, 0}));
+    std::uint32_t crc = (std::uint32_t(bytes_nsa[0]) << 24) | (std::uint32_t(bytes_nsa[1]) << 16) |
+                        (std::uint32_t(bytes_nsa[2]) << 8) | bytes_nsa[3];
+    nsa_packets.push_back(make_packet(pt_nsa, static_cast<std::uint32_t>(ai), std::move(bytes_nsa),
+                                      {guid, 0x6D726E00u, 0, 0}));
     files.push_back(a.name + ".nsa");
     types.push_back("nsa");
-    sources.push_back(a.extras.is_object() && a.extras.contains("source_file") && a.extras["source_file"].is_string()
-                          ? a.extras["source_file"].get<std::string>() : std::string());
-    takes.push_back(a.extras.is_object() && a.extras.contains("take") && a.extras["take"].is_string()
-                        ? a.extras["take"].get<std::string>() : a.name);
+    sources.push_back(a.extras.is_object() && a.extras.contains("source_file") &&
+                              a.extras["source_file"].is_string()
+                          ? a.extras["source_file"].get<std::string>()
+                          : std::string());
+    takes.push_back(a.extras.is_object() && a.extras.contains("take") &&
+                            a.extras["take"].is_string()
+                        ? a.extras["take"].get<std::string>()
+                        : a.name);
     crcs.push_back(crc);
   }
   std::vector<std::string> skel_names;
@@ -634,12 +767,16 @@ bytes pack_mrn(const scene& s, const pack_context& ctx) {
       ri.parents.push_back(b.parent);
       ri.translation.push_back(b.translation);
       ri.rotation.push_back(core::normalize(b.rotation));
-      if (b.scale != vec3{1, 1, 1}) warn(code::w_lossy, "bone '" + b.name + "': rest scale dropped (the morpheme bind pose has none)");
+      if (b.scale != vec3{1, 1, 1})
+        warn(code::w_lossy,
+             "bone '" + b.name + "': rest scale dropped (the morpheme bind pose has none)");
     }
     other.push_back(make_packet(pt_skeleton, static_cast<std::uint32_t>(k), write_rig(ri)));
     std::vector<std::uint16_t> ident(sk.bones.size());
     std::iota(ident.begin(), ident.end(), std::uint16_t{0});
-    other.push_back(make_packet(pt_skeleton_map, static_cast<std::uint32_t>(k), write_skeleton_map(static_cast<std::uint32_t>(sk.bones.size()), ident)));
+    other.push_back(
+        make_packet(pt_skeleton_map, static_cast<std::uint32_t>(k),
+                    write_skeleton_map(static_cast<std::uint32_t>(sk.bones.size()), ident)));
     skel_names.push_back(sk.name.empty() ? "skeleton_" + std::to_string(k) : sk.name);
     ids.push_back(static_cast<std::uint32_t>(k));
   }
@@ -651,10 +788,14 @@ bytes pack_mrn(const scene& s, const pack_context& ctx) {
       bool by_name = false;
       for (const auto& sk : s.skeletons) by_name |= lower(sk.name) == pre;
       if (!by_name && counts[s.skeletons[static_cast<std::size_t>(a.skeleton)].bones.size()] > 1)
-        warn(code::w_pairing, "animation '" + a.name + "': several skeletons have its bone count and its name does not start with '<skeleton>_'; a reader may pair it with the wrong skeleton");
+        warn(code::w_pairing,
+             "animation '" + a.name +
+                 "': several skeletons have its bone count and its name does not start with "
+                 "'<skeleton>_'; a reader may pair it with the wrong skeleton");
     }
   }
-  other.push_back(make_packet(pt_file_names, 0, write_file_names(files, types, sources, takes, crcs)));
+  other.push_back(
+      make_packet(pt_file_names, 0, write_file_names(files, types, sources, takes, crcs)));
   other.push_back(make_packet(pt_skeleton_names, 0, write_skeleton_names(skel_names, ids)));
   // NSA packets first, as in the game files (the by-magic search expects type 0x10 first).
   std::vector<packet> all = std::move(nsa_packets);
