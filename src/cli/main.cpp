@@ -76,6 +76,11 @@ json warnings_json(const diagnostics& d) {
   return a;
 }
 
+// Paths and messages can carry bytes that are not UTF-8; printing must never throw on them.
+std::string text_of(const json& j, int indent = -1) {
+  return j.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;
@@ -94,7 +99,7 @@ int cmd_formats(bool as_json) {
                        {"detection", std::string(f->detection)}});
   }
   if (as_json) {
-    std::cout << out.dump(2) << "\n";
+    std::cout << text_of(out, 2) << "\n";
     return 0;
   }
   std::cout << fmt::format("{:<16} {:<10} {:<5} {:<4} {:<7} {:<5} {}\n", "ID", "FAMILY", "READ", "RAW", "REWRITE", "WRITE", "DESCRIPTION");
@@ -167,10 +172,10 @@ int cmd_info(const std::vector<std::string>& files, const common_options& co, bo
     }
     std::cout << "  meshes: " << j["meshes"]["count"] << " (" << j["meshes"]["vertices"] << " vertices), textures: "
               << j["textures"].size() << ", materials: " << j["materials"] << "\n";
-    if (j.contains("metadata")) std::cout << "  metadata: " << j["metadata"].dump() << "\n";
+    if (j.contains("metadata")) std::cout << "  metadata: " << text_of(j["metadata"]) << "\n";
     print_warnings(d, std::cout);
   }
-  if (as_json) std::cout << all.dump(2) << "\n";
+  if (as_json) std::cout << text_of(all, 2) << "\n";
   return code_out;
 }
 
@@ -217,7 +222,7 @@ int cmd_dump(const std::string& file, const common_options& co, bool raw, bool c
     }
     j = scene_json::to_json(s.value());
   }
-  std::string text = compact ? j.dump() : j.dump(1);
+  std::string text = compact ? text_of(j) : text_of(j, 1);
   text += "\n";
   if (out.empty()) {
     std::cout << text;
@@ -269,7 +274,21 @@ void write_textures(const scene& s, const std::string& output, std::vector<std::
   }
 }
 
+json run_job_unguarded(const job& jb, const common_options& co, const convert_options& cv, const format* forced);
+
+// A worker thread must never see an exception escape (std::terminate would take every other
+// input down with it): whatever a job throws becomes that input's failure.
 json run_job(const job& jb, const common_options& co, const convert_options& cv, const format* forced) {
+  try {
+    return run_job_unguarded(jb, co, cv, forced);
+  } catch (const std::exception& e) {
+    return json{{"input", jb.input}, {"output", jb.output}, {"status", "failed"},
+                {"error", {{"code", "E_INTERNAL"}, {"message", std::string("unexpected exception: ") + e.what()},
+                           {"file", jb.input}}}};
+  }
+}
+
+json run_job_unguarded(const job& jb, const common_options& co, const convert_options& cv, const format* forced) {
   auto t0 = std::chrono::steady_clock::now();
   json rep{{"input", jb.input}, {"output", jb.output}};
   diagnostics d;
@@ -303,7 +322,7 @@ json run_job(const job& jb, const common_options& co, const convert_options& cv,
   rep["format"] = s->format;
   result<void> w;
   if (cv.out_format == "json") {
-    std::string text = scene_json::to_json(gltf::prepare(s.value(), cv.gltf, d)).dump(1) + "\n";
+    std::string text = text_of(scene_json::to_json(gltf::prepare(s.value(), cv.gltf, d)), 1) + "\n";
     w = save_file(jb.output, bytes(text.begin(), text.end()));
   } else {
     w = gltf::write_file(s.value(), jb.output, cv.gltf, d);
@@ -429,7 +448,7 @@ int cmd_convert(const std::vector<std::string>& inputs, const std::string& outpu
   if (!cv.report.empty()) {
     json rj{{"summary", {{"converted", ok}, {"failed", failed}, {"skipped", skipped}, {"failed_inputs", failed_list}}},
             {"inputs", reports}};
-    std::string text = rj.dump(1) + "\n";
+    std::string text = text_of(rj, 1) + "\n";
     auto w = save_file(cv.report, bytes(text.begin(), text.end()));
     if (!w) std::cerr << "error: " << w.error().to_string() << "\n";
   }

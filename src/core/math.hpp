@@ -20,9 +20,9 @@ using mat4 = std::array<float, 16>;  // column-major, as glTF
 [[nodiscard]] float dot(const quat& a, const quat& b);
 [[nodiscard]] quat slerp(const quat& a, quat b, float t);
 [[nodiscard]] quat axis_angle(const vec3& axis, float radians);
-// Euler angles (radians) composed in `order`, e.g. "XYZ" means R = Rz * Ry * Rx
-// (X applied first, intrinsic-free convention used by BFRES); "YXZ" used by FF7 means
-// R = Ry * Rx * Rz. The string lists the matrices from right (first applied) to left.
+// Euler angles (radians) composed in `order`, which lists the axes in the order they are
+// applied: "XYZ" means R = Rz * Ry * Rx (X applied first; BFRES), "ZXY" means
+// R = Ry * Rx * Rz (Z applied first; FF7's battle skeleton).
 [[nodiscard]] quat from_euler(const vec3& radians, std::string_view order_first_to_last);
 [[nodiscard]] bool finite(const quat& q);
 [[nodiscard]] bool finite(const vec3& v);

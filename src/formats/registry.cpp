@@ -6,6 +6,7 @@
 #include <random>
 
 #include "core/failure.hpp"
+#include "core/text.hpp"
 #include "rigrip/gltf.hpp"
 #include "rigrip/registry.hpp"
 
@@ -43,17 +44,6 @@ const table& the_table() {
 }
 }  // namespace
 
-bool read_context::file_exists(const std::string& p) const {
-  std::error_code ec;
-  return !p.empty() && std::filesystem::is_regular_file(p, ec);
-}
-void read_context::warn(code c, std::string message, std::uint64_t offset) const {
-  if (diags) diags->warnings.push_back(warning{c, std::move(message), path, offset});
-}
-void pack_context::warn(code c, std::string message) const {
-  if (diags) diags->warnings.push_back(warning{c, std::move(message), output_path, no_offset});
-}
-
 const std::vector<const format*>& formats() { return the_table().list; }
 
 const format* find_format(std::string_view id) {
@@ -86,49 +76,6 @@ result<const format*> detect_format(byte_view data, std::string_view filename) {
                      " bytes); see `rigrip formats`",
                  std::string(filename), 0, {}};
   return best;
-}
-
-result<bytes> load_file(const std::string& path, std::uint64_t max_size) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    return error{code::io_error, "not a readable file", path, no_offset, {}};
-  auto size = std::filesystem::file_size(path, ec);
-  if (ec) return error{code::io_error, ec.message(), path, no_offset, {}};
-  if (size > max_size)
-    return error{code::limit_exceeded, "file larger than the limit of " +
-                                           std::to_string(max_size) + " bytes", path, no_offset, {}};
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return error{code::io_error, "cannot open", path, no_offset, {}};
-  bytes b(static_cast<std::size_t>(size));
-  if (size && !in.read(reinterpret_cast<char*>(b.data()), static_cast<std::streamsize>(size)))
-    return error{code::io_error, "read failed", path, no_offset, {}};
-  return b;
-}
-
-result<void> save_file(const std::string& path, byte_view data) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::path p(path);
-  if (p.has_parent_path()) fs::create_directories(p.parent_path(), ec);
-  std::random_device rd;
-  fs::path tmp = p;
-  tmp += ".rigrip-tmp-" + std::to_string(rd());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return error{code::io_error, "cannot create output file", path, no_offset, {}};
-    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
-    out.close();
-    if (!out) {
-      fs::remove(tmp, ec);
-      return error{code::io_error, "write failed", path, no_offset, {}};
-    }
-  }
-  fs::rename(tmp, p, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    return error{code::io_error, "cannot move output into place", path, no_offset, {}};
-  }
-  return {};
 }
 
 namespace {
@@ -170,6 +117,7 @@ result<scene> read_scene(byte_view data, const std::string& name, const read_opt
   result<scene> inner = std::move(r.value());
   if (!inner) return stamp(inner.error(), name, fmt);
   if (inner->format.empty()) inner->format = std::string(fmt->id);
+  core::repair_utf8(inner.value());  // names from game files are bytes; JSON/glTF need UTF-8
   auto v = inner->validate();
   if (!v) return stamp(v.error(), name, fmt);
   return inner;
@@ -194,6 +142,7 @@ result<nlohmann::json> dump_raw(byte_view data, const std::string& name,
   auto r = core::guarded(name, fmt->id, [&] { return fmt->dump_raw(ctx); });
   if (!r) return stamp(r.error(), name, fmt);
   if (!r.value()) return stamp(r.value().error(), name, fmt);
+  core::repair_utf8(r.value().value());
   return std::move(r.value().value());
 }
 

@@ -31,6 +31,8 @@ result<scene> read_json(const read_context& ctx) {
     // e.byte is 1-based: the offset of the character the parser could not accept.
     return make_error(code::bad_value, std::string("expected valid JSON: ") + e.what(),
                       e.byte > 0 ? e.byte - 1 : 0);
+  } catch (const nlohmann::json::exception& e) {  // e.g. a number too large for a double
+    return make_error(code::bad_value, std::string("expected valid JSON: ") + e.what());
   }
   return scene_json::from_json(j);
 }
