@@ -20,15 +20,6 @@
 using namespace rigrip;
 using namespace bfres_test;
 
-// rigrip_core's glTF writer (write_file) references save_file from the registry library,
-// which family test binaries do not link; this binary supplies a plain one.
-namespace rigrip {
-result<void> save_file(const std::string& path, byte_view data) {
-  test::write_bytes(path, std::vector<std::uint8_t>(data.begin(), data.end()));
-  return {};
-}
-}  // namespace rigrip
-
 namespace {
 
 struct loaded {

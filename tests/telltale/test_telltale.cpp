@@ -22,15 +22,6 @@ using namespace rigrip;
 using namespace rigrip::telltale;
 namespace fs = std::filesystem;
 
-// The glTF writer's translation unit references save_file, which lives in the registry
-// library that family test binaries do not link; a plain version is enough here.
-namespace rigrip {
-result<void> save_file(const std::string& path, byte_view data) {
-  test::write_bytes(path, bytes(data.begin(), data.end()));
-  return {};
-}
-}  // namespace rigrip
-
 namespace {
 
 const char* anm_samples[] = {
