@@ -17,9 +17,9 @@ rigrip_cli_test(bfres_dump_scene ARGS dump ${BF}/Animal_Bass_Animation.bfres
   EXPECT "\"interpolation\": \"CUBICSPLINE\".*\"fps\": 30")
 rigrip_cli_test(bfres_dump_raw ARGS dump --raw ${BF}/Animal_Bass_Animation.bfres
   EXPECT "\"bone_animations\".*\"curves\".*\"format\": \"bfres\"")
-rigrip_cli_test(bfres_damaged ARGS info ${EXAMPLES}/bfres/damaged_dict_count.bfres EXIT 1
+rigrip_cli_test(bfres_damaged ARGS info ${CMAKE_SOURCE_DIR}/tests/bfres/data/damaged_dict_count.bfres EXIT 1
   EXPECT "damaged_dict_count.bfres @ 0x70: E_BAD_COUNT \\[bfres\\]: dictionary entry count 4294967295")
-rigrip_cli_test(bfres_switch_refused ARGS info ${EXAMPLES}/bfres/switch_header.bfres EXIT 1
+rigrip_cli_test(bfres_switch_refused ARGS info ${CMAKE_SOURCE_DIR}/tests/bfres/data/switch_header.bfres EXIT 1
   EXPECT "E_UNSUPPORTED_VERSION \\[bfres\\]: Switch BFRES not supported yet")
 # glTF -> pack into the original -> read back (depends on the convert test's glb).
 rigrip_cli_test(bfres_pack ARGS pack ${OUT}/bfres/Animal_Bass_Animation.bfres.glb --format bfres

@@ -569,8 +569,9 @@ TEST(Hostile, MutationLoop) {
   EXPECT_GT(clean, 0);
 }
 
-// examples/bfres holds small files made by this test's builder (never game files):
-// RIGRIP_REGEN=1 rewrites them; otherwise the committed files must match.
+// examples/bfres (a valid file the README's main job converts) and tests/bfres/data (damaged
+// ones, kept out of examples/ so that job succeeds) hold small files made by this test's
+// builder (never game files): RIGRIP_REGEN=1 rewrites them; otherwise they must match.
 TEST(Examples, FilesMatchTheBuilder) {
   t_anim a;
   a.name = "Seed";
@@ -584,16 +585,18 @@ TEST(Examples, FilesMatchTheBuilder) {
   damaged[0x70] = damaged[0x71] = damaged[0x72] = damaged[0x73] = 0xFF;  // FMDL dict count
   std::vector<std::uint8_t> sw(0x100, 0);
   std::memcpy(sw.data(), "FRES    ", 8);
-  const std::string dir = std::string(RIGRIP_SOURCE_DIR) + "/examples/bfres/";
+  const std::string examples = std::string(RIGRIP_SOURCE_DIR) + "/examples/bfres/";
+  const std::string data = std::string(RIGRIP_SOURCE_DIR) + "/tests/bfres/data/";
   std::vector<std::pair<std::string, std::vector<std::uint8_t>>> files{
-      {"seed_linear.bfres", seed}, {"damaged_dict_count.bfres", damaged}, {"switch_header.bfres", sw}};
+      {examples + "seed_linear.bfres", seed}, {data + "damaged_dict_count.bfres", damaged},
+      {data + "switch_header.bfres", sw}};
   const char* regen = std::getenv("RIGRIP_REGEN");
-  for (auto& [name, bytes] : files) {
+  for (auto& [path, bytes] : files) {
     if (regen && std::string(regen) == "1") {
-      std::filesystem::create_directories(dir);
-      test::write_bytes(dir + name, bytes);
+      std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+      test::write_bytes(path, bytes);
     }
-    EXPECT_EQ(test::read_bytes(dir + name), bytes) << name;
+    EXPECT_EQ(test::read_bytes(path), bytes) << path;
   }
 }
 
