@@ -22,15 +22,6 @@
 
 std::vector<rigrip::format> rigrip_family_sf3();
 
-// rigrip_core's glTF writer references save_file from the registry library, which family
-// test binaries do not link; this binary supplies a plain one.
-namespace rigrip {
-result<void> save_file(const std::string& path, byte_view data) {
-  test::write_bytes(path, std::vector<std::uint8_t>(data.begin(), data.end()));
-  return {};
-}
-}  // namespace rigrip
-
 namespace rigrip::sf3 {
 namespace {
 
