@@ -29,3 +29,7 @@ rigrip_cli_test(morpheme_x86_refused ARGS info ${MM_DATA}/x86_header.mrn EXIT 1
   EXPECT "x86_header.mrn @ 0x0: E_UNSUPPORTED_VERSION \\[morpheme-mrn\\]: 32-bit MRN")
 rigrip_cli_test(morpheme_truncated ARGS convert ${MM_DATA}/truncated.mrn -o ${OUT}/morpheme/truncated.glb EXIT 1
   EXPECT "truncated.mrn @ 0x[0-9A-F]+: E_[A-Z_]+ \\[morpheme-mrn\\]" ABSENT ${OUT}/morpheme/truncated.glb)
+# The issue's exact command: --format by family name picks the family's writer.
+rigrip_cli_test(morpheme_pack_family_name ARGS pack ${OUT}/morpheme/example.glb --format morpheme -o ${OUT}/morpheme/packed2.mrn
+  EXPECT "packed: .*morpheme-mrn" EXPECT_FILE ${OUT}/morpheme/packed2.mrn)
+set_tests_properties(cli.morpheme_pack_family_name PROPERTIES DEPENDS cli.morpheme_convert)

@@ -18,14 +18,6 @@
 using namespace rigrip;
 using namespace rigrip::morpheme;
 
-// rigrip_core's glTF writer references save_file from the registry library, which family
-// test binaries do not link; this binary supplies a plain one.
-namespace rigrip {
-result<void> save_file(const std::string& path, byte_view data) {
-  test::write_bytes(path, std::vector<std::uint8_t>(data.begin(), data.end()));
-  return {};
-}
-}  // namespace rigrip
 
 namespace {
 
