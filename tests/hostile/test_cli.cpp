@@ -109,7 +109,7 @@ TEST(Cli, BatchOfMutatedFilesFailsCleanlyAndLeavesNoPartialOutput) {
   std::vector<std::string> error_lines;
   for (std::string l; std::getline(lines, l);) {
     if (l.rfind("error: ", 0) == 0) error_lines.push_back(l);
-    EXPECT_EQ(l.find("E_INTERNAL"), std::string::npos) << "unclean error: " << l;
+    EXPECT_EQ(l.find(": E_INTERNAL"), std::string::npos) << "unclean error: " << l;
   }
   // The report is checked when it exists; the files on disk are checked in any case, so a
   // lost report does not hide a partial output.

@@ -19,10 +19,10 @@ double scale_from_env() {
   return v > 0 ? v : 1.0;
 }
 
-void print_row(const std::string& fmt, const hostile::tally& t) {
-  std::printf("hostile: %-14s runs %7llu  valid outputs %6llu  clean errors %7llu (with offset %7llu)  "
+void print_row(const std::string& fmt, const hostile::tally& t, const char* prefix = "hostile") {
+  std::printf("%s: %-14s runs %7llu  valid outputs %6llu  clean errors %7llu (with offset %7llu)  "
               "failures %llu  peak %.1f MiB  slowest call %.3f s  %.1f s%s\n",
-              fmt.c_str(), static_cast<unsigned long long>(t.runs), static_cast<unsigned long long>(t.valid_outputs),
+              prefix, fmt.c_str(), static_cast<unsigned long long>(t.runs), static_cast<unsigned long long>(t.valid_outputs),
               static_cast<unsigned long long>(t.clean_errors), static_cast<unsigned long long>(t.errors_with_offset),
               static_cast<unsigned long long>(t.failures), static_cast<double>(t.peak_bytes) / (1 << 20), t.slowest_op, t.seconds,
               t.budget_cut ? "  (time budget reached)" : "");
@@ -36,10 +36,10 @@ class totals_printer : public ::testing::Environment {
     if (totals.empty()) return;
     hostile::tally all;
     for (const auto& [fmt, t] : totals) {
-      print_row(fmt, t);
+      print_row(fmt, t, "hostile-total");
       all.add(t);
     }
-    std::printf("hostile: TOTAL runs %llu, valid outputs %llu, clean errors %llu, crashes 0, hangs/slow, "
+    std::printf("hostile-total: ALL runs %llu, valid outputs %llu, clean errors %llu, crashes 0, hangs/slow, "
                 "memory or unclean-error failures %llu\n",
                 static_cast<unsigned long long>(all.runs), static_cast<unsigned long long>(all.valid_outputs),
                 static_cast<unsigned long long>(all.clean_errors),
