@@ -320,6 +320,24 @@ json run_job_unguarded(const job& jb, const common_options& co, const convert_op
     return rep;
   }
   rep["format"] = s->format;
+  // A file can decode fine yet hold nothing glTF can carry (a lip-sync-only .anm): an empty
+  // .glb helps nobody and some importers refuse it, so say so instead. JSON keeps the metadata.
+  bool has_bones = false;
+  for (const auto& sk : s->skeletons) has_bones |= !sk.bones.empty();
+  if (cv.out_format != "json" && !has_bones && s->meshes.empty() && s->animations.empty()) {
+    std::string why = "nothing to convert: no skeleton, animation or mesh (see `rigrip info`; "
+                      "`--format json` keeps the file's metadata)";
+    if (jb.from_directory) {
+      rep["status"] = "skipped";
+      rep["reason"] = why;
+    } else {
+      rep["status"] = "failed";
+      rep["error"] = {{"code", "E_UNSUPPORTED_FEATURE"}, {"message", why}, {"file", jb.input},
+                      {"format", s->format}};
+    }
+    rep["warnings"] = warnings_json(d);
+    return rep;
+  }
   result<void> w;
   if (cv.out_format == "json") {
     std::string text = text_of(scene_json::to_json(gltf::prepare(s.value(), cv.gltf, d)), 1) + "\n";
