@@ -15,7 +15,7 @@
 # fuzz time from ../shared/samples, examples/ and the extra seed folders, sorted by detected
 # format; what our own writers make from them is added. The growing corpora live in
 # build-fuzz/corpus/<target>/ (kept between runs), crash inputs in build-fuzz/artifacts/.
-# Exit status 1 when any target found a crash, a timeout, a leak of memory bounds or a
+# Exit status 1 when any target found a crash, a timeout, a memory-limit breach or a
 # sanitizer report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
