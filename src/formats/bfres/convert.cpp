@@ -338,11 +338,6 @@ rigrip::skeleton to_skeleton(const rig& r) {
   return sk;
 }
 
-// Same as read_context::warn, kept local so the family library links without the registry.
-void warn(const read_context& ctx, code c, std::string message, std::uint64_t offset = no_offset) {
-  if (ctx.diags) ctx.diags->warnings.push_back(warning{c, std::move(message), ctx.path, offset});
-}
-
 std::string file_name(const std::string& p) { return std::filesystem::path(p).filename().string(); }
 
 }  // namespace
@@ -442,7 +437,7 @@ scene to_scene(const file& f, const read_context& ctx) {
         if (!std::filesystem::is_regular_file(c, ec)) continue;
         auto b = ctx.load(c);
         if (!b) {
-          warn(ctx, code::w_pairing, "sibling model file " + c + " could not be read: " + b.error().message);
+          ctx.warn(code::w_pairing, "sibling model file " + c + " could not be read: " + b.error().message);
           continue;
         }
         // A damaged sibling must not stop the animations from converting.
@@ -450,7 +445,7 @@ scene to_scene(const file& f, const read_context& ctx) {
           others.push_back(load(b.value(), nullptr));
           add_models(others.back(), c, false);
         } catch (const core::failure& e) {
-          warn(ctx, code::w_pairing, "sibling model file " + c + " is not a readable FRES (" + e.error().message + "); ignored");
+          ctx.warn(code::w_pairing, "sibling model file " + c + " is not a readable FRES (" + e.error().message + "); ignored");
         }
         break;
       }
@@ -488,7 +483,7 @@ scene to_scene(const file& f, const read_context& ctx) {
     s.metadata["skeleton_model"] = r.model_name;
     if (r.same_file && !ctx.options.skeleton_path) {
       auto sib = sibling_model_paths(ctx.path);
-      warn(ctx, code::w_fallback,
+      ctx.warn(code::w_fallback,
                "using the FSKL '" + r.model_name + "' that the animation file itself carries (" +
                    std::to_string(r.raw->bones.size()) + " bones, binds " + std::to_string(best_hits) + " of " +
                    std::to_string(total_bone_anims) + " bone animations)" +
@@ -498,7 +493,7 @@ scene to_scene(const file& f, const read_context& ctx) {
   } else {
     // No FSKL anywhere binds anything: build a flat rig from the animated bone names so
     // the curves still convert (rest pose = identity, every bone a root).
-    warn(ctx, code::w_pairing,
+    ctx.warn(code::w_pairing,
              candidates.empty()
                  ? "no FSKL in this file, no sibling model file and no --skeleton: bones are made from the "
                    "animations' bone names, as roots with identity rest poses"
@@ -563,7 +558,7 @@ scene to_scene(const file& f, const read_context& ctx) {
         continue;
       }
       if (by_bone[static_cast<std::size_t>(bi)]) {
-        warn(ctx, code::w_suspicious_value, "animation '" + an.name + "': second bone animation for '" + b.name + "' ignored", b.at);
+        ctx.warn(code::w_suspicious_value, "animation '" + an.name + "': second bone animation for '" + b.name + "' ignored", b.at);
         continue;
       }
       by_bone[static_cast<std::size_t>(bi)] = &b;
@@ -608,7 +603,7 @@ scene to_scene(const file& f, const read_context& ctx) {
       for (const auto& c : b->curves) {
         int comp = component_of(c.target);
         if (comp < 0 || !c.is_float()) {
-          warn(ctx, code::w_unsupported_part,
+          ctx.warn(code::w_unsupported_part,
                    "animation '" + an.name + "', bone '" + b->name + "': " +
                        (comp < 0 ? "curve with unknown target " + std::to_string(c.target) : std::string("integer/boolean curve on a transform")) +
                        " skipped",
@@ -762,19 +757,19 @@ scene to_scene(const file& f, const read_context& ctx) {
     s.animations.push_back(std::move(an));
   }
   for (const auto& [name, m] : missing)
-    warn(ctx, code::w_missing_bone,
+    ctx.warn(code::w_missing_bone,
              "bone '" + name + "' is animated in " + std::to_string(m.first) + " of " + std::to_string(f.anims.size()) +
                  " animations but skeleton '" + sk.name + "' (" + s.metadata.value("skeleton_file", std::string("synthesised")) +
                  ") has no such bone; its curves are skipped",
              m.second);
   if (lossy_ssc && max_world_error > 1e-4f)
-    warn(ctx, code::w_lossy, "segment scale compensation under a non-uniform parent scale (" + std::to_string(lossy_ssc) +
+    ctx.warn(code::w_lossy, "segment scale compensation under a non-uniform parent scale (" + std::to_string(lossy_ssc) +
                                 " animation/bone pairs, e.g. " + lossy_example + ") cannot be expressed by glTF's T*R*S inheritance; those bones' locals were solved per "
                                 "frame from the game's world matrices (best fit), largest world-matrix difference " +
                                 std::to_string(max_world_error));
   if (lossy_ssc) s.metadata["ssc_max_world_error"] = max_world_error;
   if (raw_rig && raw_rig->scale_mode() == 3)
-    warn(ctx, code::w_lossy, "Softimage scale mode: bone scales are exported with standard glTF inheritance");
+    ctx.warn(code::w_lossy, "Softimage scale mode: bone scales are exported with standard glTF inheritance");
   return s;
 }
 

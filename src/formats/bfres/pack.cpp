@@ -342,9 +342,9 @@ std::vector<std::uint8_t> pack_file(const scene& s, const pack_context& ctx) {
       }
       bones.push_back(std::move(bo));
     }
-    if (missing && ctx.diags)
-      ctx.diags->warnings.push_back(warning{code::w_missing_bone, "animation '" + a.name + "': " + std::to_string(missing) +
-                                         " scene bone(s) are not in the template's skeleton and were not packed", ctx.output_path, no_offset});
+    if (missing)
+      ctx.warn(code::w_missing_bone, "animation '" + a.name + "': " + std::to_string(missing) +
+                                         " scene bone(s) are not in the template's skeleton and were not packed");
     // ---- Emit the FSKA.
     const std::string A = "fska" + std::to_string(ai);
     std::uint32_t num_curves = 0, baked = 0;

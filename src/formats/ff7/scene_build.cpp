@@ -25,8 +25,7 @@ std::string_view to_string(chunk_kind k) {
 
 namespace {
 void warn(const read_context* ctx, code c, const std::string& m, std::uint64_t off = no_offset) {
-  // Straight into the diagnostics: the family library does not depend on the registry.
-  if (ctx && ctx->diags) ctx->diags->warnings.push_back(warning{c, m, ctx->path, off});
+  if (ctx) ctx->warn(c, m, off);  // ctx is null when decoding without a file context
 }
 
 bool exists(const std::string& p) {

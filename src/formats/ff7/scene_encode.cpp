@@ -11,7 +11,7 @@
 namespace rigrip::ff7 {
 namespace {
 void pwarn(const pack_context* ctx, code c, const std::string& m) {
-  if (ctx && ctx->diags) ctx->diags->warnings.push_back(warning{c, m, ctx->output_path, no_offset});
+  if (ctx) ctx->warn(c, m);
 }
 
 std::int16_t raw_angle(float deg) {

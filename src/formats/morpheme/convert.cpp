@@ -17,16 +17,6 @@ using core::fail;
 
 namespace {
 
-// read_context::warn lives in the registry library; this family links without it.
-void warn_at(const read_context& ctx, code c, std::string message,
-             std::uint64_t offset = no_offset) {
-  if (ctx.diags) ctx.diags->warnings.push_back(warning{c, std::move(message), ctx.path, offset});
-}
-bool file_exists(const std::string& p) {
-  std::error_code ec;
-  return !p.empty() && std::filesystem::is_regular_file(p, ec);
-}
-
 std::string lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -110,7 +100,7 @@ rig_entry make_rig(const packet& p, const read_context& ctx, std::size_t packet_
   e.packet = packet_no;
   e.header_index = p.index;
   if (rig.disagreements)
-    warn_at(ctx, code::w_suspicious_value,
+    ctx.warn(code::w_suspicious_value,
             "skeleton packet " + std::to_string(packet_no) +
                 ": parents from the hierarchy array and the chain table disagree at " +
                 std::to_string(rig.disagreements) + " bones (first " + rig.first_disagreement +
@@ -118,12 +108,12 @@ rig_entry make_rig(const packet& p, const read_context& ctx, std::size_t packet_
                 (rig.parents_source == "chains" ? " (hierarchy array out of range)" : " array"),
             p.payload_offset());
   if (!rig.has_bind_pose)
-    warn_at(ctx, code::w_fallback,
+    ctx.warn(code::w_fallback,
             "skeleton packet " + std::to_string(packet_no) +
                 " has no complete bind pose; identity used",
             p.payload_offset() + 0x48);
   if (rig.names.size() != rig.bone_count)
-    warn_at(ctx, code::w_name_mismatch,
+    ctx.warn(code::w_name_mismatch,
             "skeleton packet " + std::to_string(packet_no) + ": " +
                 std::to_string(rig.names.size()) + " bone names for " +
                 std::to_string(rig.bone_count) + " bones",
@@ -135,7 +125,7 @@ rig_entry make_rig(const packet& p, const read_context& ctx, std::size_t packet_
         i < rig.names.size() && !rig.names[i].empty() ? rig.names[i] : "bone_" + std::to_string(i);
     if (ctx.options.upper_case_bones) b.name = upper(b.name);
     if (used.count(b.name)) {
-      warn_at(ctx, code::w_name_mismatch,
+      ctx.warn(code::w_name_mismatch,
               "duplicate bone name '" + b.name + "' renamed '" + b.name + "_" + std::to_string(i) +
                   "'");
       b.name += "_" + std::to_string(i);
@@ -147,7 +137,7 @@ rig_entry make_rig(const packet& p, const read_context& ctx, std::size_t packet_
       quat q = rig.bind_rotation[i];
       float len = std::sqrt(core::dot(q, q));
       if (!core::finite(q) || !core::finite(b.translation) || len < 1e-6f) {
-        warn_at(ctx, code::w_suspicious_value,
+        ctx.warn(code::w_suspicious_value,
                 "bone '" + b.name +
                     "': bind pose is not finite or has a zero quaternion; identity used");
         q = {0, 0, 0, 1};
@@ -206,7 +196,7 @@ model load_model(std::span<const std::uint8_t> data, const read_context& ctx,
   if (!unknown_types.empty()) {
     std::string s;
     for (auto t : unknown_types) s += (s.empty() ? "" : ", ") + core::byte_reader::hex(t);
-    warn_at(ctx, code::w_opaque_data, "packets of unknown type " + s + " kept as opaque bytes");
+    ctx.warn(code::w_opaque_data, "packets of unknown type " + s + " kept as opaque bytes");
   }
   // Skeleton names: by the table's ids when they match the skeleton packets' header ids,
   // otherwise name k (in storage order) goes with the k-th skeleton packet.
@@ -274,7 +264,7 @@ int choose_rig(const model& m, const nsa_file& f, const std::string& name,
   for (std::size_t k = 0; k < m.rigs.size(); ++k)
     if (m.rigs[k].sk.bones.size() == f.total_bones) hits.push_back(static_cast<int>(k));
   if (hits.size() == 1) return hits[0];
-  warn_at(ctx, code::w_pairing,
+  ctx.warn(code::w_pairing,
           "animation '" + name + "': no unique skeleton by name prefix or channel count; using '" +
               m.rigs[0].sk.name + "'");
   return 0;
@@ -297,16 +287,15 @@ built build_animation(const model& m, int rig_no, const std::vector<int>& remap,
   a.skeleton = rig_no;
   if (d.sample_rate > 0) a.fps = d.sample_rate;
   if (d.scale_channels_skipped)
-    warn_at(
-        ctx, code::w_unsupported_part,
+    ctx.warn(code::w_unsupported_part,
         "animation '" + name + "': " + std::to_string(d.scale_channels_skipped) +
             " scale channels skipped (the scale format has never been seen in a Forgelight file)",
         offset);
   if (f.dynamic_segment && !f.dynamic_segment->note.empty())
-    warn_at(ctx, code::w_suspicious_value, "animation '" + name + "': " + f.dynamic_segment->note,
+    ctx.warn(code::w_suspicious_value, "animation '" + name + "': " + f.dynamic_segment->note,
             offset);
   if (f.trajectory && !f.trajectory->union_tests_agree)
-    warn_at(ctx, code::w_suspicious_value,
+    ctx.warn(code::w_suspicious_value,
             "animation '" + name + "': trajectory rotation pointer says " +
                 (f.trajectory->constant_rotation ? "constant quaternion" : "factor set") +
                 " but the last 8 bytes of the union say otherwise; the pointer decides",
@@ -342,7 +331,7 @@ built build_animation(const model& m, int rig_no, const std::vector<int>& remap,
             : "the skeleton map lists " +
                   std::to_string(m.maps[static_cast<std::size_t>(map_no)].m.indices.size()) +
                   " channels, the NSA has " + std::to_string(f.total_bones);
-    warn_at(ctx, code::w_fallback,
+    ctx.warn(code::w_fallback,
             "animation '" + name + "': " + why + "; channel c drives bone c + " +
                 std::to_string(off) + " (bone count " + std::to_string(nb) + " - channel count " +
                 std::to_string(f.total_bones) + ")",
@@ -426,12 +415,12 @@ built build_animation(const model& m, int rig_no, const std::vector<int>& remap,
     if (!ch.rotation.empty() && seen_r.insert(b).second) add4(bn, ch.rotation, d.sample_rate);
   }
   if (unmapped)
-    warn_at(ctx, code::w_missing_bone,
+    ctx.warn(code::w_missing_bone,
             "animation '" + name + "': " + std::to_string(unmapped) +
                 " channels map to no bone of '" + sk.name + "' and were skipped",
             offset);
   if (shadowed)
-    warn_at(ctx, code::w_suspicious_value,
+    ctx.warn(code::w_suspicious_value,
             "animation '" + name + "': a channel also drives the trajectory bone '" +
                 sk.bones[static_cast<std::size_t>(traj)].name + "'; the trajectory segment wins",
             offset);
@@ -556,7 +545,7 @@ scene read_mrn_scene(const read_context& ctx) {
     } catch (const core::failure& e) {
       if (!first_failure) first_failure = e;
       ++skipped;
-      warn_at(ctx, code::w_unsupported_part,
+      ctx.warn(code::w_unsupported_part,
               "NSA packet " + std::to_string(i) +
                   " skipped: " + std::string(info(e.error().code).id) + " at " +
                   core::byte_reader::hex(e.error().offset) + ": " + e.error().message,
@@ -586,7 +575,7 @@ scene read_nsa_scene(const read_context& ctx) {
   } else {
     std::filesystem::path p(ctx.path);
     auto cand = (p.parent_path() / (p.stem().string() + ".mrn")).string();
-    if (file_exists(cand)) {
+    if (ctx.file_exists(cand)) {
       skel = cand;
       how = "same stem";
     } else {
@@ -594,7 +583,7 @@ scene read_nsa_scene(const read_context& ctx) {
       std::vector<std::string> found;
       auto dir = p.parent_path().empty() ? std::filesystem::path(".") : p.parent_path();
       // Only for a real file on disk (not memory input or a fuzzing name).
-      if (file_exists(ctx.path) && std::filesystem::is_directory(dir, ec)) {
+      if (ctx.file_exists(ctx.path) && std::filesystem::is_directory(dir, ec)) {
         std::size_t seen = 0;
         for (auto it = std::filesystem::directory_iterator(dir, ec);
              !ec && it != std::filesystem::directory_iterator() && seen < 100000;
@@ -660,9 +649,7 @@ bytes pack_mrn(const scene& s, const pack_context& ctx) {
   std::vector<packet> nsa_packets, other;
   std::vector<std::string> files, types, sources, takes;
   std::vector<std::uint32_t> crcs;
-  auto warn = [&](code c, const std::string& msg) {
-    if (ctx.diags) ctx.diags->warn(c, msg);
-  };
+  auto warn = [&](code c, const std::string& msg) { ctx.warn(c, msg); };
   std::uint32_t guid = 0;
   for (const auto& a : s.animations)
     guid = crc32(std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(a.name.data()),

@@ -173,10 +173,10 @@ animation make_clip(const key_table& keys, const skeleton& sk, int skel_index, i
     }
   }
   if (dropped)
-    warn(ctx, code::w_duplicate_key_time, "animation '" + name + "': " + std::to_string(dropped) +
+    ctx.warn(code::w_duplicate_key_time, "animation '" + name + "': " + std::to_string(dropped) +
                                              " keys with a frame number not above the previous key were dropped");
   if (repaired)
-    warn(ctx, code::w_suspicious_value, "animation '" + name + "': " + std::to_string(repaired) +
+    ctx.warn(code::w_suspicious_value, "animation '" + name + "': " + std::to_string(repaired) +
                                             " rotation keys were not unit quaternions and were normalised");
   a.duration = all ? max_frame / fps : (f1 - f0) / fps;
   return a;
@@ -349,7 +349,7 @@ void add_model(scene& s, const model_raw& m, const std::string& name, double fps
   model_geometry g = parse_geometry(m);
   decoded_textures tex = decode_textures(m);
   if (tex.vram_bytes != m.vram_size)
-    warn(ctx, code::w_suspicious_value, name + ": texture LZSS gave " + std::to_string(tex.vram_bytes) +
+    ctx.warn(code::w_suspicious_value, name + ": texture LZSS gave " + std::to_string(tex.vram_bytes) +
                                            " bytes, vram_size says " + std::to_string(m.vram_size),
              m.base + m.entries[1].offset);
 
@@ -376,7 +376,7 @@ void add_model(scene& s, const model_raw& m, const std::string& name, double fps
       float len = std::sqrt(t.rotation[0] * t.rotation[0] + t.rotation[1] * t.rotation[1] + t.rotation[2] * t.rotation[2] +
                             t.rotation[3] * t.rotation[3]);
       if (len > 1e-6f && std::isfinite(len)) b.rotation = core::normalize(t.rotation);
-      else warn(ctx, code::w_suspicious_value, name + ": " + b.name + " has a zero rotation; identity used");
+      else ctx.warn(code::w_suspicious_value, name + ": " + b.name + " has a zero rotation; identity used");
       b.scale = t.scale;
       if (weapon_bone < 0) weapon_bone = static_cast<int>(sk.bones.size());
     }
@@ -386,7 +386,7 @@ void add_model(scene& s, const model_raw& m, const std::string& name, double fps
   }
   sk.extras = {{"sf3_bones", g.skel.parent.size()}, {"sf3_tags", g.skel.tags.size()}};
   if (g.skel.mesh_bone.size() != g.body.size())
-    warn(ctx, code::w_suspicious_value, name + ": skeleton draws " + std::to_string(g.skel.mesh_bone.size()) +
+    ctx.warn(code::w_suspicious_value, name + ": skeleton draws " + std::to_string(g.skel.mesh_bone.size()) +
                                            " meshes, the body list has " + std::to_string(g.body.size()));
 
   // ---- atlas: shelf-pack the textures, plus a white block for flat-coloured faces ----
@@ -458,7 +458,7 @@ void add_model(scene& s, const model_raw& m, const std::string& name, double fps
         if (((f.flag & 1) != 0) != (ds != 0)) continue;
         bool is_tex = (f.dir & 0x0F) == 2;
         if (is_tex && f.texno >= tex.images.size()) {
-          warn(ctx, code::w_suspicious_value, name + " " + part + ": texture number " + std::to_string(f.texno) +
+          ctx.warn(code::w_suspicious_value, name + " " + part + ": texture number " + std::to_string(f.texno) +
                                                  " of " + std::to_string(tex.images.size()) + "; drawn flat");
           is_tex = false;
         }
@@ -514,14 +514,14 @@ void add_model(scene& s, const model_raw& m, const std::string& name, double fps
   }
   if (g.weapon) {
     if (weapon_bone < 0)
-      warn(ctx, code::w_fallback, name + ": weapon mesh without a 0x30 weapon tag; left at the model origin");
+      ctx.warn(code::w_fallback, name + ": weapon mesh without a 0x30 weapon tag; left at the model origin");
     build(*g.weapon, weapon_bone, "weapon");
   }
   s.skeletons.push_back(std::move(sk));
   const skeleton& skr = s.skeletons.back();
 
   if (m.anim.keys.bones.size() != g.skel.parent.size())
-    warn(ctx, code::w_suspicious_value, name + ": keyframe table has " + std::to_string(m.anim.keys.bones.size()) +
+    ctx.warn(code::w_suspicious_value, name + ": keyframe table has " + std::to_string(m.anim.keys.bones.size()) +
                                            " bones, the skeleton " + std::to_string(g.skel.parent.size()));
   if (!include_clips) return;
 
@@ -551,12 +551,12 @@ void add_model(scene& s, const model_raw& m, const std::string& name, double fps
     if (d.external()) {
       int k = external_index++;
       if (!scenario1) {
-        warn(ctx, code::w_opaque_data, nm + ": keys are in attack-animation chunk " + std::to_string(k) +
+        ctx.warn(code::w_opaque_data, nm + ": keys are in attack-animation chunk " + std::to_string(k) +
                                           " (compressed, format not public); clip skipped");
         continue;
       }
       if (!an.file) {
-        warn(ctx, code::w_pairing, nm + ": keys are in the x8an animation file, which was not found; clip skipped");
+        ctx.warn(code::w_pairing, nm + ": keys are in the x8an animation file, which was not found; clip skipped");
         continue;
       }
       // The k-th external entry is the k-th segment of the model's x8an group.
@@ -566,13 +566,13 @@ void add_model(scene& s, const model_raw& m, const std::string& name, double fps
       for (std::size_t si = 0; si < an.file->segments.size(); ++si)
         if (groups[si] == an.group && seen++ == k) seg = &an.file->segments[si], seg_index = si;
       if (!seg || seg->keys.bones.size() != skr.bones.size() - g.skel.tags.size()) {
-        warn(ctx, code::w_pairing, nm + ": no matching segment " + std::to_string(k) + " in group " + std::to_string(an.group) +
+        ctx.warn(code::w_pairing, nm + ": no matching segment " + std::to_string(k) + " in group " + std::to_string(an.group) +
                                       " of " + an.name + "; clip skipped");
         continue;
       }
       auto fr = frame_range(seg->keys);
       if (fr.first > f0 || fr.second < f1)
-        warn(ctx, code::w_pairing, nm + ": x8an segment " + std::to_string(seg_index) + " covers frames " +
+        ctx.warn(code::w_pairing, nm + ": x8an segment " + std::to_string(seg_index) + " covers frames " +
                                       std::to_string(fr.first) + "-" + std::to_string(fr.second) + ", not the whole clip");
       keys = &seg->keys;
       ex["source"] = an.name + " segment " + std::to_string(seg_index);
@@ -600,7 +600,7 @@ void add_x8an_animations(scene& s, int skel, const x8an_file& f, int group, doub
     if (groups[i] != group) continue;
     const auto& seg = f.segments[i];
     if (seg.keys.bones.size() != push_bones) {
-      warn(ctx, code::w_name_mismatch, "segment " + std::to_string(i) + " has " + std::to_string(seg.keys.bones.size()) +
+      ctx.warn(code::w_name_mismatch, "segment " + std::to_string(i) + " has " + std::to_string(seg.keys.bones.size()) +
                                           " bones, the model " + std::to_string(push_bones) + "; skipped", seg.offset);
       continue;
     }
@@ -614,7 +614,7 @@ void add_x8an_animations(scene& s, int skel, const x8an_file& f, int group, doub
     ++added;
   }
   if (!added)
-    warn(ctx, code::w_pairing, "no x8an segment of group " + std::to_string(group) + " matches the model's " +
+    ctx.warn(code::w_pairing, "no x8an segment of group " + std::to_string(group) + " matches the model's " +
                                   std::to_string(push_bones) + " bones");
 }
 

@@ -11,14 +11,6 @@
 
 namespace rigrip::sf3 {
 
-// Warnings without depending on the registry library (family tests link only core + family).
-inline void warn(const read_context& c, code k, std::string m, std::uint64_t off = no_offset) {
-  if (c.diags) c.diags->warnings.push_back(warning{k, std::move(m), c.path, off});
-}
-inline void warn(const pack_context& c, code k, std::string m) {
-  if (c.diags) c.diags->warnings.push_back(warning{k, std::move(m), c.output_path, no_offset});
-}
-
 struct tag_node {
   std::uint8_t code = 0;
   int parent = -1;  // push-bone index, -1 = implicit root

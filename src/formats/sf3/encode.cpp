@@ -76,7 +76,7 @@ byte_vec pack_x8pc(const scene& s, const pack_context& ctx) {
       if (s.skeletons[i].name == name) sk = static_cast<int>(i);
     if (sk < 0 && s.skeletons.size() == f.models.size()) sk = static_cast<int>(mi);
     if (sk < 0) {
-      warn(ctx, code::w_pairing, name + ": no skeleton in the input matches; template keys kept");
+      ctx.warn(code::w_pairing, name + ": no skeleton in the input matches; template keys kept");
       continue;
     }
     const skeleton& skel = s.skeletons[static_cast<std::size_t>(sk)];
@@ -93,7 +93,7 @@ byte_vec pack_x8pc(const scene& s, const pack_context& ctx) {
             a.extras.value("source", std::string()) == "x8pc")
           sources.push_back(&a);
     if (sources.empty()) {
-      warn(ctx, code::w_fallback, name + ": the input has no animation for this model; template keys kept");
+      ctx.warn(code::w_fallback, name + ": the input has no animation for this model; template keys kept");
       continue;
     }
     std::size_t slots = m.anim.keys.bones.size();
@@ -117,7 +117,7 @@ byte_vec pack_x8pc(const scene& s, const pack_context& ctx) {
           b = skel.bones[static_cast<std::size_t>(b)].extras["sf3_bone"].get<int>();
         }
         if (b < 0 || static_cast<std::size_t>(b) >= slots) {
-          warn(ctx, code::w_missing_bone, name + ": track for '" + t.bone + "' has no keyframe slot; skipped");
+          ctx.warn(code::w_missing_bone, name + ": track for '" + t.bone + "' has no keyframe slot; skipped");
           continue;
         }
         int c = t.path == path::translation ? 0 : t.path == path::rotation ? 1 : 2;
@@ -138,7 +138,7 @@ byte_vec pack_x8pc(const scene& s, const pack_context& ctx) {
       }
     }
     if (merged_dups)
-      warn(ctx, code::w_duplicate_key_time, name + ": " + std::to_string(merged_dups) +
+      ctx.warn(code::w_duplicate_key_time, name + ": " + std::to_string(merged_dups) +
                                                " keys fell on a frame that already had one; the first was kept");
     std::size_t kept = 0;
     for (std::size_t b = 0; b < slots; ++b) {
@@ -176,9 +176,9 @@ byte_vec pack_x8pc(const scene& s, const pack_context& ctx) {
       }
     }
     if (kept)
-      warn(ctx, code::w_fallback, name + ": " + std::to_string(kept) + " bone channels had no track; template keys kept");
+      ctx.warn(code::w_fallback, name + ": " + std::to_string(kept) + " bone channels had no track; template keys kept");
     if (!all)
-      warn(ctx, code::w_lossy, name + ": keys rebuilt from the per-entry clips (no all_frames animation); frames between "
+      ctx.warn(code::w_lossy, name + ": keys rebuilt from the per-entry clips (no all_frames animation); frames between "
                                      "clips come from whichever clip covers them");
     m.anim.keys.canonical = true;
     relayout(m, f.models.size() > 1);

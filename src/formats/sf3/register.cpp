@@ -141,7 +141,7 @@ result<scene> read_x8pc(const read_context& ctx) {
           sib.group = ust[6] - 'A';
           sib.name = base_name(found);
         } else {
-          warn(ctx, code::w_pairing, "sibling " + found + " could not be read: " + parsed.error().message);
+          ctx.warn(code::w_pairing, "sibling " + found + " could not be read: " + parsed.error().message);
         }
       }
     }
@@ -149,7 +149,7 @@ result<scene> read_x8pc(const read_context& ctx) {
       const auto& m = f.models[i];
       std::string name = f.models.size() == 1 ? st : st + "_" + std::to_string(i);
       for (std::size_t c = 4; c < m.entries.size(); ++c)
-        warn(ctx, code::w_opaque_data, name + ": chunk " + std::to_string(c) + " (attack animation, " +
+        ctx.warn(code::w_opaque_data, name + ": chunk " + std::to_string(c) + " (attack animation, " +
                                           std::to_string(m.entries[c].data_size) +
                                           " bytes, compression not public) kept as opaque bytes",
                  m.base + m.entries[c].offset);
@@ -239,7 +239,7 @@ result<scene> read_x8an(const read_context& ctx) {
     for (auto& c : mst) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     int group = 0;
     if (mst.size() == 7 && std::isalpha(static_cast<unsigned char>(mst[6]))) group = mst[6] - 'A';
-    else warn(ctx, code::w_fallback, "model name " + mst + " has no variant letter; x8an group 0 used");
+    else ctx.warn(code::w_fallback, "model name " + mst + " has no variant letter; x8an group 0 used");
     scene s;
     s.format = "sf3-x8an";
     const double fps = fps_of(ctx);

@@ -27,15 +27,6 @@ namespace fs = std::filesystem;
 namespace {
 
 
-// read_context::warn lives in the registry library; stamping here keeps this family
-// linkable on its own (tests link only rigrip_core + this family).
-void warn(const read_context& ctx, code c, std::string message, std::uint64_t offset = no_offset) {
-  if (ctx.diags) ctx.diags->warnings.push_back(warning{c, std::move(message), ctx.path, offset});
-}
-void warn(const pack_context& ctx, code c, std::string message) {
-  if (ctx.diags) ctx.diags->warnings.push_back(warning{c, std::move(message), ctx.output_path, no_offset});
-}
-
 constexpr std::uint32_t flag_additive = 0x00010000u;
 constexpr const char* mover_name = "absoluteNode";
 
@@ -134,7 +125,7 @@ std::optional<loaded_skeleton> find_skeleton(const read_context& ctx) {
   } else {
     std::string note;
     p = pair_skeleton(ctx.path, &note);
-    if (!note.empty()) warn(ctx, code::w_pairing, note);
+    if (!note.empty()) ctx.warn(code::w_pairing, note);
     if (p.empty()) return std::nullopt;
   }
   if (!ctx.load) core::fail(code::missing_skeleton, "cannot load skeleton '" + p + "': no file access");
@@ -185,10 +176,10 @@ skeleton skeleton_from_file(const skeleton_file& f, const std::string& name, con
   for (std::size_t i = 0; i < sk.bones.size(); ++i)
     if (!seen.insert(sk.bones[i].name).second) sk.bones[i].name += "_" + std::to_string(i);
   if (parent_mismatch && ctx)
-    warn(*ctx, code::w_name_mismatch, std::to_string(parent_mismatch) +
+    ctx->warn(code::w_name_mismatch, std::to_string(parent_mismatch) +
                                           " skeleton entries name a parent symbol that is not the joint at their parent index; the index is used");
   if (fixed && ctx)
-    warn(*ctx, code::w_suspicious_value, std::to_string(fixed) + " skeleton entries had a non-finite or zero local transform; reset to identity");
+    ctx->warn(code::w_suspicious_value, std::to_string(fixed) + " skeleton entries had a non-finite or zero local transform; reset to identity");
   return sk;
 }
 
@@ -321,7 +312,7 @@ scene anm_scene(const read_context& ctx) {
   std::string anim_name = name_match ? fs::path(fname).stem().string() : symbol_label(a.name);
   float length = a.length();
   if (!std::isfinite(length) || length < 0) {
-    warn(ctx, code::w_suspicious_value, "mLength is " + std::to_string(length) + "; using 0");
+    ctx.warn(code::w_suspicious_value, "mLength is " + std::to_string(length) + "; using 0");
     length = 0;
   }
   bool additive = false;
@@ -334,9 +325,9 @@ scene anm_scene(const read_context& ctx) {
   s.metadata["additive"] = additive;
   s.metadata["values"] = values_json(a);
   if (!name_match)
-    warn(ctx, code::w_name_mismatch, "mName " + hex16(a.name) + " is not crc64('" + lower(fname) + "') = " + hex16(crc64(fname)));
+    ctx.warn(code::w_name_mismatch, "mName " + hex16(a.name) + " is not crc64('" + lower(fname) + "') = " + hex16(crc64(fname)));
   if (!a.opaque_bodies.empty())
-    warn(ctx, code::w_opaque_data, std::to_string(a.opaque_bodies.size()) + " bytes of values from type " +
+    ctx.warn(code::w_opaque_data, std::to_string(a.opaque_bodies.size()) + " bytes of values from type " +
                                       hex16(a.types[a.opaque_first_type].type) + " on are of unknown types; kept opaque",
              a.opaque_offset);
 
@@ -367,7 +358,7 @@ scene anm_scene(const read_context& ctx) {
   }
   if (!phon.empty()) {
     s.metadata["non_bone_tracks"] = phon;
-    warn(ctx, code::w_unsupported_part, std::to_string(phon.size()) +
+    ctx.warn(code::w_unsupported_part, std::to_string(phon.size()) +
                                            " non-bone track(s) (lip-sync PhonemeKey / float / bool) are listed in metadata.non_bone_tracks; glTF has no place for them");
   }
 
@@ -388,7 +379,7 @@ scene anm_scene(const read_context& ctx) {
     pose_off = pose->offset;
     d = decode_cspk2(pose->cspk2, pose_off);
     if (d.sample_bytes_consumed != d.header.sample_data_size)
-      warn(ctx, code::w_trailing_data, "CSPK2 commands used " + std::to_string(d.sample_bytes_consumed) + " of " +
+      ctx.warn(code::w_trailing_data, "CSPK2 commands used " + std::to_string(d.sample_bytes_consumed) + " of " +
                                           std::to_string(d.header.sample_data_size) + " sample bytes", pose_off + 96 + d.sample_bytes_consumed);
   }
   (void)pose_index;
@@ -418,7 +409,7 @@ scene anm_scene(const read_context& ctx) {
       scale[i] = std::isfinite(len) ? len : 0.0f;
     }
     if (missing)
-      warn(ctx, code::w_missing_bone, std::to_string(missing) + " of " + std::to_string(d.bones.size()) +
+      ctx.warn(code::w_missing_bone, std::to_string(missing) + " of " + std::to_string(d.bones.size()) +
                                          " animated bones are not in skeleton '" + skl->path + "' (first: " + first_missing + "); their tracks are skipped");
     s.metadata["skeleton"] = skl->path;
   } else {
@@ -431,7 +422,7 @@ scene anm_scene(const read_context& ctx) {
       sk.bones.push_back(std::move(b));
     }
     if (pose)
-      warn(ctx, code::w_pairing, "no skeleton: " + std::to_string(d.bones.size()) +
+      ctx.warn(code::w_pairing, "no skeleton: " + std::to_string(d.bones.size()) +
                                     " unparented nodes named from the bone symbols; translations are the normalised (unscaled) values");
     s.metadata["skeleton"] = nullptr;
   }
@@ -476,7 +467,7 @@ scene anm_scene(const read_context& ctx) {
         pos[0] = kf_transform_keys(*root, false);
         msg += "; bone 0 (" + symbol_label(d.bones[0]) + ") uses the 'root' keyframed track (" + std::to_string(root->samples.size()) + " keys) instead";
       }
-      warn(ctx, code::w_suspicious_value, msg, pose_off + 0x48);
+      ctx.warn(code::w_suspicious_value, msg, pose_off + 0x48);
       an.extras["broken_time_range"] = d.header.range_time;
     }
     for (std::size_t i = 0; i < d.bones.size(); ++i) {
@@ -499,9 +490,9 @@ scene anm_scene(const read_context& ctx) {
     if (!t.empty()) an.tracks.push_back(make_track(sk.bones[0].name, path::translation, clean_keys(t, length, dupes, clamped), 1.0f));
   }
   if (dupes && !broken)
-    warn(ctx, code::w_duplicate_key_time, std::to_string(dupes) + " keys shared a time with the next key on their track; the last of each run is kept");
+    ctx.warn(code::w_duplicate_key_time, std::to_string(dupes) + " keys shared a time with the next key on their track; the last of each run is kept");
   if (clamped && !broken)
-    warn(ctx, code::w_suspicious_value, std::to_string(clamped) + " key times outside [0, mLength] were clamped");
+    ctx.warn(code::w_suspicious_value, std::to_string(clamped) + " key times outside [0, mLength] were clamped");
   if (pose) {
     s.metadata["cspk2"] = json{{"bones", d.bones.size()},      {"commands", d.commands},
                                {"range_time", d.header.range_time}, {"sample_data_size", d.header.sample_data_size},
@@ -618,7 +609,7 @@ float key_value(const track& t, std::size_t k, int c) {
 result<bytes> pack_skl(const scene& s, const pack_context& ctx) {
   return core::guarded(ctx.output_path, "telltale-skl", [&] {
     if (s.skeletons.empty()) core::fail(code::bad_value, "the scene has no skeleton to write as .skl");
-    if (s.skeletons.size() > 1) warn(ctx, code::w_lossy, "the scene has " + std::to_string(s.skeletons.size()) + " skeletons; only the first is written");
+    if (s.skeletons.size() > 1) ctx.warn(code::w_lossy, "the scene has " + std::to_string(s.skeletons.size()) + " skeletons; only the first is written");
     const auto& sk = s.skeletons[0];
     skeleton_file f;
     f.ms.magic = magic_msv6;
@@ -637,7 +628,7 @@ result<bytes> pack_skl(const scene& s, const pack_context& ctx) {
       e.mirror_index = -1;
       for (int c = 0; c < 3; ++c) e.local_pos[c] = b.translation[static_cast<std::size_t>(c)], e.rest.trans[c] = b.translation[static_cast<std::size_t>(c)];
       for (int c = 0; c < 4; ++c) e.local_quat[c] = b.rotation[static_cast<std::size_t>(c)], e.rest.rot[c] = b.rotation[static_cast<std::size_t>(c)];
-      if (b.scale != vec3{1, 1, 1}) warn(ctx, code::w_lossy, "bone '" + b.name + "' has a rest scale; .skl entries have none, dropped");
+      if (b.scale != vec3{1, 1, 1}) ctx.warn(code::w_lossy, "bone '" + b.name + "' has a rest scale; .skl entries have none, dropped");
       new_index[i] = static_cast<int>(f.entries.size());
       f.entries.push_back(e);
     }
@@ -658,7 +649,7 @@ result<bytes> pack_anm(const scene& s, const pack_context& ctx) {
     }
     if (s.animations.empty()) core::fail(code::bad_value, "the scene has no animation to write");
     if (s.animations.size() > 1)
-      warn(ctx, code::w_lossy, "the scene has " + std::to_string(s.animations.size()) + " animations; only the first ('" + s.animations[0].name + "') is written");
+      ctx.warn(code::w_lossy, "the scene has " + std::to_string(s.animations.size()) + " animations; only the first ('" + s.animations[0].name + "') is written");
     const auto& an = s.animations[0];
     float length = static_cast<float>(an.duration);
     std::map<std::uint64_t, std::size_t> entry_of;
@@ -708,8 +699,8 @@ result<bytes> pack_anm(const scene& s, const pack_context& ctx) {
         }
       }
     }
-    if (skipped) warn(ctx, code::w_missing_bone, std::to_string(skipped) + " tracks name bones missing from the skeleton (or scale tracks); not written");
-    if (stepped) warn(ctx, code::w_lossy, std::to_string(stepped) + " STEP tracks are written as keys the engine interpolates linearly");
+    if (skipped) ctx.warn(code::w_missing_bone, std::to_string(skipped) + " tracks name bones missing from the skeleton (or scale tracks); not written");
+    if (stepped) ctx.warn(code::w_lossy, std::to_string(stepped) + " STEP tracks are written as keys the engine interpolates linearly");
     if (bones.empty() && !mover_rot && !mover_pos) core::fail(code::bad_value, "no track of the animation matches a bone of the skeleton");
     // Order bones as the skeleton does (the engine does not need it; it reads nicer).
     std::vector<std::size_t> order(bones.size());
