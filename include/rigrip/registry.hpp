@@ -72,6 +72,9 @@ struct format {
   result<nlohmann::json> (*dump_raw)(const read_context&) = nullptr;   // --raw
   result<bytes> (*rewrite)(const read_context&) = nullptr;             // raw layer round trip
   result<bytes> (*pack)(const scene&, const pack_context&) = nullptr;  // scene -> format
+  // The pack writer honours bone::segment_scale_compensate; otherwise registry::pack
+  // bakes it into plain T*R*S locals first (core/ssc.hpp).
+  bool stores_segment_scale_compensate = false;
 };
 
 [[nodiscard]] const std::vector<const format*>& formats();

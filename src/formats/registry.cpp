@@ -6,6 +6,7 @@
 #include <random>
 
 #include "core/failure.hpp"
+#include "core/ssc.hpp"
 #include "core/text.hpp"
 #include "rigrip/gltf.hpp"
 #include "rigrip/registry.hpp"
@@ -102,6 +103,17 @@ error stamp(error e, const std::string& name, const format* f) {
   if (e.format.empty() && f) e.format = std::string(f->id);
   return e;
 }
+
+bool has_compensation(const scene& s) {
+  for (std::size_t i = 0; i < s.skeletons.size(); ++i) {
+    const auto& bones = s.skeletons[i].bones;
+    if (std::none_of(bones.begin(), bones.end(), [](const bone& b) { return b.segment_scale_compensate; }))
+      continue;  // skip the scan of the animations
+    auto c = core::compensating_bones(s, i);
+    if (std::find(c.begin(), c.end(), true) != c.end()) return true;
+  }
+  return false;
+}
 }  // namespace
 
 result<scene> read_scene(byte_view data, const std::string& name, const read_options& options,
@@ -166,6 +178,17 @@ result<bytes> pack(const scene& s, const format& f, const pack_context& ctx) {
                                                          "' cannot be written"), ctx.output_path, &f);
   auto v = s.validate();
   if (!v) return stamp(v.error(), ctx.output_path, &f);
+  if (!f.stores_segment_scale_compensate && has_compensation(s)) {
+    // The writer would drop the flag and change the pose: pack a baked copy instead.
+    auto baked = core::guarded(ctx.output_path, f.id, [&] {
+      scene copy = s;
+      diagnostics ignored;
+      (void)core::bake_segment_scale_compensate(copy, ctx.diags ? *ctx.diags : ignored);
+      return copy;
+    });
+    if (!baked) return baked.error();
+    return pack(baked.value(), f, ctx);  // flags cleared: no second bake
+  }
   auto r = core::guarded(ctx.output_path, f.id, [&] { return f.pack(s, ctx); });
   if (!r) return r.error();
   if (!r.value()) return stamp(r.value().error(), ctx.output_path, &f);

@@ -63,10 +63,12 @@ std::vector<format> core_formats() {
   return {
       format{"scene-json", "core", "rigrip scene JSON (the output of `rigrip dump`)", {".json"},
              "content: a JSON object with \"skeletons\"/\"animations\"; name: .json",
-             detect_json, read_json, nullptr, nullptr, nullptr},
+             detect_json, read_json, nullptr, nullptr, nullptr,
+             /*stores_segment_scale_compensate=*/true},  // the JSON keeps the flag
       format{"gltf", "core", "glTF 2.0 (.glb / .gltf), input for write-back", {".glb", ".gltf"},
              "content: 'glTF' magic or a JSON object with \"asset\"; name: .glb/.gltf",
-             detect_gltf, read_gltf, nullptr, nullptr, nullptr},
+             detect_gltf, read_gltf, nullptr, nullptr, nullptr,
+             /*stores_segment_scale_compensate=*/true},  // helper nodes model it
   };
 }
 

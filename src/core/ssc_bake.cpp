@@ -1,0 +1,540 @@
+// Baking segment scale compensation into plain T*R*S inheritance (core/ssc.hpp).
+//
+// A compensated bone C under parent P has world W_P * T(t) * S(1/s_P) * R * S_C. When s_P
+// is uniform, S(1/s_P) commutes with R, so C's scale becomes S_C / s_P and nothing else
+// changes (exact). Otherwise the product carries shear, which T*R*S cannot hold: C and its
+// descendants are re-solved from the target worlds (closest rotation, least-squares scale),
+// per sample time for animations, and the residual is reported.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "core/math.hpp"
+#include "core/ssc.hpp"
+
+namespace rigrip::core {
+namespace {
+
+// ---- double-precision affine algebra (row-major 3x3 + translation) -------------------
+
+struct affine {
+  double a[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  double t[3] = {0, 0, 0};
+};
+
+affine from_mat(const mat4& m) {  // mat4 is column-major
+  affine r;
+  for (int row = 0; row < 3; ++row) {
+    for (int col = 0; col < 3; ++col) r.a[row][col] = m[static_cast<std::size_t>(col * 4 + row)];
+    r.t[row] = m[static_cast<std::size_t>(12 + row)];
+  }
+  return r;
+}
+
+affine mul(const affine& x, const affine& y) {
+  affine r;
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j)
+      r.a[i][j] = x.a[i][0] * y.a[0][j] + x.a[i][1] * y.a[1][j] + x.a[i][2] * y.a[2][j];
+    r.t[i] = x.a[i][0] * y.t[0] + x.a[i][1] * y.t[1] + x.a[i][2] * y.t[2] + x.t[i];
+  }
+  return r;
+}
+
+void rotation_matrix(const quat& q0, double r[3][3]) {
+  const quat q = normalize(q0);
+  const double x = q[0], y = q[1], z = q[2], w = q[3];
+  r[0][0] = 1 - 2 * (y * y + z * z), r[0][1] = 2 * (x * y - z * w), r[0][2] = 2 * (x * z + y * w);
+  r[1][0] = 2 * (x * y + z * w), r[1][1] = 1 - 2 * (x * x + z * z), r[1][2] = 2 * (y * z - x * w);
+  r[2][0] = 2 * (x * z - y * w), r[2][1] = 2 * (y * z + x * w), r[2][2] = 1 - 2 * (x * x + y * y);
+}
+
+affine compose_d(const vec3& t, const quat& q, const vec3& s) {  // T * R * S
+  affine m;
+  double r[3][3];
+  rotation_matrix(q, r);
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) m.a[i][j] = r[i][j] * s[static_cast<std::size_t>(j)];
+    m.t[i] = t[static_cast<std::size_t>(i)];
+  }
+  return m;
+}
+
+quat quat_from_matrix(const double r[3][3]) {
+  double x, y, z, w;
+  const double tr = r[0][0] + r[1][1] + r[2][2];
+  if (tr > 0) {
+    const double s = std::sqrt(tr + 1.0) * 2;
+    w = s / 4, x = (r[2][1] - r[1][2]) / s, y = (r[0][2] - r[2][0]) / s, z = (r[1][0] - r[0][1]) / s;
+  } else if (r[0][0] > r[1][1] && r[0][0] > r[2][2]) {
+    const double s = std::sqrt(std::max(1.0 + r[0][0] - r[1][1] - r[2][2], 1e-30)) * 2;
+    w = (r[2][1] - r[1][2]) / s, x = s / 4, y = (r[0][1] + r[1][0]) / s, z = (r[0][2] + r[2][0]) / s;
+  } else if (r[1][1] > r[2][2]) {
+    const double s = std::sqrt(std::max(1.0 + r[1][1] - r[0][0] - r[2][2], 1e-30)) * 2;
+    w = (r[0][2] - r[2][0]) / s, x = (r[0][1] + r[1][0]) / s, y = s / 4, z = (r[1][2] + r[2][1]) / s;
+  } else {
+    const double s = std::sqrt(std::max(1.0 + r[2][2] - r[0][0] - r[1][1], 1e-30)) * 2;
+    w = (r[1][0] - r[0][1]) / s, x = (r[0][2] + r[2][0]) / s, y = (r[1][2] + r[2][1]) / s, z = s / 4;
+  }
+  return normalize({static_cast<float>(x), static_cast<float>(y), static_cast<float>(z),
+                    static_cast<float>(w)});
+}
+
+using dvec3 = std::array<double, 3>;
+double dot3(const dvec3& a, const dvec3& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+dvec3 cross3(const dvec3& a, const dvec3& b) {
+  return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+}
+double norm3(const dvec3& a) { return std::sqrt(dot3(a, a)); }
+
+// A = U * diag(sigma) * V^T with U and V proper rotations (det +1); sigma is sorted by
+// magnitude, and only the last one may be negative (a reflection in A). Zero or tiny
+// singular values get an arbitrary orthonormal completion, so nothing is NaN.
+struct svd3 {
+  dvec3 u[3];  // columns of U
+  dvec3 v[3];  // columns of V
+  double sigma[3];
+};
+
+svd3 decompose_svd(const double a[3][3]) {
+  // One-sided Jacobi: rotate the columns of B = A*V until they are orthogonal.
+  dvec3 b[3], v[3];
+  for (int c = 0; c < 3; ++c) {
+    b[c] = {a[0][c], a[1][c], a[2][c]};
+    v[c] = {0, 0, 0};
+    v[c][static_cast<std::size_t>(c)] = 1;
+  }
+  for (int sweep = 0; sweep < 40; ++sweep) {
+    bool rotated = false;
+    for (int p = 0; p < 2; ++p)
+      for (int q = p + 1; q < 3; ++q) {
+        const double alpha = dot3(b[p], b[p]), beta = dot3(b[q], b[q]), gamma = dot3(b[p], b[q]);
+        if (!(std::abs(gamma) > 1e-15 * std::sqrt(alpha * beta))) continue;
+        rotated = true;
+        const double zeta = (beta - alpha) / (2 * gamma);
+        const double t = (zeta >= 0 ? 1.0 : -1.0) / (std::abs(zeta) + std::sqrt(1 + zeta * zeta));
+        const double c = 1 / std::sqrt(1 + t * t), s = c * t;
+        for (int k = 0; k < 3; ++k) {
+          const double bp = b[p][k], bq = b[q][k];
+          b[p][k] = c * bp - s * bq, b[q][k] = s * bp + c * bq;
+          const double vp = v[p][k], vq = v[q][k];
+          v[p][k] = c * vp - s * vq, v[q][k] = s * vp + c * vq;
+        }
+      }
+    if (!rotated) break;
+  }
+  int order[3] = {0, 1, 2};
+  std::sort(order, order + 3, [&](int x, int y) { return norm3(b[x]) > norm3(b[y]); });
+  svd3 r;
+  dvec3 bs[3];
+  for (int k = 0; k < 3; ++k) bs[k] = b[order[k]], r.v[k] = v[order[k]];
+  const double s0 = norm3(bs[0]);
+  r.u[0] = s0 > 1e-30 ? dvec3{bs[0][0] / s0, bs[0][1] / s0, bs[0][2] / s0} : dvec3{1, 0, 0};
+  // Second column: b1's direction made orthogonal to u0, else any perpendicular axis.
+  dvec3 u1 = bs[1];
+  const double d = dot3(u1, r.u[0]);
+  for (int k = 0; k < 3; ++k) u1[k] -= d * r.u[0][k];
+  double n1 = norm3(u1);
+  if (!(n1 > 1e-12 * std::max(s0, 1e-30))) {
+    const auto& u0 = r.u[0];
+    dvec3 axis{0, 0, 0};  // the world axis least aligned with u0
+    int least = std::abs(u0[0]) <= std::abs(u0[1]) ? (std::abs(u0[0]) <= std::abs(u0[2]) ? 0 : 2)
+                                                   : (std::abs(u0[1]) <= std::abs(u0[2]) ? 1 : 2);
+    axis[static_cast<std::size_t>(least)] = 1;
+    u1 = cross3(u0, axis);
+    n1 = norm3(u1);
+  }
+  r.u[1] = {u1[0] / n1, u1[1] / n1, u1[2] / n1};
+  r.u[2] = cross3(r.u[0], r.u[1]);
+  r.sigma[0] = s0;
+  r.sigma[1] = dot3(r.u[1], bs[1]);
+  r.sigma[2] = dot3(r.u[2], bs[2]);  // signed: negative when A reflects
+  if (dot3(cross3(r.v[0], r.v[1]), r.v[2]) < 0) {  // make V proper; A*(-v2) = -b2
+    for (auto& c : r.v[2]) c = -c;
+    r.sigma[2] = -r.sigma[2];
+  }
+  return r;
+}
+
+// Least-squares inverse of an affine map: singular directions (a zero scale) map to 0
+// instead of blowing up.
+affine pseudo_inverse(const affine& m) {
+  const svd3 d = decompose_svd(m.a);
+  const double cutoff = 1e-6 * std::abs(d.sigma[0]);
+  affine r;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      double sum = 0;
+      for (int k = 0; k < 3; ++k)
+        if (std::abs(d.sigma[k]) > cutoff && std::abs(d.sigma[k]) > 1e-30)
+          sum += d.v[k][static_cast<std::size_t>(i)] * d.u[k][static_cast<std::size_t>(j)] / d.sigma[k];
+      r.a[i][j] = sum;
+    }
+  for (int i = 0; i < 3; ++i)
+    r.t[i] = -(r.a[i][0] * m.t[0] + r.a[i][1] * m.t[1] + r.a[i][2] * m.t[2]);
+  return r;
+}
+
+struct local_trs {
+  vec3 t;
+  quat r;
+  vec3 s;
+};
+
+// T * R * S closest to m: R is the polar (closest) rotation, S the best diagonal given R.
+local_trs decompose(const affine& m) {
+  const svd3 d = decompose_svd(m.a);
+  double r[3][3];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      r[i][j] = d.u[0][static_cast<std::size_t>(i)] * d.v[0][static_cast<std::size_t>(j)] +
+                d.u[1][static_cast<std::size_t>(i)] * d.v[1][static_cast<std::size_t>(j)] +
+                d.u[2][static_cast<std::size_t>(i)] * d.v[2][static_cast<std::size_t>(j)];
+  local_trs out;
+  out.r = quat_from_matrix(r);
+  double rq[3][3];  // the rotation actually stored (after float rounding)
+  rotation_matrix(out.r, rq);
+  for (int k = 0; k < 3; ++k) {
+    double sk = 0;  // (R^T A)_kk
+    for (int i = 0; i < 3; ++i) sk += rq[i][k] * m.a[i][k];
+    out.s[static_cast<std::size_t>(k)] = static_cast<float>(sk);
+    out.t[static_cast<std::size_t>(k)] = static_cast<float>(m.t[k]);
+  }
+  return out;
+}
+
+double max_difference(const affine& x, const affine& y) {
+  double e = 0;
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) e = std::max(e, std::abs(x.a[i][j] - y.a[i][j]));
+    e = std::max(e, std::abs(x.t[i] - y.t[i]));
+  }
+  return e;
+}
+
+bool finite(const affine& m) {
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j)
+      if (!std::isfinite(m.a[i][j])) return false;
+    if (!std::isfinite(m.t[i])) return false;
+  }
+  return true;
+}
+
+// ---- solving plain locals ------------------------------------------------------------
+
+struct residual {
+  double error = 0;
+  std::size_t bone = 0;
+};
+
+// Overwrites p's locals of the bones in `solve` so that plain inheritance reproduces
+// `target`. Bones outside `solve` are exact by construction, so their plain world is the
+// target itself. A non-finite solution (overflowing input) keeps the original local.
+void solve_locals(const skeleton& sk, const std::vector<mat4>& target, const std::vector<bool>& solve,
+                  pose& p, residual& res) {
+  const std::size_t n = sk.bones.size();
+  std::vector<affine> plain(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const affine goal = from_mat(target[i]);
+    const int parent = sk.bones[i].parent;
+    if (!solve[i] || parent < 0) {
+      plain[i] = goal;
+      continue;
+    }
+    const affine& pw = plain[static_cast<std::size_t>(parent)];
+    const local_trs l = decompose(mul(pseudo_inverse(pw), goal));
+    if (core::finite(l.t) && core::finite(l.r) && core::finite(l.s)) {
+      p.translation[i] = l.t, p.rotation[i] = l.r, p.scale[i] = l.s;
+    }
+    plain[i] = mul(pw, compose_d(p.translation[i], p.rotation[i], p.scale[i]));
+    if (!finite(plain[i]) || !finite(goal)) {
+      plain[i] = goal;  // nothing meaningful to measure; keep descendants sane
+      continue;
+    }
+    const double e = max_difference(plain[i], goal);
+    if (e > res.error) res.error = e, res.bone = i;
+  }
+}
+
+// ---- scale-track helpers -------------------------------------------------------------
+
+bool uniform(const float* v) {
+  const float m = std::max({std::abs(v[0]), std::abs(v[1]), std::abs(v[2])});
+  return std::abs(v[0] - v[1]) <= 1e-6f * m && std::abs(v[0] - v[2]) <= 1e-6f * m;
+}
+
+bool uniform(const track& t) {  // every value and tangent, so interpolation stays uniform
+  for (std::size_t i = 0; i + 3 <= t.values.size(); i += 3)
+    if (!uniform(&t.values[i])) return false;
+  return true;
+}
+
+// The value of a scale track that never changes (all values equal, cubic tangents 0).
+std::optional<vec3> constant_value(const track& t) {
+  const std::size_t e = t.elements_per_key();
+  if (t.values.size() < 3 * e) return std::nullopt;
+  const std::size_t first = e == 3 ? 3 : 0;
+  const vec3 v{t.values[first], t.values[first + 1], t.values[first + 2]};
+  for (std::size_t i = 0; i + 3 <= t.values.size(); i += 3) {
+    const bool is_value = e == 1 || (i / 3) % 3 == 1;
+    for (std::size_t c = 0; c < 3; ++c)
+      if (t.values[i + c] != (is_value ? v[c] : 0.0f)) return std::nullopt;
+  }
+  return v;
+}
+
+vec3 mul3(const vec3& a, const vec3& b) { return {a[0] * b[0], a[1] * b[1], a[2] * b[2]}; }
+
+// Bones in `seed` and all their descendants (parents precede children).
+std::vector<bool> with_descendants(const skeleton& sk, std::vector<bool> seed) {
+  for (std::size_t i = 0; i < sk.bones.size(); ++i) {
+    const int p = sk.bones[i].parent;
+    if (p >= 0 && static_cast<std::size_t>(p) < i && seed[static_cast<std::size_t>(p)]) seed[i] = true;
+  }
+  return seed;
+}
+
+// Frame grid of the animation (fps, else 30) plus its duration and the key times of
+// `keyed`, merged and strictly increasing.
+std::vector<float> sample_times(const animation& a, const std::vector<const track*>& keyed) {
+  const double fps = a.fps && *a.fps > 0 ? *a.fps : 30.0;
+  const double duration = std::max(0.0, a.duration);
+  constexpr double max_frames = 1 << 16;  // bound the work on absurd durations
+  const double step = std::max(1.0 / fps, duration / max_frames);
+  std::vector<float> times;
+  for (double k = 0; k * step < duration; k += 1) times.push_back(static_cast<float>(k * step));
+  times.push_back(static_cast<float>(duration));
+  for (const track* t : keyed)
+    if (t) times.insert(times.end(), t->times.begin(), t->times.end());
+  std::sort(times.begin(), times.end());
+  std::vector<float> out;
+  for (float t : times)
+    if (out.empty() || t - out.back() > 1e-5f) out.push_back(t);
+  return out;
+}
+
+track make_track(const std::string& bone, path p, std::vector<float> times, std::vector<float> values) {
+  track t;
+  t.bone = bone;
+  t.path = p;
+  t.interpolation = interpolation::linear;
+  t.times = std::move(times);
+  t.values = std::move(values);
+  if (p == path::rotation) make_hemisphere_continuous(t.values);
+  return t;
+}
+
+void replace_track(animation& a, track t) {
+  std::erase_if(a.tracks, [&](const track& x) { return x.bone == t.bone && x.path == t.path; });
+  a.tracks.push_back(std::move(t));
+}
+
+std::string describe(double e) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", e);
+  return buf;
+}
+
+// The compensating bone whose fold caused a residual at `bone` (itself or an ancestor).
+std::size_t culprit(const skeleton& sk, std::size_t bone, const std::vector<bool>& affected) {
+  for (int b = static_cast<int>(bone); b >= 0; b = sk.bones[static_cast<std::size_t>(b)].parent)
+    if (affected[static_cast<std::size_t>(b)]) return static_cast<std::size_t>(b);
+  return bone;
+}
+
+void report(diagnostics& diags, const std::string& where, const skeleton& sk, const residual& r,
+            const std::vector<bool>& affected) {
+  if (!(r.error > 1e-4)) return;
+  const auto& worst = sk.bones[r.bone].name;
+  const auto& cause = sk.bones[culprit(sk, r.bone, affected)].name;
+  diags.warn(code::w_lossy,
+             where + ": segment scale compensation of bone '" + cause +
+                 "' under a non-uniform parent scale cannot be expressed as plain T*R*S; baked "
+                 "with a world-matrix difference of up to " + describe(r.error) + " (at bone '" +
+                 worst + "')");
+}
+
+// ---- per skeleton --------------------------------------------------------------------
+
+struct channel_tracks {
+  const track* t = nullptr;
+  const track* r = nullptr;
+  const track* s = nullptr;
+};
+
+std::vector<channel_tracks> tracks_by_bone(const skeleton& sk, const animation& a) {
+  std::vector<channel_tracks> out(sk.bones.size());
+  for (const auto& t : a.tracks) {
+    const int b = sk.find(t.bone);
+    if (b < 0) continue;
+    auto& c = out[static_cast<std::size_t>(b)];
+    (t.path == path::translation ? c.t : t.path == path::rotation ? c.r : c.s) = &t;
+  }
+  return out;
+}
+
+// sample_pose with the track lookup done once (sample_pose finds bones by name).
+pose sample_channels(const skeleton& sk, const std::vector<channel_tracks>& ch, float time) {
+  pose p = rest_pose(sk);
+  for (std::size_t i = 0; i < ch.size(); ++i) {
+    if (ch[i].t) {
+      const auto v = sample(*ch[i].t, time);
+      p.translation[i] = {v[0], v[1], v[2]};
+    }
+    if (ch[i].r) {
+      const auto v = sample(*ch[i].r, time);
+      p.rotation[i] = normalize({v[0], v[1], v[2], v[3]});
+    }
+    if (ch[i].s) {
+      const auto v = sample(*ch[i].s, time);
+      p.scale[i] = {v[0], v[1], v[2]};
+    }
+  }
+  return p;
+}
+
+double bake_animation(const skeleton& sk0, const skeleton& sk, animation& a,
+                      const std::vector<bool>& affected, diagnostics& diags) {
+  const animation a0 = a;  // targets come from the untouched original
+  const std::size_t n = sk0.bones.size();
+  const auto ch = tracks_by_bone(sk0, a0);
+  auto parent_of = [&](std::size_t i) { return static_cast<std::size_t>(sk0.bones[i].parent); };
+
+  std::vector<bool> fold_exact(n, false), seed(n, false);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!affected[i]) continue;
+    const std::size_t p = parent_of(i);
+    const bool u = ch[p].s ? uniform(*ch[p].s) : uniform(sk0.bones[p].scale.data());
+    (u ? fold_exact : seed)[i] = true;
+  }
+  const std::vector<bool> solve = with_descendants(sk0, seed);
+
+  // Exact folds: the child's scale divided by the parent's, at every time.
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!fold_exact[i] || solve[i]) continue;
+    const bone& b0 = sk0.bones[i];
+    const std::size_t p = parent_of(i);
+    const track* ps = ch[p].s;
+    const std::optional<vec3> pconst = ps ? constant_value(*ps) : std::optional<vec3>(sk0.bones[p].scale);
+    if (pconst) {
+      const vec3 c = compensation(*pconst);
+      if (ch[i].s) {  // scaling values and tangents alike keeps the interpolation exact
+        track t = *ch[i].s;
+        for (std::size_t k = 0; k + 3 <= t.values.size(); k += 3)
+          for (std::size_t j = 0; j < 3; ++j) t.values[k + j] *= c[j];
+        replace_track(a, std::move(t));
+      } else if (mul3(b0.scale, c) != sk.bones[i].scale) {
+        replace_track(a, make_track(b0.name, path::scale, {0.0f}, {b0.scale[0] * c[0], b0.scale[1] * c[1], b0.scale[2] * c[2]}));
+      }
+    } else {  // 1/s(t) is not what the parent's interpolation gives: resample
+      const auto times = sample_times(a0, {ps, ch[i].s});
+      std::vector<float> values;
+      values.reserve(times.size() * 3);
+      for (float tm : times) {
+        const auto sp = sample(*ps, tm);
+        vec3 sc = b0.scale;
+        if (ch[i].s) {
+          const auto v = sample(*ch[i].s, tm);
+          sc = {v[0], v[1], v[2]};
+        }
+        const vec3 r = mul3(sc, compensation({sp[0], sp[1], sp[2]}));
+        values.insert(values.end(), r.begin(), r.end());
+      }
+      replace_track(a, make_track(b0.name, path::scale, times, std::move(values)));
+    }
+  }
+
+  // Channels that still come from the rest pose must keep the original rest value, which
+  // the rest-pose bake may have changed.
+  for (std::size_t i = 0; i < n; ++i) {
+    if (solve[i]) continue;
+    const bone& b0 = sk0.bones[i];
+    const bone& b1 = sk.bones[i];
+    if (!ch[i].t && b0.translation != b1.translation)
+      replace_track(a, make_track(b0.name, path::translation, {0.0f}, {b0.translation.begin(), b0.translation.end()}));
+    if (!ch[i].r && b0.rotation != b1.rotation)
+      replace_track(a, make_track(b0.name, path::rotation, {0.0f}, {b0.rotation.begin(), b0.rotation.end()}));
+    if (!fold_exact[i] && !ch[i].s && b0.scale != b1.scale)
+      replace_track(a, make_track(b0.name, path::scale, {0.0f}, {b0.scale.begin(), b0.scale.end()}));
+  }
+
+  if (std::none_of(solve.begin(), solve.end(), [](bool x) { return x; })) return 0;
+
+  // Non-uniform folds: solve the affected subtrees frame by frame.
+  std::vector<const track*> keyed;
+  auto add_keys = [&](std::size_t b) { keyed.insert(keyed.end(), {ch[b].t, ch[b].r, ch[b].s}); };
+  for (std::size_t i = 0; i < n; ++i) {
+    if (solve[i]) add_keys(i);
+    if (seed[i]) add_keys(parent_of(i));  // where the compensated scale comes from
+  }
+  const auto times = sample_times(a0, keyed);
+  std::vector<std::vector<float>> tv(n), rv(n), sv(n);
+  residual res;
+  for (float tm : times) {
+    pose p = sample_channels(sk0, ch, tm);
+    const auto target = world_matrices(sk0, p);
+    solve_locals(sk0, target, solve, p, res);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!solve[i]) continue;
+      tv[i].insert(tv[i].end(), p.translation[i].begin(), p.translation[i].end());
+      rv[i].insert(rv[i].end(), p.rotation[i].begin(), p.rotation[i].end());
+      sv[i].insert(sv[i].end(), p.scale[i].begin(), p.scale[i].end());
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!solve[i]) continue;
+    const auto& name = sk0.bones[i].name;
+    replace_track(a, make_track(name, path::translation, times, std::move(tv[i])));
+    replace_track(a, make_track(name, path::rotation, times, std::move(rv[i])));
+    replace_track(a, make_track(name, path::scale, times, std::move(sv[i])));
+  }
+  report(diags, "animation '" + a.name + "'", sk0, res, affected);
+  return res.error;
+}
+
+}  // namespace
+
+float bake_segment_scale_compensate(scene& s, diagnostics& diags) {
+  double worst = 0;
+  for (std::size_t si = 0; si < s.skeletons.size(); ++si) {
+    skeleton& sk = s.skeletons[si];
+    const std::vector<bool> affected = compensating_bones(s, si);
+    const bool any = std::find(affected.begin(), affected.end(), true) != affected.end();
+    if (any) {
+      const skeleton sk0 = sk;
+      const std::size_t n = sk.bones.size();
+      // Rest pose: exact folds divide the scale, the rest is solved from the rest worlds.
+      std::vector<bool> seed(n, false);
+      for (std::size_t i = 0; i < n; ++i) {
+        if (!affected[i]) continue;
+        const vec3& ps = sk0.bones[static_cast<std::size_t>(sk0.bones[i].parent)].scale;
+        if (uniform(ps.data())) sk.bones[i].scale = mul3(sk0.bones[i].scale, compensation(ps));
+        else seed[i] = true;
+      }
+      const std::vector<bool> solve = with_descendants(sk0, seed);
+      if (std::find(solve.begin(), solve.end(), true) != solve.end()) {
+        pose p = rest_pose(sk0);
+        residual res;
+        solve_locals(sk0, world_matrices(sk0), solve, p, res);
+        for (std::size_t i = 0; i < n; ++i) {
+          if (!solve[i]) continue;
+          sk.bones[i].translation = p.translation[i];
+          sk.bones[i].rotation = p.rotation[i];
+          sk.bones[i].scale = p.scale[i];
+        }
+        report(diags, "rest pose of skeleton '" + sk0.name + "'", sk0, res, affected);
+        worst = std::max(worst, res.error);
+      }
+      for (auto& a : s.animations)
+        if (a.skeleton >= 0 && static_cast<std::size_t>(a.skeleton) == si)
+          worst = std::max(worst, bake_animation(sk0, sk, a, affected, diags));
+    }
+    for (auto& b : sk.bones) b.segment_scale_compensate = false;
+  }
+  return static_cast<float>(worst);
+}
+
+}  // namespace rigrip::core

@@ -1,0 +1,371 @@
+// Segment scale compensation: the world-matrix formula and baking it into plain T*R*S.
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#define GLM_FORCE_CTOR_INIT
+#include <glm/glm.hpp>
+#include <glm/gtc/matrix_transform.hpp>
+#include <glm/gtc/quaternion.hpp>
+#include <glm/gtc/type_ptr.hpp>
+
+#include "core/math.hpp"
+#include "core/ssc.hpp"
+#include "rigrip/registry.hpp"
+
+using namespace rigrip;
+
+namespace {
+
+track make(const std::string& bone, path p, interpolation i, std::vector<float> times,
+           std::vector<float> values) {
+  track t;
+  t.bone = bone;
+  t.path = p;
+  t.interpolation = i;
+  t.times = std::move(times);
+  t.values = std::move(values);
+  return t;
+}
+
+// root -> parent -> child (compensates) -> grand (plain).
+scene chain(vec3 parent_scale) {
+  scene s;
+  skeleton sk;
+  sk.name = "rig";
+  bone root{"root", -1};
+  root.translation = {0.5f, 0, -1};
+  root.rotation = core::axis_angle({0, 1, 0}, 0.4f);
+  bone parent{"parent", 0};
+  parent.translation = {0, 2, 0};
+  parent.rotation = core::axis_angle({1, 0, 0}, 0.3f);
+  parent.scale = parent_scale;
+  bone child{"child", 1};
+  child.translation = {0, 1, 0.25f};
+  child.rotation = core::axis_angle({0, 0, 1}, 0.5236f);  // 30 degrees
+  child.scale = {1.5f, 1, 0.75f};
+  child.segment_scale_compensate = true;
+  bone grand{"grand", 2};
+  grand.translation = {0.5f, 0.2f, 0};
+  grand.rotation = core::axis_angle({0, 1, 1}, 0.2f);
+  sk.bones = {root, parent, child, grand};
+  s.skeletons.push_back(sk);
+  return s;
+}
+
+animation anim(std::string name) {
+  animation a;
+  a.name = std::move(name);
+  a.duration = 1;
+  a.fps = 30;
+  return a;
+}
+
+std::vector<float> frames(const animation& a) {
+  std::vector<float> t;
+  for (int k = 0; k <= 30; ++k) t.push_back(static_cast<float>(k / *a.fps));
+  return t;
+}
+
+double diff(const core::mat4& x, const core::mat4& y) {
+  double e = 0;
+  for (std::size_t i = 0; i < 16; ++i) e = std::max(e, static_cast<double>(std::abs(x[i] - y[i])));
+  return e;
+}
+
+// Largest world-matrix difference between the SSC original and the plain bake, at `times`.
+double world_error(const scene& before, const scene& after, std::size_t anim_index,
+                   const std::vector<float>& times, std::size_t only_bone = ~std::size_t{0}) {
+  double e = 0;
+  const auto& k0 = before.skeletons[0];
+  const auto& k1 = after.skeletons[0];
+  for (float t : times) {
+    auto w0 = core::world_matrices(k0, core::sample_pose(k0, before.animations[anim_index], t));
+    auto w1 = core::world_matrices(k1, core::sample_pose(k1, after.animations[anim_index], t));
+    for (std::size_t b = 0; b < w0.size(); ++b)
+      if (only_bone == ~std::size_t{0} || b == only_bone) e = std::max(e, diff(w0[b], w1[b]));
+  }
+  return e;
+}
+
+double rest_error(const scene& before, const scene& after) {
+  auto w0 = core::world_matrices(before.skeletons[0]);
+  auto w1 = core::world_matrices(after.skeletons[0]);
+  double e = 0;
+  for (std::size_t b = 0; b < w0.size(); ++b) e = std::max(e, diff(w0[b], w1[b]));
+  return e;
+}
+
+bool no_flags(const scene& s) {
+  for (const auto& sk : s.skeletons)
+    for (const auto& b : sk.bones)
+      if (b.segment_scale_compensate) return false;
+  return true;
+}
+
+std::size_t lossy_count(const diagnostics& d) {
+  std::size_t n = 0;
+  for (const auto& w : d.warnings) n += w.code == code::w_lossy;
+  return n;
+}
+
+bool all_finite(const scene& s) {
+  for (const auto& sk : s.skeletons)
+    for (const auto& b : sk.bones)
+      if (!core::finite(b.translation) || !core::finite(b.rotation) || !core::finite(b.scale)) return false;
+  for (const auto& a : s.animations)
+    for (const auto& t : a.tracks)
+      for (float v : t.values)
+        if (!std::isfinite(v)) return false;
+  return true;
+}
+
+const track* find_track(const animation& a, std::string_view bone, path p) {
+  for (const auto& t : a.tracks)
+    if (t.bone == bone && t.path == p) return &t;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(SegmentScaleCompensate, WorldMatrixMatchesMayaForm) {
+  scene s = chain({2, 3, 0.5f});
+  const auto& b = s.skeletons[0].bones;
+  auto w = core::world_matrices(s.skeletons[0]);
+  auto trs = [](const bone& x) {
+    glm::quat q(x.rotation[3], x.rotation[0], x.rotation[1], x.rotation[2]);
+    return glm::translate(glm::mat4(1), glm::vec3(x.translation[0], x.translation[1], x.translation[2])) *
+           glm::mat4_cast(q) * glm::scale(glm::mat4(1), glm::vec3(x.scale[0], x.scale[1], x.scale[2]));
+  };
+  const glm::mat4 wp = trs(b[0]) * trs(b[1]);
+  const glm::vec3 sp(b[1].scale[0], b[1].scale[1], b[1].scale[2]);
+  const glm::vec3 t(b[2].translation[0], b[2].translation[1], b[2].translation[2]);
+  glm::quat q(b[2].rotation[3], b[2].rotation[0], b[2].rotation[1], b[2].rotation[2]);
+  // W_P * S_P^-1 * T(s_P . t) * R * S
+  const glm::mat4 wc = wp * glm::scale(glm::mat4(1), 1.0f / sp) * glm::translate(glm::mat4(1), sp * t) *
+                       glm::mat4_cast(q) *
+                       glm::scale(glm::mat4(1), glm::vec3(b[2].scale[0], b[2].scale[1], b[2].scale[2]));
+  const glm::mat4 wg = wc * trs(b[3]);
+  const float* pc = glm::value_ptr(wc);
+  const float* pg = glm::value_ptr(wg);
+  for (std::size_t i = 0; i < 16; ++i) {
+    EXPECT_NEAR(w[2][i], pc[i], 1e-5) << "child element " << i;
+    EXPECT_NEAR(w[3][i], pg[i], 1e-5) << "grandchild element " << i;
+  }
+}
+
+TEST(SegmentScaleCompensate, UniformAnimatedParentScaleIsExact) {
+  scene s = chain({1, 1, 1});
+  animation a = anim("pulse");
+  a.tracks.push_back(make("parent", path::scale, interpolation::linear, {0, 0.5f, 1},
+                          {1, 1, 1, 2, 2, 2, 0.5f, 0.5f, 0.5f}));
+  // Cubic tracks elsewhere must survive untouched.
+  a.tracks.push_back(make("root", path::translation, interpolation::cubic_spline, {0, 1},
+                          {0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 2, 1, 0, 0, 0, 0}));
+  const quat q0 = core::axis_angle({0, 0, 1}, 0.1f), q1 = core::axis_angle({0, 0, 1}, 1.1f);
+  a.tracks.push_back(make("child", path::rotation, interpolation::cubic_spline, {0, 1},
+                          {0, 0, 0, 0, q0[0], q0[1], q0[2], q0[3], 0, 0, 0, 0,
+                           0, 0, 0, 0, q1[0], q1[1], q1[2], q1[3], 0, 0, 0, 0}));
+  a.tracks.push_back(make("grand", path::translation, interpolation::linear, {0, 1},
+                          {0.5f, 0.2f, 0, 0.7f, 0.1f, 0.3f}));
+  s.animations.push_back(a);
+  ASSERT_TRUE(s.validate().ok());
+
+  scene baked = s;
+  diagnostics d;
+  const float err = core::bake_segment_scale_compensate(baked, d);
+  EXPECT_TRUE(no_flags(baked));
+  EXPECT_TRUE(baked.validate().ok()) << baked.validate().error().message;
+  EXPECT_LT(err, 1e-5f);
+  EXPECT_EQ(lossy_count(d), 0u);
+  EXPECT_LT(world_error(s, baked, 0, frames(a)), 1e-5);
+  EXPECT_LT(rest_error(s, baked), 1e-5);
+  for (const char* bone : {"root", "child"}) {
+    const path p = std::string(bone) == "root" ? path::translation : path::rotation;
+    const track* before = find_track(s.animations[0], bone, p);
+    const track* after = find_track(baked.animations[0], bone, p);
+    ASSERT_NE(after, nullptr) << bone;
+    EXPECT_EQ(after->interpolation, interpolation::cubic_spline) << bone;
+    EXPECT_EQ(after->values, before->values) << bone;
+  }
+  EXPECT_EQ(find_track(baked.animations[0], "grand", path::translation)->values,
+            find_track(s.animations[0], "grand", path::translation)->values);
+  // The child's rest and sampled scale absorb 1/s_parent.
+  EXPECT_NE(find_track(baked.animations[0], "child", path::scale), nullptr);
+}
+
+TEST(SegmentScaleCompensate, ConstantUniformParentScaleKeepsCubicChildScale) {
+  scene s = chain({2, 2, 2});
+  animation a = anim("breathe");
+  a.tracks.push_back(make("child", path::scale, interpolation::cubic_spline, {0, 1},
+                          {0, 0, 0, 1, 1, 1, 0.5f, 0, 0, 0, 0, 1, 2, 2, 2, 0, 0, 0}));
+  s.animations.push_back(a);
+  scene baked = s;
+  diagnostics d;
+  EXPECT_LT(core::bake_segment_scale_compensate(baked, d), 1e-5f);
+  const track* t = find_track(baked.animations[0], "child", path::scale);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->interpolation, interpolation::cubic_spline);
+  EXPECT_FLOAT_EQ(t->values[6], 0.25f);  // out-tangent halved too
+  // Exact between frames as well, since the interpolation itself is kept.
+  EXPECT_LT(world_error(s, baked, 0, {0.0f, 0.123f, 0.5f, 0.77f, 1.0f}), 1e-5);
+}
+
+TEST(SegmentScaleCompensate, NonUniformParentScaleIsSolvedPerFrame) {
+  scene s = chain({1, 1, 1});
+  animation a = anim("squash");
+  a.tracks.push_back(make("parent", path::scale, interpolation::linear, {0, 1},
+                          {1, 1, 1, 2, 1, 0.5f}));
+  const quat q0 = core::axis_angle({0, 0, 1}, 0.5236f), q1 = core::axis_angle({0, 1, 1}, 1.0f);
+  a.tracks.push_back(make("child", path::rotation, interpolation::linear, {0, 1},
+                          {q0[0], q0[1], q0[2], q0[3], q1[0], q1[1], q1[2], q1[3]}));
+  a.tracks.push_back(make("root", path::rotation, interpolation::cubic_spline, {0, 1},
+                          {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0}));
+  s.animations.push_back(a);
+  scene baked = s;
+  diagnostics d;
+  const float err = core::bake_segment_scale_compensate(baked, d);
+  EXPECT_TRUE(no_flags(baked));
+  EXPECT_TRUE(baked.validate().ok()) << baked.validate().error().message;
+  ASSERT_EQ(lossy_count(d), 1u);
+  EXPECT_NE(d.warnings[0].message.find("squash"), std::string::npos) << d.warnings[0].message;
+  EXPECT_NE(d.warnings[0].message.find("'child'"), std::string::npos) << d.warnings[0].message;
+  const double measured = world_error(s, baked, 0, frames(a));
+  EXPECT_GT(err, 1e-4f);
+  EXPECT_NEAR(err, measured, 1e-4);
+  // Translations are solved exactly even where the shear is lost.
+  const auto& k0 = s.skeletons[0];
+  const auto& k1 = baked.skeletons[0];
+  for (float t : frames(a)) {
+    auto w0 = core::world_matrices(k0, core::sample_pose(k0, s.animations[0], t));
+    auto w1 = core::world_matrices(k1, core::sample_pose(k1, baked.animations[0], t));
+    for (std::size_t i = 12; i < 15; ++i) EXPECT_NEAR(w0[3][i], w1[3][i], 1e-4) << "t=" << t;
+  }
+  // The unaffected root keeps its cubic track.
+  const track* root = find_track(baked.animations[0], "root", path::rotation);
+  ASSERT_NE(root, nullptr);
+  EXPECT_EQ(root->interpolation, interpolation::cubic_spline);
+  // The solved bones got linear tracks on the frame grid.
+  const track* child = find_track(baked.animations[0], "child", path::rotation);
+  ASSERT_NE(child, nullptr);
+  EXPECT_EQ(child->interpolation, interpolation::linear);
+  EXPECT_EQ(child->times.size(), 31u);
+}
+
+TEST(SegmentScaleCompensate, RestPoseOnly) {
+  scene s = chain({2, 2, 2});
+  scene baked = s;
+  diagnostics d;
+  EXPECT_LT(core::bake_segment_scale_compensate(baked, d), 1e-5f);
+  EXPECT_TRUE(d.warnings.empty());
+  EXPECT_TRUE(no_flags(baked));
+  EXPECT_LT(rest_error(s, baked), 1e-5);
+  const auto& c = baked.skeletons[0].bones[2];
+  EXPECT_EQ(c.translation, s.skeletons[0].bones[2].translation);
+  EXPECT_FLOAT_EQ(c.scale[0], 0.75f);
+  EXPECT_FLOAT_EQ(c.scale[2], 0.375f);
+}
+
+TEST(SegmentScaleCompensate, NonUniformRestPoseWarns) {
+  scene s = chain({1, 2, 1});
+  scene baked = s;
+  diagnostics d;
+  const float err = core::bake_segment_scale_compensate(baked, d);
+  EXPECT_GT(err, 1e-4f);
+  EXPECT_NEAR(err, rest_error(s, baked), 1e-4);
+  ASSERT_EQ(lossy_count(d), 1u);
+  EXPECT_NE(d.warnings[0].message.find("rest pose"), std::string::npos);
+  EXPECT_TRUE(baked.validate().ok());
+  // The grandchild's position still matches.
+  auto w0 = core::world_matrices(s.skeletons[0]);
+  auto w1 = core::world_matrices(baked.skeletons[0]);
+  for (std::size_t i = 12; i < 15; ++i) EXPECT_NEAR(w0[3][i], w1[3][i], 1e-5);
+}
+
+TEST(SegmentScaleCompensate, RestChangeIsPinnedInAnimations) {
+  // Rest fold is non-uniform (solved), the animation's parent scale is uniform: channels
+  // the animation leaves to the rest pose must still see the original rest values.
+  scene s = chain({1, 2, 1});
+  animation a = anim("grow");
+  a.tracks.push_back(make("parent", path::scale, interpolation::linear, {0, 1},
+                          {1, 1, 1, 3, 3, 3}));
+  s.animations.push_back(a);
+  scene baked = s;
+  diagnostics d;
+  (void)core::bake_segment_scale_compensate(baked, d);
+  EXPECT_TRUE(baked.validate().ok()) << baked.validate().error().message;
+  EXPECT_LT(world_error(s, baked, 0, frames(a)), 1e-5);
+}
+
+TEST(SegmentScaleCompensate, ZeroParentScaleStaysFinite) {
+  scene s = chain({1, 0, 1});
+  animation a = anim("collapse");
+  a.tracks.push_back(make("parent", path::scale, interpolation::linear, {0, 1},
+                          {1, 1, 1, 0, 0, 2}));
+  a.tracks.push_back(make("child", path::scale, interpolation::linear, {0, 1},
+                          {0, 1, 1, 1, 1, 1}));
+  s.animations.push_back(a);
+  scene baked = s;
+  diagnostics d;
+  const float err = core::bake_segment_scale_compensate(baked, d);
+  EXPECT_TRUE(std::isfinite(err));
+  EXPECT_TRUE(no_flags(baked));
+  EXPECT_TRUE(all_finite(baked));
+  EXPECT_TRUE(baked.validate().ok()) << baked.validate().error().message;
+  for (float t : frames(a)) {
+    auto w = core::world_matrices(baked.skeletons[0],
+                                  core::sample_pose(baked.skeletons[0], baked.animations[0], t));
+    for (const auto& m : w)
+      for (float v : m) ASSERT_TRUE(std::isfinite(v));
+  }
+}
+
+TEST(SegmentScaleCompensate, NoEffectOnlyClearsTheFlag) {
+  scene s = chain({1, 1, 1});
+  scene baked = s;
+  diagnostics d;
+  EXPECT_EQ(core::bake_segment_scale_compensate(baked, d), 0.0f);
+  EXPECT_TRUE(no_flags(baked));
+  EXPECT_EQ(baked.skeletons[0].bones[2].scale, s.skeletons[0].bones[2].scale);
+}
+
+TEST(SegmentScaleCompensate, RegistryFlags) {
+  ASSERT_NE(find_format("scene-json"), nullptr);
+  ASSERT_NE(find_format("gltf"), nullptr);
+  ASSERT_NE(find_format("telltale-skl"), nullptr);
+  EXPECT_TRUE(find_format("scene-json")->stores_segment_scale_compensate);
+  EXPECT_TRUE(find_format("gltf")->stores_segment_scale_compensate);
+  EXPECT_FALSE(find_format("telltale-skl")->stores_segment_scale_compensate);
+}
+
+TEST(SegmentScaleCompensate, PackBakesForWritersThatCannotStoreIt) {
+  const format* f = find_format("telltale-skl");
+  ASSERT_NE(f, nullptr);
+  ASSERT_NE(f->pack, nullptr);
+  scene s = chain({1, 2, 1});  // lossy rest fold: the grandchild's translation is re-solved
+  diagnostics d;
+  pack_context ctx;
+  ctx.output_path = "ssc.skl";
+  ctx.diags = &d;
+  auto through_registry = rigrip::pack(s, *f, ctx);
+  ASSERT_TRUE(through_registry.ok()) << through_registry.error().to_string();
+  bool baked_warning = false;
+  for (const auto& w : d.warnings)
+    baked_warning |= w.code == code::w_lossy && w.message.find("segment scale") != std::string::npos;
+  EXPECT_TRUE(baked_warning);
+
+  scene baked = s;
+  diagnostics ignored;
+  (void)core::bake_segment_scale_compensate(baked, ignored);
+  pack_context quiet;
+  quiet.output_path = "ssc.skl";
+  auto direct = rigrip::pack(baked, *f, quiet);
+  ASSERT_TRUE(direct.ok());
+  EXPECT_EQ(through_registry.value(), direct.value());
+
+  scene unbaked = s;  // what the writer would have produced without the bake
+  for (auto& b : unbaked.skeletons[0].bones) b.segment_scale_compensate = false;
+  auto wrong = rigrip::pack(unbaked, *f, quiet);
+  ASSERT_TRUE(wrong.ok());
+  EXPECT_NE(through_registry.value(), wrong.value());
+}
