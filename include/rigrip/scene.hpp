@@ -25,10 +25,11 @@ struct bone {
   vec3 translation{0, 0, 0};
   quat rotation{0, 0, 0, 1};
   vec3 scale{1, 1, 1};
-  // Maya-style segment scale compensation: this bone does not inherit its parent's
-  // local scale (its translation is stretched by it instead). Informational only: the
-  // glTF writer does NOT model it (plain T*R*S inheritance), so a reader must fold SSC
-  // into the locals it emits (the bfres reader does, and leaves this false).
+  // Maya-style segment scale compensation: this bone does not inherit its parent's own
+  // local scale, but its translation is stretched by it:
+  //   world = world(parent) * S(parent)^-1 * T(parent.scale . t) * R * S.
+  // The glTF writer models it exactly with a helper node; writers that cannot store it
+  // get a scene with it baked into plain T*R*S locals (core/ssc.hpp).
   bool segment_scale_compensate = false;
   nlohmann::json extras;  // format-specific facts (flags, ids, tag kind, ...)
 };

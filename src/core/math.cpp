@@ -87,17 +87,58 @@ mat4 multiply(const mat4& a, const mat4& b) { return from_glm(to_glm(a) * to_glm
 mat4 inverse(const mat4& m) { return from_glm(glm::inverse(to_glm(m))); }
 mat4 identity() { return from_glm(glm::mat4(1.0f)); }
 
-std::vector<mat4> world_matrices(const skeleton& s) {
+pose rest_pose(const skeleton& s) {
+  pose p;
+  for (const auto& b : s.bones) {
+    p.translation.push_back(b.translation);
+    p.rotation.push_back(b.rotation);
+    p.scale.push_back(b.scale);
+  }
+  return p;
+}
+
+pose sample_pose(const skeleton& s, const animation& a, float time) {
+  pose p = rest_pose(s);
+  for (const auto& t : a.tracks) {
+    int bi = s.find(t.bone);
+    if (bi < 0) continue;
+    auto v = sample(t, time);
+    const auto i = static_cast<std::size_t>(bi);
+    if (t.path == path::translation) p.translation[i] = {v[0], v[1], v[2]};
+    else if (t.path == path::rotation) p.rotation[i] = normalize({v[0], v[1], v[2], v[3]});
+    else p.scale[i] = {v[0], v[1], v[2]};
+  }
+  return p;
+}
+
+vec3 compensation(const vec3& s) {
+  vec3 r;
+  for (std::size_t k = 0; k < 3; ++k) r[k] = s[k] == 0.0f ? 0.0f : 1.0f / s[k];
+  return r;
+}
+
+std::vector<mat4> world_matrices(const skeleton& s, const pose& p) {
   std::vector<mat4> w(s.bones.size());
   for (std::size_t i = 0; i < s.bones.size(); ++i) {
     const bone& b = s.bones[i];
-    mat4 local = compose(b.translation, b.rotation, b.scale);
-    w[i] = (b.parent >= 0 && static_cast<std::size_t>(b.parent) < i)
-               ? multiply(w[static_cast<std::size_t>(b.parent)], local)
-               : local;
+    const bool has_parent = b.parent >= 0 && static_cast<std::size_t>(b.parent) < i;
+    if (!has_parent) {
+      w[i] = compose(p.translation[i], p.rotation[i], p.scale[i]);
+      continue;
+    }
+    const auto pi = static_cast<std::size_t>(b.parent);
+    if (b.segment_scale_compensate) {
+      // The glTF writer's helper node (T(t) * S(1/s_parent)) and then the bone's R * S.
+      mat4 helper = compose(p.translation[i], {0, 0, 0, 1}, compensation(p.scale[pi]));
+      w[i] = multiply(multiply(w[pi], helper), compose({0, 0, 0}, p.rotation[i], p.scale[i]));
+    } else {
+      w[i] = multiply(w[pi], compose(p.translation[i], p.rotation[i], p.scale[i]));
+    }
   }
   return w;
 }
+
+std::vector<mat4> world_matrices(const skeleton& s) { return world_matrices(s, rest_pose(s)); }
 
 std::vector<float> sample(const track& t, float time) {
   const std::size_t n = static_cast<std::size_t>(components(t.path));

@@ -101,6 +101,9 @@ bool is_rigrip_root(const tg::Node& n) {
   return n.extras.IsObject() && (n.extras.Has("rigrip_root") || n.extras.Has("rigrip_skeleton"));
 }
 
+// The helper node the writer puts between a parent and a segment-scale-compensating bone.
+bool is_ssc_helper(const tg::Node& n) { return n.extras.IsObject() && n.extras.Has("rigrip_ssc_helper"); }
+
 void local_trs(const tg::Node& n, bone& b) {
   if (n.matrix.size() == 16) {
     // Decompose T * R * S (no shear expected in skeletons).
@@ -167,10 +170,11 @@ scene convert(const tg::Model& m, diagnostics& diags) {
       for (const auto& c : a.channels)
         for (int n = c.target_node; n >= 0 && !is_rigrip_root(m.nodes[static_cast<std::size_t>(n)]);
              n = parent[static_cast<std::size_t>(n)])
-          nodes.insert(n);
+          if (!is_ssc_helper(m.nodes[static_cast<std::size_t>(n)])) nodes.insert(n);
     if (!nodes.empty()) sets.emplace_back(nodes.begin(), nodes.end());
   }
   std::map<int, std::pair<int, int>> node_to_bone;  // node -> (skeleton, bone)
+  std::map<int, int> helper_to_bone_node;           // SSC helper node -> its bone's node
   for (std::size_t si = 0; si < sets.size(); ++si) {
     std::set<int> in(sets[si].begin(), sets[si].end());
     // Order joints so parents come first (depth, then original order).
@@ -197,6 +201,15 @@ scene convert(const tg::Model& m, diagnostics& diags) {
       while (p >= 0 && !in.count(p)) p = parent[static_cast<std::size_t>(p)];
       b.parent = p >= 0 && index.count(p) ? index[p] : -1;
       local_trs(m.nodes[static_cast<std::size_t>(n)], b);
+      const int gp = parent[static_cast<std::size_t>(n)];
+      if (gp >= 0 && is_ssc_helper(m.nodes[static_cast<std::size_t>(gp)])) {
+        // Fold the helper back: its translation is the bone's, its scale is derived.
+        bone h;
+        local_trs(m.nodes[static_cast<std::size_t>(gp)], h);
+        for (std::size_t k = 0; k < 3; ++k) b.translation[k] = h.translation[k] + h.scale[k] * b.translation[k];
+        b.segment_scale_compensate = true;
+        helper_to_bone_node[gp] = n;
+      }
       if (m.nodes[static_cast<std::size_t>(n)].extras.IsObject()) b.extras = from_value(m.nodes[static_cast<std::size_t>(n)].extras);
       index[n] = static_cast<int>(sk.bones.size());
       node_to_bone[n] = {static_cast<int>(si), static_cast<int>(sk.bones.size())};
@@ -211,7 +224,23 @@ scene convert(const tg::Model& m, diagnostics& diags) {
     int skel = -1;
     double max_t = 0;
     for (const auto& ch : ga.channels) {
-      auto it = node_to_bone.find(ch.target_node);
+      int target = ch.target_node;
+      if (auto h = helper_to_bone_node.find(target); h != helper_to_bone_node.end()) {
+        if (ch.target_path == "scale") continue;  // 1/parent scale: derived, not data
+        if (ch.target_path != "translation") {
+          diags.warn(code::w_lossy, "animation '" + ga.name + "' animates the " + ch.target_path +
+                                        " of segment-scale-compensation helper node " + std::to_string(target) + "; skipped");
+          continue;
+        }
+        target = h->second;
+      } else if (ch.target_path == "translation" &&
+                 std::any_of(helper_to_bone_node.begin(), helper_to_bone_node.end(),
+                             [&](const auto& e) { return e.second == target; })) {
+        diags.warn(code::w_lossy, "animation '" + ga.name + "' animates the translation of node " + std::to_string(target) +
+                                      ", whose translation lives on its segment-scale-compensation helper; skipped");
+        continue;
+      }
+      auto it = node_to_bone.find(target);
       if (it == node_to_bone.end()) {
         diags.warn(code::w_missing_bone, "animation '" + ga.name + "' targets node " +
                                              std::to_string(ch.target_node) + " outside any skeleton; skipped");

@@ -14,6 +14,7 @@
 #include <stb_image_write.h>
 
 #include "core/math.hpp"
+#include "core/ssc.hpp"
 #include "rigrip/gltf.hpp"
 
 namespace rigrip::gltf {
@@ -313,6 +314,7 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
 
   // Skeletons: a container node per skeleton under the root, bones below it.
   std::vector<std::vector<int>> bone_nodes(s.skeletons.size());
+  std::vector<std::vector<int>> helper_nodes(s.skeletons.size());  // SSC helper per bone, or -1
   std::vector<std::vector<core::mat4>> world(s.skeletons.size());
   std::vector<int> skin_of(s.skeletons.size(), -1);
   for (std::size_t si = 0; si < s.skeletons.size(); ++si) {
@@ -331,19 +333,37 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
     m.nodes.push_back(holder);
     m.nodes[0].children.push_back(holder_idx);
     world[si] = core::world_matrices(sk);
+    // Segment scale compensation: a helper node between parent and bone carries the
+    // bone's translation and the scale 1/s_parent, so plain T*R*S inheritance gives the
+    // compensated world exactly (scene-model.md). Only where the parent's scale is not 1.
+    const std::vector<bool> comp = core::compensating_bones(s, si);
+    helper_nodes[si].assign(sk.bones.size(), -1);
     for (std::size_t bi = 0; bi < sk.bones.size(); ++bi) {
       const auto& bn = sk.bones[bi];
       tg::Node n;
       n.name = bn.name;
-      n.translation = {bn.translation[0], bn.translation[1], bn.translation[2]};
+      if (!comp[bi]) n.translation = {bn.translation[0], bn.translation[1], bn.translation[2]};
       quat q = core::normalize(bn.rotation);
       n.rotation = {q[0], q[1], q[2], q[3]};
       n.scale = {bn.scale[0], bn.scale[1], bn.scale[2]};
       if (!bn.extras.is_null() && !bn.extras.empty()) n.extras = to_value(bn.extras);
+      int parent_node = bn.parent >= 0 ? bone_nodes[si][static_cast<std::size_t>(bn.parent)] : holder_idx;
+      if (comp[bi]) {
+        tg::Node h;
+        h.name = bn.name + "_ssc";
+        h.translation = {bn.translation[0], bn.translation[1], bn.translation[2]};
+        const vec3 c = core::compensation(sk.bones[static_cast<std::size_t>(bn.parent)].scale);
+        h.scale = {c[0], c[1], c[2]};
+        h.extras = to_value(json{{"rigrip_ssc_helper", bn.name}});
+        int hidx = static_cast<int>(m.nodes.size());
+        m.nodes.push_back(h);
+        m.nodes[static_cast<std::size_t>(parent_node)].children.push_back(hidx);
+        helper_nodes[si][bi] = hidx;
+        parent_node = hidx;
+      }
       int idx = static_cast<int>(m.nodes.size());
       m.nodes.push_back(n);
       bone_nodes[si].push_back(idx);
-      int parent_node = bn.parent >= 0 ? bone_nodes[si][static_cast<std::size_t>(bn.parent)] : holder_idx;
       m.nodes[static_cast<std::size_t>(parent_node)].children.push_back(idx);
     }
     if (sk.bones.empty()) continue;
@@ -511,6 +531,20 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
     const auto& sk = s.skeletons[static_cast<std::size_t>(a.skeleton)];
     tg::Animation ga;
     ga.name = a.name;
+    auto add_channel = [&](tg::Animation& anim, const std::vector<float>& times, const std::vector<float>& values,
+                           path p, interpolation in, int node) {
+      tg::AnimationSampler smp;
+      smp.input = b.floats(times, TINYGLTF_TYPE_SCALAR, 1, true);
+      int ncomp = components(p);
+      smp.output = b.floats(values, ncomp == 4 ? TINYGLTF_TYPE_VEC4 : TINYGLTF_TYPE_VEC3, ncomp, false);
+      smp.interpolation = std::string(to_string(in));
+      anim.samplers.push_back(smp);
+      tg::AnimationChannel ch;
+      ch.sampler = static_cast<int>(anim.samplers.size() - 1);
+      ch.target_node = node;
+      ch.target_path = std::string(to_string(p));
+      anim.channels.push_back(ch);
+    };
     for (const auto& t : a.tracks) {
       int bi = sk.find(t.bone);
       if (bi < 0) continue;
@@ -524,17 +558,46 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
         }
         core::make_hemisphere_continuous(values, e);  // last step before writing
       }
-      tg::AnimationSampler smp;
-      smp.input = b.floats(t.times, TINYGLTF_TYPE_SCALAR, 1, true);
-      int ncomp = components(t.path);
-      smp.output = b.floats(values, ncomp == 4 ? TINYGLTF_TYPE_VEC4 : TINYGLTF_TYPE_VEC3, ncomp, false);
-      smp.interpolation = std::string(to_string(t.interpolation));
-      ga.samplers.push_back(smp);
-      tg::AnimationChannel ch;
-      ch.sampler = static_cast<int>(ga.samplers.size() - 1);
-      ch.target_node = bone_nodes[static_cast<std::size_t>(a.skeleton)][static_cast<std::size_t>(bi)];
-      ch.target_path = std::string(to_string(t.path));
-      ga.channels.push_back(ch);
+      const auto skel = static_cast<std::size_t>(a.skeleton);
+      const int helper = helper_nodes[skel][static_cast<std::size_t>(bi)];
+      add_channel(ga, t.times, values, t.path, t.interpolation,
+                  t.path == path::translation && helper >= 0 ? helper : bone_nodes[skel][static_cast<std::size_t>(bi)]);
+    }
+    // SSC helpers follow their parent bone's animated scale with 1/s (per frame; exact
+    // at every frame, and at every key for STEP).
+    const auto& helpers = helper_nodes[static_cast<std::size_t>(a.skeleton)];
+    for (std::size_t bi = 0; bi < helpers.size(); ++bi) {
+      if (helpers[bi] < 0) continue;
+      const std::string& parent_name = sk.bones[static_cast<std::size_t>(sk.bones[bi].parent)].name;
+      const track* ps = nullptr;
+      for (const auto& t : a.tracks)
+        if (t.path == path::scale && t.bone == parent_name) {
+          ps = &t;
+          break;
+        }
+      if (!ps || ps->times.empty()) continue;
+      std::vector<float> times;
+      if (ps->interpolation == interpolation::step || ps->times.size() == 1) {
+        times = ps->times;
+      } else {
+        const double fps = o.resample_fps && *o.resample_fps > 0 ? *o.resample_fps : a.fps && *a.fps > 0 ? *a.fps : 30.0;
+        const auto frames = static_cast<std::size_t>(std::floor(a.duration * fps + 1e-6));
+        std::vector<float> grid;
+        for (std::size_t f = 0; f <= frames; ++f) grid.push_back(static_cast<float>(static_cast<double>(f) / fps));
+        grid.push_back(static_cast<float>(a.duration));
+        grid.insert(grid.end(), ps->times.begin(), ps->times.end());
+        std::sort(grid.begin(), grid.end());
+        for (float tm : grid)  // merge near-duplicates (a key on a frame)
+          if (times.empty() || tm - times.back() > 1e-5f) times.push_back(tm);
+      }
+      std::vector<float> values;
+      for (float tm : times) {
+        auto v = core::sample(*ps, tm);
+        vec3 c = core::compensation({v[0], v[1], v[2]});
+        values.insert(values.end(), c.begin(), c.end());
+      }
+      add_channel(ga, times, values, path::scale,
+                  ps->interpolation == interpolation::step ? interpolation::step : interpolation::linear, helpers[bi]);
     }
     if (ga.channels.empty()) {
       diags.warn(code::w_lossy, "animation '" + a.name + "' has no tracks and was not written");

@@ -52,6 +52,7 @@ json to_json(const scene& s) {
              {"translation", arr(b.translation)},
              {"rotation", arr(b.rotation)},
              {"scale", arr(b.scale)}};
+      if (b.segment_scale_compensate) o["segment_scale_compensate"] = true;
       if (!b.extras.is_null() && !b.extras.empty()) o["extras"] = b.extras;
       jb.push_back(std::move(o));
     }
@@ -154,6 +155,10 @@ result<scene> from_json(const json& j) {
           return bad(wb, "rotation must be [x,y,z,w]");
         if (jb.contains("scale") && !get_vec(jb["scale"], b.scale))
           return bad(wb, "scale must be [x,y,z]");
+        if (jb.contains("segment_scale_compensate")) {
+          if (!jb["segment_scale_compensate"].is_boolean()) return bad(wb, "segment_scale_compensate must be true or false");
+          b.segment_scale_compensate = jb["segment_scale_compensate"].get<bool>();
+        }
         if (jb.contains("extras")) b.extras = jb["extras"];
         sk.bones.push_back(std::move(b));
       }

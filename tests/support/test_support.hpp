@@ -2,7 +2,9 @@
 // shared sample is absent), file I/O, and the Khronos validator.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +20,23 @@ void write_bytes(const std::string& path, const std::vector<std::uint8_t>& data)
 std::string out_path(const std::string& name);  // a path in the build's test-output folder
 // Runs gltf-validator on a file; returns the number of errors (-1 if node is missing).
 int gltf_validator_errors(const std::string& path, std::string* report = nullptr);
+// An independent glTF evaluator (tinygltf parse + the glTF 2.0 sampling rules, written
+// apart from rigrip's own code): the world matrix (column-major 4x4) of every node that
+// has a name, at `time` seconds of animation `animation` (-1: rest pose), relative to
+// the skeleton holder node (so in source units, without the root's axis conversion).
+// Throws std::runtime_error on a file it cannot parse.
+using node_worlds = std::vector<std::pair<std::string, std::array<float, 16>>>;
+class gltf_evaluator {
+ public:
+  explicit gltf_evaluator(const std::vector<std::uint8_t>& glb);
+  ~gltf_evaluator();
+  [[nodiscard]] node_worlds worlds(int animation, float time) const;
+  [[nodiscard]] std::size_t animation_count() const;
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> p_;
+};
 // Runs a shell command, returns its exit code and captures stdout+stderr.
 int run(const std::string& command, std::string* output = nullptr);
 

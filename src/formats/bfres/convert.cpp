@@ -155,145 +155,6 @@ void constant_track(const std::string& bone_name, path p, const std::vector<floa
   out.tracks.push_back(std::move(t));
 }
 
-void per_frame_track(const std::string& bone_name, path p, const std::vector<float>& values,
-                     std::int32_t frame_count, double fps, animation& out) {
-  track t;
-  t.bone = bone_name;
-  t.path = p;
-  t.interpolation = interpolation::linear;
-  for (std::int32_t fr = 0; fr <= frame_count; ++fr) t.times.push_back(seconds(static_cast<float>(fr), fps));
-  t.values = values;
-  out.tracks.push_back(std::move(t));
-}
-
-// Affine helpers on column-major 4x4 (last row 0 0 0 1), cheaper than general 4x4 math:
-// the SSC solve runs them for every frame of every affected bone.
-core::mat4 trs(const vec3& t, const quat& qin, const vec3& s) {
-  quat q = core::normalize(qin);
-  const float x = q[0], y = q[1], z = q[2], w = q[3];
-  core::mat4 m{1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y), 0,
-               2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x), 0,
-               2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y), 0,
-               t[0], t[1], t[2], 1};
-  for (int c = 0; c < 3; ++c)
-    for (int r = 0; r < 3; ++r) m[static_cast<std::size_t>(c * 4 + r)] *= s[static_cast<std::size_t>(c)];
-  return m;
-}
-core::mat4 mul(const core::mat4& a, const core::mat4& b) {
-  core::mat4 o{};
-  for (int c = 0; c < 4; ++c)
-    for (int r = 0; r < 3; ++r) {
-      float v = c == 3 ? a[static_cast<std::size_t>(12 + r)] : 0.0f;
-      for (int k = 0; k < 3; ++k) v += a[static_cast<std::size_t>(k * 4 + r)] * b[static_cast<std::size_t>(c * 4 + k)];
-      o[static_cast<std::size_t>(c * 4 + r)] = v;
-    }
-  o[15] = 1;
-  return o;
-}
-core::mat4 inv(const core::mat4& m) {
-  auto e = [&](int r, int c) { return m[static_cast<std::size_t>(c * 4 + r)]; };
-  const float a00 = e(1, 1) * e(2, 2) - e(1, 2) * e(2, 1), a01 = e(0, 2) * e(2, 1) - e(0, 1) * e(2, 2),
-              a02 = e(0, 1) * e(1, 2) - e(0, 2) * e(1, 1);
-  const float a10 = e(1, 2) * e(2, 0) - e(1, 0) * e(2, 2), a11 = e(0, 0) * e(2, 2) - e(0, 2) * e(2, 0),
-              a12 = e(0, 2) * e(1, 0) - e(0, 0) * e(1, 2);
-  const float a20 = e(1, 0) * e(2, 1) - e(1, 1) * e(2, 0), a21 = e(0, 1) * e(2, 0) - e(0, 0) * e(2, 1),
-              a22 = e(0, 0) * e(1, 1) - e(0, 1) * e(1, 0);
-  float det = e(0, 0) * a00 + e(0, 1) * a10 + e(0, 2) * a20;
-  const float id = det != 0 ? 1.0f / det : 0.0f;
-  core::mat4 o{a00 * id, a10 * id, a20 * id, 0, a01 * id, a11 * id, a21 * id, 0, a02 * id, a12 * id, a22 * id, 0, 0, 0, 0, 1};
-  for (int r = 0; r < 3; ++r)
-    o[static_cast<std::size_t>(12 + r)] = -(o[static_cast<std::size_t>(r)] * e(0, 3) + o[static_cast<std::size_t>(4 + r)] * e(1, 3) +
-                                            o[static_cast<std::size_t>(8 + r)] * e(2, 3));
-  return o;
-}
-
-// Column-major affine matrix -> T, R, S (columns' lengths as scale, Gram-Schmidt for R;
-// any shear is dropped).
-void decompose(const core::mat4& m, vec3& t, quat& q, vec3& s) {
-  t = {m[12], m[13], m[14]};
-  std::array<vec3, 3> c{vec3{m[0], m[1], m[2]}, vec3{m[4], m[5], m[6]}, vec3{m[8], m[9], m[10]}};
-  auto dotv = [](const vec3& a, const vec3& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; };
-  auto len = [&](const vec3& a) { return std::sqrt(dotv(a, a)); };
-  for (int k = 0; k < 3; ++k) s[static_cast<std::size_t>(k)] = len(c[static_cast<std::size_t>(k)]);
-  const vec3 cr{c[0][1] * c[1][2] - c[0][2] * c[1][1], c[0][2] * c[1][0] - c[0][0] * c[1][2], c[0][0] * c[1][1] - c[0][1] * c[1][0]};
-  if (dotv(cr, c[2]) < 0) s[0] = -s[0];
-  // Rotation: the polar factor of the 3x3 part (closest rotation; it spreads any shear
-  // over the three axes instead of leaving it all on y and z as Gram-Schmidt would).
-  std::array<std::array<double, 3>, 3> r{};  // r[col][row]
-  for (int k = 0; k < 3; ++k)
-    for (int e = 0; e < 3; ++e)
-      r[static_cast<std::size_t>(k)][static_cast<std::size_t>(e)] =
-          c[static_cast<std::size_t>(k)][static_cast<std::size_t>(e)] * (k == 0 && s[0] < 0 ? -1.0 : 1.0);
-  bool polar_ok = true;
-  for (int it = 0; it < 20; ++it) {
-    // cof(R) = det(R) * R^-T; R <- (R + R^-T) / 2.
-    auto& a = r;
-    std::array<std::array<double, 3>, 3> cof{};
-    for (int col = 0; col < 3; ++col)
-      for (int row = 0; row < 3; ++row) {
-        int c1 = (col + 1) % 3, c2 = (col + 2) % 3, r1 = (row + 1) % 3, r2 = (row + 2) % 3;
-        cof[static_cast<std::size_t>(col)][static_cast<std::size_t>(row)] =
-            a[static_cast<std::size_t>(c1)][static_cast<std::size_t>(r1)] * a[static_cast<std::size_t>(c2)][static_cast<std::size_t>(r2)] -
-            a[static_cast<std::size_t>(c1)][static_cast<std::size_t>(r2)] * a[static_cast<std::size_t>(c2)][static_cast<std::size_t>(r1)];
-      }
-    double det = 0;
-    for (int e = 0; e < 3; ++e) det += a[0][static_cast<std::size_t>(e)] * cof[0][static_cast<std::size_t>(e)];
-    if (!(std::fabs(det) > 1e-12)) {
-      polar_ok = false;
-      break;
-    }
-    double change = 0;
-    for (int col = 0; col < 3; ++col)
-      for (int row = 0; row < 3; ++row) {
-        auto& v = a[static_cast<std::size_t>(col)][static_cast<std::size_t>(row)];
-        double nv = 0.5 * (v + cof[static_cast<std::size_t>(col)][static_cast<std::size_t>(row)] / det);
-        change = std::max(change, std::fabs(nv - v));
-        v = nv;
-      }
-    if (change < 1e-12) break;
-  }
-  if (!polar_ok) {  // degenerate (a zero scale): Gram-Schmidt on what is there
-    for (int k = 0; k < 3; ++k) {
-      auto& v = r[static_cast<std::size_t>(k)];
-      for (int j = 0; j < k; ++j) {
-        double d = 0;
-        for (int e = 0; e < 3; ++e) d += v[static_cast<std::size_t>(e)] * r[static_cast<std::size_t>(j)][static_cast<std::size_t>(e)];
-        for (int e = 0; e < 3; ++e) v[static_cast<std::size_t>(e)] -= d * r[static_cast<std::size_t>(j)][static_cast<std::size_t>(e)];
-      }
-      double l = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-      for (auto& e : v) e = l > 0 ? e / l : (k == 0 ? 1.0 : 0.0);
-    }
-  } else {
-    // Scale per axis: the original column projected on the rotation's column.
-    for (int k = 0; k < 3; ++k) {
-      double d = 0;
-      for (int e = 0; e < 3; ++e) d += c[static_cast<std::size_t>(k)][static_cast<std::size_t>(e)] * r[static_cast<std::size_t>(k)][static_cast<std::size_t>(e)];
-      s[static_cast<std::size_t>(k)] = static_cast<float>(d);
-    }
-  }
-  // Rotation matrix (column k = r[k]) to quaternion.
-  const float m00 = static_cast<float>(r[0][0]), m11 = static_cast<float>(r[1][1]), m22 = static_cast<float>(r[2][2]);
-  const float m01 = static_cast<float>(r[1][0]), m10 = static_cast<float>(r[0][1]), m02 = static_cast<float>(r[2][0]),
-              m20 = static_cast<float>(r[0][2]), m12 = static_cast<float>(r[2][1]), m21 = static_cast<float>(r[1][2]);
-  float tr = m00 + m11 + m22;
-  if (tr > 0) {
-    float w = std::sqrt(tr + 1) * 2;
-    q = {(m21 - m12) / w, (m02 - m20) / w, (m10 - m01) / w, 0.25f * w};
-  } else if (m00 > m11 && m00 > m22) {
-    float w = std::sqrt(1 + m00 - m11 - m22) * 2;
-    q = {0.25f * w, (m01 + m10) / w, (m02 + m20) / w, (m21 - m12) / w};
-  } else if (m11 > m22) {
-    float w = std::sqrt(1 + m11 - m00 - m22) * 2;
-    q = {(m01 + m10) / w, 0.25f * w, (m12 + m21) / w, (m02 - m20) / w};
-  } else {
-    float w = std::sqrt(1 + m22 - m00 - m11) * 2;
-    q = {(m02 + m20) / w, (m12 + m21) / w, 0.25f * w, (m10 - m01) / w};
-  }
-  q = core::normalize(q);
-}
-
-bool nearly(float a, float b, float eps = 1e-6f) { return std::fabs(a - b) <= eps * std::max(1.0f, std::fabs(a)); }
-
 // A chosen rig: the scene skeleton and, when it comes from an FSKL, the raw bones
 // (their flags, raw rotation values and SSC bits matter for the animations).
 struct rig {
@@ -318,23 +179,11 @@ rigrip::skeleton to_skeleton(const rig& r) {
     out.translation = b.translate;
     out.rotation = rotation_of(b.rotate, b.euler());
     out.scale = b.scale;
-    // SSC is folded into the locals below (and per animation), so the scene's bones
-    // carry plain T*R*S; the flag itself is kept in extras for the record.
-    out.segment_scale_compensate = false;
-    out.extras = {{"flags", b.flags}, {"smooth_index", b.smooth_index}, {"rigid_index", b.rigid_index},
-                  {"segment_scale_compensate", b.segment_scale_compensate()}};
+    // Maya scale mode honours the SSC bit (scene-model.md); other modes ignore it.
+    out.segment_scale_compensate = s.scale_mode() == 2 && b.segment_scale_compensate() && b.parent >= 0;
+    out.extras = {{"flags", b.flags}, {"smooth_index", b.smooth_index}, {"rigid_index", b.rigid_index}};
     sk.bones.push_back(std::move(out));
   }
-  // Bind pose SSC: an SSC child's glTF scale is divided by its parent's local scale
-  // (exact for uniform parent scale; in the samples every bind scale is 1).
-  if (s.scale_mode() == 2)
-    for (std::size_t i = 0; i < s.bones.size(); ++i) {
-      const auto& b = s.bones[i];
-      if (!b.segment_scale_compensate() || b.parent < 0) continue;
-      const auto& ps = s.bones[static_cast<std::size_t>(b.parent)].scale;
-      for (int k = 0; k < 3; ++k)
-        if (ps[static_cast<std::size_t>(k)] != 0) sk.bones[i].scale[static_cast<std::size_t>(k)] /= ps[static_cast<std::size_t>(k)];
-    }
   return sk;
 }
 
@@ -536,9 +385,8 @@ scene to_scene(const file& f, const read_context& ctx) {
                                          " frames)",
                longest_at);
   std::map<std::string, std::pair<int, std::uint64_t>> missing;  // name -> (animations, first offset)
-  int lossy_ssc = 0;
-  float max_world_error = 0;
-  std::string lossy_example;
+  int ssc_mismatch = 0;
+  std::string ssc_mismatch_example;
   for (const auto& a : f.anims) {
     animation an;
     an.name = a.name.empty() ? "animation_" + std::to_string(s.animations.size()) : a.name;
@@ -614,107 +462,26 @@ scene to_scene(const file& f, const read_context& ctx) {
         cs.curves[static_cast<std::size_t>(comp)] = &c;
       }
     }
-    // SSC in Maya mode: a compensated child of a parent whose local scale is not 1 cannot
-    // keep its stored locals in glTF. Those bones get per-frame locals solved from the
-    // game's world matrices (README: exact for uniform parent scale, best fit otherwise).
-    std::vector<bool> ssc_fold(nb, false);
-    bool any_fold = false;
+    // While an animation drives a bone its BoneAnim's SSC bit replaces the bone's. The
+    // scene keeps one flag per bone (the skeleton's), so a differing bit is reported where
+    // it changes the pose: under a parent whose scale is not 1.
     if (scale_mode == 2)
       for (std::size_t bi = 0; bi < nb; ++bi) {
-        if (!ssc[bi] || parent[bi] < 0) continue;
+        const bool want = ssc[bi] && parent[bi] >= 0;
+        if (want == sk.bones[bi].segment_scale_compensate || parent[bi] < 0) continue;
         const auto& ps = src[static_cast<std::size_t>(parent[bi])];
-        if (ps.animated(0, 3) || ps.constant[0] != 1 || ps.constant[1] != 1 || ps.constant[2] != 1)
-          ssc_fold[bi] = any_fold = true;
+        if (!ps.animated(0, 3) && ps.constant[0] == 1 && ps.constant[1] == 1 && ps.constant[2] == 1) continue;
+        if (ssc_mismatch++ == 0) ssc_mismatch_example = an.name + "/" + sk.bones[bi].name;
       }
-    std::vector<std::vector<float>> solved_t, solved_r, solved_s;  // per bone, per frame
-    if (any_fold) {
-      auto local_of = [&](std::size_t bi, float fr, vec3& t, quat& q, vec3& sc) {
-        const auto& cs = src[bi];
-        t = {cs.at(7, fr), cs.at(8, fr), cs.at(9, fr)};
-        q = rotation_of({cs.at(3, fr), cs.at(4, fr), cs.at(5, fr), cs.at(6, fr)}, euler);
-        sc = {cs.at(0, fr), cs.at(1, fr), cs.at(2, fr)};
-      };
-      // Pass 1: which folds are non-uniform (then the whole subtree is re-solved).
-      std::vector<bool> solve = ssc_fold;
-      for (std::size_t bi = 0; bi < nb; ++bi) {
-        if (!ssc_fold[bi]) continue;
-        const auto& ps = src[static_cast<std::size_t>(parent[bi])];
-        for (std::int32_t fr = 0; fr <= a.frame_count; ++fr) {
-          float ff = static_cast<float>(fr);
-          float x = ps.at(0, ff), y = ps.at(1, ff), z = ps.at(2, ff);
-          if (!nearly(x, y, 1e-5f) || !nearly(y, z, 1e-5f)) {
-            if (lossy_ssc++ == 0) lossy_example = an.name + "/" + sk.bones[bi].name;
-            break;
-          }
-        }
-      }
-      if (lossy_ssc)
-        for (std::size_t bi = 0; bi < nb; ++bi)
-          if (parent[bi] >= 0 && solve[static_cast<std::size_t>(parent[bi])]) solve[bi] = true;
-      solved_t.assign(nb, {});
-      solved_r.assign(nb, {});
-      solved_s.assign(nb, {});
-      // Only solved bones and their ancestors need world matrices.
-      std::vector<bool> needed = solve;
-      for (std::size_t bi = nb; bi-- > 0;)
-        if (needed[bi] && parent[bi] >= 0) needed[static_cast<std::size_t>(parent[bi])] = true;
-      std::vector<core::mat4> game_rt(nb), game(nb), gltf(nb);
-      std::vector<vec3> scl(nb);
-      const vec3 one{1, 1, 1};
-      const quat ident{0, 0, 0, 1};
-      for (std::int32_t fr = 0; fr <= a.frame_count; ++fr) {
-        float ff = static_cast<float>(fr);
-        for (std::size_t bi = 0; bi < nb; ++bi) {
-          if (!needed[bi]) continue;
-          vec3 t, sc;
-          quat q;
-          local_of(bi, ff, t, q, sc);
-          scl[bi] = sc;
-          const int p = parent[bi];
-          const auto pu = static_cast<std::size_t>(p);
-          // nw::g3d CalcWorldMaya: RT world without the bone's own scale, then * S.
-          if (p < 0) {
-            game_rt[bi] = trs(t, q, one);
-          } else if (ssc[bi]) {
-            const vec3& ps = scl[pu];
-            game_rt[bi] = mul(game_rt[pu], trs({t[0] * ps[0], t[1] * ps[1], t[2] * ps[2]}, q, one));
-          } else {
-            game_rt[bi] = mul(mul(game_rt[pu], trs({0, 0, 0}, ident, scl[pu])), trs(t, q, one));
-          }
-          game[bi] = mul(game_rt[bi], trs({0, 0, 0}, ident, sc));
-          if (solve[bi]) {
-            decompose(p < 0 ? game[bi] : mul(inv(gltf[pu]), game[bi]), t, q, sc);
-            if (!solved_r[bi].empty()) {
-              const float* prev = &solved_r[bi][solved_r[bi].size() - 4];
-              if (prev[0] * q[0] + prev[1] * q[1] + prev[2] * q[2] + prev[3] * q[3] < 0)
-                for (auto& c : q) c = -c;
-            }
-            solved_t[bi].insert(solved_t[bi].end(), t.begin(), t.end());
-            solved_r[bi].insert(solved_r[bi].end(), q.begin(), q.end());
-            solved_s[bi].insert(solved_s[bi].end(), sc.begin(), sc.end());
-          }
-          const core::mat4 l = trs(t, q, sc);
-          gltf[bi] = p < 0 ? l : mul(gltf[pu], l);
-          if (solve[bi])
-            for (std::size_t k = 0; k < 16; ++k)
-              max_world_error = std::max(max_world_error, std::fabs(gltf[bi][k] - game[bi][k]));
-        }
-      }
-      for (std::size_t bi = 0; bi < nb; ++bi)
-        if (solve[bi]) an.extras["segment_scale_compensate_solved"].push_back(sk.bones[bi].name);
-      ssc_fold = solve;
-    }
     for (std::size_t bi = 0; bi < nb; ++bi) {
       const auto& cs = src[bi];
       const auto& rb = sk.bones[bi];
       const bool driven = by_bone[bi] != nullptr;
-      if (!driven && !ssc_fold[bi]) continue;
+      if (!driven) continue;
       // Translation.
-      if (ssc_fold[bi]) {
-        per_frame_track(rb.name, path::translation, solved_t[bi], a.frame_count, fps, an);
-      } else if (cs.animated(7, 3)) {
+      if (cs.animated(7, 3)) {
         vec3_track(cs, 7, rb.name, path::translation, a.frame_count, fps, an);
-      } else if (driven) {
+      } else {
         std::vector<float> v{cs.constant[7], cs.constant[8], cs.constant[9]};
         if (!(v[0] == rb.translation[0] && v[1] == rb.translation[1] && v[2] == rb.translation[2]))
           constant_track(rb.name, path::translation, v, a.frame_count, fps, an);
@@ -724,9 +491,7 @@ scene to_scene(const file& f, const read_context& ctx) {
         std::array<float, 4> r{cs.at(3, fr), cs.at(4, fr), cs.at(5, fr), cs.at(6, fr)};
         return rotation_of(r, euler);
       };
-      if (ssc_fold[bi]) {
-        per_frame_track(rb.name, path::rotation, solved_r[bi], a.frame_count, fps, an);
-      } else if (cs.animated(3, 4)) {
+      if (cs.animated(3, 4)) {
         track t;
         t.bone = rb.name;
         t.path = path::rotation;
@@ -738,17 +503,15 @@ scene to_scene(const file& f, const read_context& ctx) {
         }
         core::make_hemisphere_continuous(t.values);
         an.tracks.push_back(std::move(t));
-      } else if (driven) {
+      } else {
         quat q = rot_at(0);
         if (std::fabs(core::dot(q, rb.rotation)) < 1 - 1e-7f)
           constant_track(rb.name, path::rotation, {q[0], q[1], q[2], q[3]}, a.frame_count, fps, an);
       }
       // Scale.
-      if (ssc_fold[bi]) {
-        per_frame_track(rb.name, path::scale, solved_s[bi], a.frame_count, fps, an);
-      } else if (cs.animated(0, 3)) {
+      if (cs.animated(0, 3)) {
         vec3_track(cs, 0, rb.name, path::scale, a.frame_count, fps, an);
-      } else if (driven) {
+      } else {
         std::vector<float> v{cs.constant[0], cs.constant[1], cs.constant[2]};
         if (!(v[0] == rb.scale[0] && v[1] == rb.scale[1] && v[2] == rb.scale[2]))
           constant_track(rb.name, path::scale, v, a.frame_count, fps, an);
@@ -762,12 +525,10 @@ scene to_scene(const file& f, const read_context& ctx) {
                  " animations but skeleton '" + sk.name + "' (" + s.metadata.value("skeleton_file", std::string("synthesised")) +
                  ") has no such bone; its curves are skipped",
              m.second);
-  if (lossy_ssc && max_world_error > 1e-4f)
-    ctx.warn(code::w_lossy, "segment scale compensation under a non-uniform parent scale (" + std::to_string(lossy_ssc) +
-                                " animation/bone pairs, e.g. " + lossy_example + ") cannot be expressed by glTF's T*R*S inheritance; those bones' locals were solved per "
-                                "frame from the game's world matrices (best fit), largest world-matrix difference " +
-                                std::to_string(max_world_error));
-  if (lossy_ssc) s.metadata["ssc_max_world_error"] = max_world_error;
+  if (ssc_mismatch)
+    ctx.warn(code::w_lossy, "segment scale compensation differs between the skeleton and the animation (" +
+                                std::to_string(ssc_mismatch) + " animation/bone pairs under a scaled parent, e.g. " +
+                                ssc_mismatch_example + "); the skeleton's flag is used");
   if (raw_rig && raw_rig->scale_mode() == 3)
     ctx.warn(code::w_lossy, "Softimage scale mode: bone scales are exported with standard glTF inheritance");
   return s;

@@ -11,6 +11,7 @@
 
 #include "core/failure.hpp"
 #include "core/math.hpp"
+#include "core/ssc.hpp"
 #include "formats/bfres/convert.hpp"
 #include "formats/bfres/yaz0.hpp"
 
@@ -229,14 +230,14 @@ std::vector<patricia_node> build_patricia(const std::vector<std::string>& names)
   return nodes;
 }
 
-std::vector<std::uint8_t> pack_file(const scene& s, const pack_context& ctx) {
+std::vector<std::uint8_t> pack_file(const scene& input, const pack_context& ctx) {
   if (!ctx.template_file)
     core::fail(code::usage, "bfres pack needs --template ORIGINAL.bfres: the FSKAs are written into a copy of it");
   bool was_yaz0 = false;
   const file tpl = load(*ctx.template_file, &was_yaz0);
   const bool v34 = tpl.v34();
   const double fps = ctx.fps.value_or(30.0);
-  if (s.animations.empty()) core::fail(code::invalid_scene, "the scene has no animation to pack");
+  if (input.animations.empty()) core::fail(code::invalid_scene, "the scene has no animation to pack");
 
   // The template's rig: the FSKL that knows most of the scene's bone names.
   const skeleton* rig = nullptr;
@@ -244,7 +245,7 @@ std::vector<std::uint8_t> pack_file(const scene& s, const pack_context& ctx) {
   for (const auto& m : tpl.models) {
     if (!m.skel) continue;
     std::size_t hits = 0;
-    for (const auto& sk : s.skeletons)
+    for (const auto& sk : input.skeletons)
       for (const auto& b : sk.bones)
         hits += std::any_of(m.skel->bones.begin(), m.skel->bones.end(), [&](const bone& x) { return x.name == b.name; });
     if (!rig || hits > rig_hits) rig = &*m.skel, rig_hits = hits;
@@ -254,6 +255,22 @@ std::vector<std::uint8_t> pack_file(const scene& s, const pack_context& ctx) {
   if (!tpl.anims.empty()) anim_flags = tpl.anims[0].flags & ~std::uint32_t{0x5};
   else if (rig) anim_flags = rig->flags & 0x7300;
   const bool euler = ((anim_flags >> 12) & 7) == 1;
+  // Maya scale mode stores segment scale compensation as the BoneAnims' SSC bit; any other
+  // mode cannot, so the scene is baked into plain locals first.
+  const bool maya = ((anim_flags >> 8) & 3) == 2;
+  scene baked;
+  bool use_baked = false;
+  if (!maya)
+    for (std::size_t si = 0; si < input.skeletons.size() && !use_baked; ++si) {
+      auto comp = core::compensating_bones(input, si);
+      use_baked = std::find(comp.begin(), comp.end(), true) != comp.end();
+    }
+  if (use_baked) {
+    baked = input;
+    diagnostics local;
+    (void)core::bake_segment_scale_compensate(baked, ctx.diags ? *ctx.diags : local);
+  }
+  const scene& s = use_baked ? baked : input;
 
   std::vector<std::uint8_t> img = tpl.image;
   out_buffer w{img};
@@ -287,6 +304,7 @@ std::vector<std::uint8_t> pack_file(const scene& s, const pack_context& ctx) {
     if (a.extras.is_object() && a.extras.value("loop", false)) flags |= 4;
     struct bone_out {
       std::string name;
+      bool ssc = false;
       std::array<float, 10> base{};
       std::vector<fitted> curves;
     };
@@ -294,8 +312,7 @@ std::vector<std::uint8_t> pack_file(const scene& s, const pack_context& ctx) {
     std::size_t missing = 0;
     for (std::size_t bi = 0; bi < sk.bones.size(); ++bi) {
       const auto& b = sk.bones[bi];
-      // Every bone of the rig gets a BoneAnim (SSC cleared): the scene's locals follow
-      // glTF's plain T*R*S inheritance, which is Maya mode without compensation.
+      // Every bone of the rig gets a BoneAnim; its SSC bit is the scene bone's.
       if (rig && std::none_of(rig->bones.begin(), rig->bones.end(), [&](const bone& x) { return x.name == b.name; })) {
         ++missing;
         continue;
@@ -330,6 +347,7 @@ std::vector<std::uint8_t> pack_file(const scene& s, const pack_context& ctx) {
       }
       bone_out bo;
       bo.name = b.name;
+      bo.ssc = maya && b.segment_scale_compensate;
       static constexpr std::array<std::uint32_t, 10> targets{0x04, 0x08, 0x0C, 0x20, 0x24, 0x28, 0x2C, 0x10, 0x14, 0x18};
       for (std::size_t k = 0; k < 10; ++k) {
         bo.base[k] = v[k][0];
@@ -384,7 +402,7 @@ std::vector<std::uint8_t> pack_file(const scene& s, const pack_context& ctx) {
     std::uint32_t begin = 0;
     for (std::size_t bi = 0; bi < bones.size(); ++bi) {
       const auto& b = bones[bi];
-      std::uint32_t bflags = (1u << 3) | (1u << 4) | (1u << 5);
+      std::uint32_t bflags = (1u << 3) | (1u << 4) | (1u << 5) | (b.ssc ? 1u << 23 : 0u);
       for (const auto& c : b.curves) {
         int bit = c.target == 0x04 ? 0 : c.target == 0x08 ? 1 : c.target == 0x0C ? 2 : c.target == 0x20 ? 3 : c.target == 0x24 ? 4
                 : c.target == 0x28 ? 5 : c.target == 0x2C ? 6 : c.target == 0x10 ? 7 : c.target == 0x14 ? 8 : 9;

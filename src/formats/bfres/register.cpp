@@ -50,5 +50,6 @@ std::vector<rigrip::format> rigrip_family_bfres() {
   return {format{"bfres", "bfres", "Nintendo BFRES (Wii U FRES 2.4-4.x, Yaz0 .sbfres): FSKL skeletons, FSKA skeletal animations; pack writes FSKAs into a --template",
                  {".bfres", ".sbfres"},
                  "content: 'FRES' magic (Switch FRES detected and refused), or 'Yaz0' wrapping FRES",
-                 bfres::detect, bfres::read, bfres::dump, bfres::rewrite, bfres::pack}};
+                 bfres::detect, bfres::read, bfres::dump, bfres::rewrite, bfres::pack,
+                 /*stores_segment_scale_compensate=*/true}};
 }

@@ -1,0 +1,25 @@
+// Segment scale compensation (bone::segment_scale_compensate) beyond the glTF writer:
+// which bones it actually changes, and baking it into plain T*R*S inheritance for
+// writers that cannot store it.
+#pragma once
+
+#include <vector>
+
+#include "rigrip/error.hpp"
+#include "rigrip/scene.hpp"
+
+namespace rigrip::core {
+
+// Per bone of skeleton `skeleton_index`: true when the bone compensates and its parent's
+// scale is not 1 in the rest pose or at any key of any animation of that skeleton (only
+// then does compensation change anything).
+[[nodiscard]] std::vector<bool> compensating_bones(const scene& s, std::size_t skeleton_index);
+
+// Rewrites `s` so that no bone has segment_scale_compensate, keeping every bone's world
+// matrix. Exact when each compensated bone's parent scale is uniform (its scale is
+// divided by the parent's); otherwise the affected bones' locals are solved per frame
+// from the world matrices (closest rotation, W_LOSSY when the difference exceeds 1e-4).
+// Returns the largest world-matrix element difference introduced (0 when exact).
+float bake_segment_scale_compensate(scene& s, diagnostics& diags);
+
+}  // namespace rigrip::core
