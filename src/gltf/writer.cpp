@@ -581,9 +581,10 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
         times = ps->times;
       } else {
         const double fps = o.resample_fps && *o.resample_fps > 0 ? *o.resample_fps : a.fps && *a.fps > 0 ? *a.fps : 30.0;
-        const auto frames = static_cast<std::size_t>(std::floor(a.duration * fps + 1e-6));
+        // Every frame; an absurd duration gets a coarser grid instead of unbounded memory.
+        const double step = std::max(1.0 / fps, a.duration / 65536.0);
         std::vector<float> grid;
-        for (std::size_t f = 0; f <= frames; ++f) grid.push_back(static_cast<float>(static_cast<double>(f) / fps));
+        for (double k = 0; k * step <= a.duration; k += 1) grid.push_back(static_cast<float>(k * step));
         grid.push_back(static_cast<float>(a.duration));
         grid.insert(grid.end(), ps->times.begin(), ps->times.end());
         std::sort(grid.begin(), grid.end());

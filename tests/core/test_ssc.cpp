@@ -369,3 +369,102 @@ TEST(SegmentScaleCompensate, PackBakesForWritersThatCannotStoreIt) {
   ASSERT_TRUE(wrong.ok());
   EXPECT_NE(through_registry.value(), wrong.value());
 }
+
+// ---- The glTF writer's helper nodes and the readers that fold them back.
+#include "rigrip/gltf.hpp"
+#include "test_support.hpp"
+
+namespace {
+float worst_world_difference(const scene& a, const scene& b, int anim_index, float time, const std::string& bone) {
+  const auto& sa = a.skeletons[0];
+  const auto& sb = b.skeletons[0];
+  auto wa = core::world_matrices(sa, core::sample_pose(sa, a.animations[std::size_t(anim_index)], time));
+  auto wb = core::world_matrices(sb, core::sample_pose(sb, b.animations[std::size_t(anim_index)], time));
+  const auto ia = std::size_t(sa.find(bone)), ib = std::size_t(sb.find(bone));
+  float e = 0;
+  for (std::size_t k = 0; k < 16; ++k) e = std::max(e, std::fabs(wa[ia][k] - wb[ib][k]));
+  return e;
+}
+
+scene animated_chain(interpolation parent_interp) {
+  scene s = chain({2, 1, 0.5f});
+  animation a = anim("Stretch");
+  a.tracks.push_back(make("parent", path::scale, parent_interp, {0, 0.5f, 1}, {2, 1, 0.5f, 0.5f, 3, 1, 1, 1, 1}));
+  a.tracks.push_back(make("child", path::translation, interpolation::cubic_spline, {0, 1},
+                          {0, 0, 0, 0, 1, 0.25f, 1, 0, 0, 1, 0, 0, 0.5f, 1.5f, 0, 0, 0, 0}));
+  s.animations.push_back(a);
+  return s;
+}
+}  // namespace
+
+TEST(SegmentScaleCompensate, GlbHelperNodeReproducesCompensatedWorlds) {
+  for (auto in : {interpolation::linear, interpolation::step, interpolation::cubic_spline}) {
+    scene s = animated_chain(in == interpolation::cubic_spline ? interpolation::linear : in);
+    if (in == interpolation::cubic_spline) {  // a cubic parent scale: helper sampled per frame
+      auto& t = s.animations[0].tracks[0];
+      t.interpolation = interpolation::cubic_spline;
+      std::vector<float> v;
+      for (std::size_t k = 0; k < 3; ++k) {
+        v.insert(v.end(), {0.3f, -0.2f, 0.1f});
+        v.insert(v.end(), t.values.begin() + std::ptrdiff_t(3 * k), t.values.begin() + std::ptrdiff_t(3 * k + 3));
+        v.insert(v.end(), {0.3f, -0.2f, 0.1f});
+      }
+      t.values = v;
+    }
+    ASSERT_TRUE(s.validate().ok());
+    diagnostics d;
+    auto glb = gltf::write(s, {}, d);
+    ASSERT_TRUE(glb.ok()) << glb.error().message;
+    test::gltf_evaluator ev(glb.value().main);
+    float worst = 0;
+    for (int f = 0; f <= 30; ++f) {
+      const float time = f / 30.0f;
+      auto want = core::world_matrices(s.skeletons[0], core::sample_pose(s.skeletons[0], s.animations[0], time));
+      for (const auto& [name, m] : ev.worlds(0, time)) {
+        int bi = s.skeletons[0].find(name);
+        if (bi < 0) continue;
+        for (std::size_t k = 0; k < 16; ++k) worst = std::max(worst, std::fabs(m[k] - want[std::size_t(bi)][k]));
+      }
+    }
+    EXPECT_LT(worst, 1e-5) << to_string(in);
+    // Read back: the helper is folded into the bone again, same worlds.
+    auto back = gltf::read(glb.value().main, "x.glb", d);
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    ASSERT_EQ(back.value().skeletons[0].bones.size(), 4u);
+    EXPECT_TRUE(back.value().skeletons[0].bones[2].segment_scale_compensate);
+    EXPECT_FALSE(back.value().skeletons[0].bones[3].segment_scale_compensate);
+    for (int f = 0; f <= 30; ++f)
+      for (const char* b : {"child", "grand"})
+        EXPECT_LT(worst_world_difference(s, back.value(), 0, f / 30.0f, b), 2e-5) << b << " frame " << f;
+  }
+}
+
+TEST(SegmentScaleCompensate, NoHelperWhereTheParentScaleIsOne) {
+  scene s = chain({1, 1, 1});
+  s.animations.push_back(anim("Idle"));
+  s.animations[0].tracks.push_back(make("child", path::translation, interpolation::linear, {0, 1}, {0, 1, 0, 0, 2, 0}));
+  diagnostics d;
+  auto glb = gltf::write(s, {}, d);
+  ASSERT_TRUE(glb.ok());
+  const std::string text(glb.value().main.begin(), glb.value().main.end());
+  EXPECT_EQ(text.find("rigrip_ssc_helper"), std::string::npos);
+  s = chain({2, 2, 2});
+  glb = gltf::write(s, {}, d);
+  ASSERT_TRUE(glb.ok());
+  const std::string text2(glb.value().main.begin(), glb.value().main.end());
+  EXPECT_NE(text2.find("rigrip_ssc_helper"), std::string::npos);  // rest scale alone needs it
+}
+
+TEST(SegmentScaleCompensate, SceneJsonKeepsTheFlag) {
+  scene s = chain({2, 1, 1});
+  auto j = scene_json::to_json(s);
+  EXPECT_TRUE(j["skeletons"][0]["bones"][2]["segment_scale_compensate"].get<bool>());
+  EXPECT_FALSE(j["skeletons"][0]["bones"][1].contains("segment_scale_compensate"));
+  auto back = scene_json::from_json(j);
+  ASSERT_TRUE(back.ok());
+  EXPECT_TRUE(back.value().skeletons[0].bones[2].segment_scale_compensate);
+  j["skeletons"][0]["bones"][2]["segment_scale_compensate"] = 1;
+  auto bad = scene_json::from_json(j);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("segment_scale_compensate"), std::string::npos);
+}
