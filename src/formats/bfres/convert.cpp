@@ -181,7 +181,8 @@ rigrip::skeleton to_skeleton(const rig& r) {
     out.scale = b.scale;
     // Maya scale mode honours the SSC bit (scene-model.md); other modes ignore it.
     out.segment_scale_compensate = s.scale_mode() == 2 && b.segment_scale_compensate() && b.parent >= 0;
-    out.extras = {{"flags", b.flags}, {"smooth_index", b.smooth_index}, {"rigid_index", b.rigid_index}};
+    out.extras = {{"flags", b.flags}, {"smooth_index", b.smooth_index}, {"rigid_index", b.rigid_index},
+                  {"segment_scale_compensate", b.segment_scale_compensate()}};  // the raw bit, any mode
     sk.bones.push_back(std::move(out));
   }
   return sk;
