@@ -91,7 +91,8 @@ inline int bit_of_target(std::uint32_t t) {
 // Writes a FRES of `version` with one model "Skeleton" (FSKL only, when bones are
 // given) and the FSKAs. Dictionaries get plain nodes (readers iterate them).
 inline std::vector<std::uint8_t> build_fres(const std::vector<t_bone>& bones, const std::vector<t_anim>& anims,
-                                            std::uint32_t version = 0x04050003) {
+                                            std::uint32_t version = 0x04050003,
+                                            std::uint32_t skeleton_flags = 0x1200) {
   const bool v34 = version >= 0x03040000;
   be_buffer w;
   w.raw("FRES", 4);
@@ -130,7 +131,7 @@ inline std::vector<std::uint8_t> build_fres(const std::vector<t_bone>& bones, co
     if (version >= 0x03030000) w.u32(0);
     w.mark("fskl");
     w.raw("FSKL", 4);
-    w.u32(0x1200);
+    w.u32(skeleton_flags);
     w.u16(std::uint16_t(bones.size()));
     w.u16(0); w.u16(0); w.u16(0);
     w.ref("");  // bone dict (not needed by the reader)

@@ -985,6 +985,133 @@ TEST(Ssc, HelperNodeFoldsBackOnGlbRead) {
   }
 }
 
+// Scale modes None (0) and Softimage (3), spec section 5, on a hand-built file whose parent
+// scale is animated non-uniformly: the scene (SSC semantics) and the glb must give the
+// game's world matrices, computed here from the notes.
+namespace {
+struct mode_rig {
+  vec3 t, e, s;  // translation, Euler XYZ, scale (rest)
+  int parent;
+};
+const mode_rig k_mode_rig[4] = {{{0, 1, 0}, {0, 0.3f, 0}, {1, 1, 1}, -1},
+                                {{0, 2, 0}, {0.2f, 0, 0}, {1.5f, 1, 0.5f}, 0},
+                                {{1, 0.5f, 0}, {0, 0, 0.5f}, {1.2f, 1, 0.8f}, 1},
+                                {{0.3f, 0.2f, 0.1f}, {0.1f, 0.2f, 0.3f}, {1, 1, 1}, 2}};
+const char* k_mode_names[4] = {"Root", "Parent", "Child", "Grand"};
+
+std::vector<std::uint8_t> scale_mode_file(std::uint32_t mode) {
+  std::vector<t_bone> bones;
+  for (int i = 0; i < 4; ++i) {
+    t_bone b{k_mode_names[i], std::int16_t(k_mode_rig[i].parent)};
+    for (int k = 0; k < 3; ++k) b.t[k] = k_mode_rig[i].t[std::size_t(k)], b.r[k] = k_mode_rig[i].e[std::size_t(k)], b.s[k] = k_mode_rig[i].s[std::size_t(k)];
+    bones.push_back(b);
+  }
+  t_anim a;
+  a.name = "Squash";
+  a.frame_count = 10;
+  a.flags = 0x1000 | (mode << 8);
+  t_bone_anim p;
+  p.name = "Parent";
+  p.flags = (1 << 3) | (1 << 4) | (1 << 5);
+  p.base = {1.5f, 1, 0.5f, 0.2f, 0, 0, 1, 0, 2, 0};
+  p.curves = {linear_f32(0x04, 1.5f, 2, 10), linear_f32(0x08, 1, 0.5f, 10), linear_f32(0x0C, 0.5f, 1, 10)};
+  t_bone_anim c;
+  c.name = "Child";
+  c.flags = (1 << 3) | (1 << 4) | (1 << 5);
+  c.base = {1.2f, 1, 0.8f, 0, 0, 0.5f, 1, 1, 0.5f, 0};
+  c.curves = {linear_f32(0x10, 1, 2, 10)};  // translation x from 1 to 2
+  a.bones = {p, c};
+  return build_fres(bones, {a}, 0x04050003, 0x1000 | (mode << 8));
+}
+
+// The game's worlds at frame fr (section 5).
+std::vector<core::mat4> scale_mode_game(std::uint32_t mode, int fr) {
+  std::vector<core::mat4> rt(4), out(4);
+  std::vector<vec3> acc(4);
+  for (std::size_t i = 0; i < 4; ++i) {
+    vec3 t = k_mode_rig[i].t, sc = k_mode_rig[i].s;
+    const float u = fr / 10.0f;
+    if (i == 1) sc = {1.5f + 0.5f * u, 1 - 0.5f * u, 0.5f + 0.5f * u};
+    if (i == 2) t[0] = 1 + u;
+    const int p = k_mode_rig[i].parent;
+    acc[i] = p < 0 ? sc : vec3{acc[std::size_t(p)][0] * sc[0], acc[std::size_t(p)][1] * sc[1], acc[std::size_t(p)][2] * sc[2]};
+    vec3 tt = t;
+    if (mode == 3 && p >= 0) tt = {t[0] * acc[std::size_t(p)][0], t[1] * acc[std::size_t(p)][1], t[2] * acc[std::size_t(p)][2]};
+    if (mode == 1) {  // standard: plain T*R*S inheritance
+      auto l = core::compose(t, core::from_euler(k_mode_rig[i].e, "XYZ"), sc);
+      out[i] = p < 0 ? l : core::multiply(out[std::size_t(p)], l);
+      continue;
+    }
+    auto local = core::compose(tt, core::from_euler(k_mode_rig[i].e, "XYZ"), {1, 1, 1});
+    rt[i] = p < 0 ? local : core::multiply(rt[std::size_t(p)], local);
+    out[i] = core::multiply(rt[i], core::compose({0, 0, 0}, {0, 0, 0, 1}, mode == 3 ? acc[i] : sc));
+  }
+  return out;
+}
+}  // namespace
+
+TEST(ScaleModes, NoneAndSoftimageAreExactInSceneAndGlb) {
+  for (std::uint32_t mode : {0u, 3u}) {
+    auto l = read_bytes_as(scale_mode_file(mode), "modes.bfres");
+    for (const auto& w : l.diags.warnings) EXPECT_NE(w.code, code::w_lossy) << w.message;
+    const auto& sk = l.s.skeletons[0];
+    ASSERT_EQ(sk.bones.size(), 4u);
+    diagnostics wd;
+    auto glb = gltf::write(l.s, {}, wd);
+    ASSERT_TRUE(glb.ok()) << glb.error().message;
+    test::gltf_evaluator ev(glb.value().main);
+    float worst_scene = 0, worst_glb = 0;
+    for (int fr = 0; fr <= 10; ++fr) {
+      auto game = scale_mode_game(mode, fr);
+      auto sw = core::world_matrices(sk, core::sample_pose(sk, l.s.animations[0], fr / 30.0f));
+      auto nodes = ev.worlds(0, fr / 30.0f);
+      for (std::size_t i = 0; i < 4; ++i) {
+        const core::mat4* gw = nullptr;
+        for (const auto& [name, m] : nodes)
+          if (name == k_mode_names[i]) gw = &m;
+        ASSERT_NE(gw, nullptr);
+        for (std::size_t k = 0; k < 16; ++k) {
+          worst_scene = std::max(worst_scene, std::fabs(sw[i][k] - game[i][k]));
+          worst_glb = std::max(worst_glb, std::fabs((*gw)[k] - game[i][k]));
+        }
+      }
+    }
+    EXPECT_LT(worst_scene, 1e-5) << "mode " << mode;
+    EXPECT_LT(worst_glb, 1e-5) << "mode " << mode;
+    // Standard inheritance would be visibly different: the test can fail.
+    auto plain = sk;
+    for (auto& b : plain.bones) b.segment_scale_compensate = false;
+    auto pw = core::world_matrices(plain, core::sample_pose(plain, l.s.animations[0], 10 / 30.0f));
+    float differs = 0;
+    for (std::size_t k = 0; k < 16; ++k) differs = std::max(differs, std::fabs(pw[3][k] - scale_mode_game(mode, 10)[3][k]));
+    EXPECT_GT(differs, 0.05f) << "mode " << mode;
+  }
+}
+
+TEST(ScaleModes, PackIntoNoneAndSoftimageTemplatesKeepsTheWorlds) {
+  for (std::uint32_t mode : {0u, 2u, 3u}) {
+    auto file = scale_mode_file(mode);
+    auto l = read_bytes_as(file, "modes.bfres");
+    scene glb = via_glb(l.s);
+    pack_context ctx;
+    ctx.template_file = file;
+    diagnostics pd;
+    ctx.diags = &pd;
+    auto out = bfres::pack_file(glb, ctx);
+    for (const auto& w : pd.warnings) EXPECT_NE(w.code, code::w_lossy) << w.message;
+    auto back = read_bytes_as(out, "New.bfres");
+    const auto& sk = back.s.skeletons[0];
+    float worst = 0;
+    for (int fr = 0; fr <= 10; ++fr) {
+      auto game = scale_mode_game(mode == 2 ? 1 : mode, fr);  // mode 2 file has no SSC bits: standard
+      auto w = core::world_matrices(sk, core::sample_pose(sk, back.s.animations[0], fr / 30.0f));
+      for (std::size_t i = 0; i < 4; ++i)
+        for (std::size_t k = 0; k < 16; ++k) worst = std::max(worst, std::fabs(w[i][k] - game[i][k]));
+    }
+    EXPECT_LT(worst, 0.02f) << "mode " << mode;
+  }
+}
+
 TEST(Curve, QuaternionModeRotationIsNormalisedComponentwise) {
   t_anim a;
   a.name = "Quat";

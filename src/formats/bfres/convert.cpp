@@ -188,6 +188,102 @@ rigrip::skeleton to_skeleton(const rig& r) {
   return sk;
 }
 
+// Scale modes None (0) and Softimage (3) rewritten into the scene's segment-scale-
+// compensation semantics, exactly (README: scale modes). The tracks hold the file's raw
+// locals when this runs. With SSC on every non-root bone, the scene world is
+// W_p * T(t) * S(1/s_p) * R * S; with W_p = RT_p * S(s_p) that is RT_p * T(s_p . t) * R * S.
+//  - None: the game's world is RT_p * T(t) * R * S_local, so t := t / s_p (s_p = raw scale).
+//  - Softimage: RT_p * T(Sacc_p . t) * R * S(Sacc), so S := Sacc (accumulated scale).
+void express_scale_mode(scene& s, int mode) {
+  if ((mode != 0 && mode != 3) || s.skeletons.empty()) return;
+  const scene raw = s;
+  auto& sk = s.skeletons[0];
+  const auto& rsk = raw.skeletons[0];
+  const std::size_t nb = sk.bones.size();
+  auto parent_of = [&](std::size_t i) { return rsk.bones[i].parent; };
+  // Rest pose.
+  std::vector<vec3> acc(nb);
+  for (std::size_t i = 0; i < nb; ++i) {
+    const int p = parent_of(i);
+    const vec3& sc = rsk.bones[i].scale;
+    acc[i] = p < 0 ? sc : vec3{acc[static_cast<std::size_t>(p)][0] * sc[0], acc[static_cast<std::size_t>(p)][1] * sc[1], acc[static_cast<std::size_t>(p)][2] * sc[2]};
+    if (p < 0) continue;
+    sk.bones[i].segment_scale_compensate = true;
+    if (mode == 3) {
+      sk.bones[i].scale = acc[i];
+    } else {
+      const vec3 c = core::compensation(rsk.bones[static_cast<std::size_t>(p)].scale);
+      for (std::size_t k = 0; k < 3; ++k) sk.bones[i].translation[k] = rsk.bones[i].translation[k] * c[k];
+    }
+  }
+  for (std::size_t ai = 0; ai < s.animations.size(); ++ai) {
+    auto& an = s.animations[ai];
+    const auto& ra = raw.animations[ai];
+    auto find = [&](const animation& a, const std::string& bone, path p) -> const track* {
+      for (const auto& t : a.tracks)
+        if (t.bone == bone && t.path == p) return &t;
+      return nullptr;
+    };
+    std::vector<bool> scale_animated(nb, false), chain_animated(nb, false);
+    for (std::size_t i = 0; i < nb; ++i) {
+      scale_animated[i] = find(ra, rsk.bones[i].name, path::scale) != nullptr;
+      const int p = parent_of(i);
+      chain_animated[i] = scale_animated[i] || (p >= 0 && chain_animated[static_cast<std::size_t>(p)]);
+    }
+    const std::int32_t frames = ra.extras.value("bfres_frame_count", 0);
+    const double fps = ra.fps.value_or(30.0);
+    auto per_frame = [&](const std::string& bone, path p, auto&& value_at) {
+      track t;
+      t.bone = bone;
+      t.path = p;
+      t.interpolation = interpolation::linear;
+      for (std::int32_t fr = 0; fr <= frames; ++fr) {
+        const float time = seconds(static_cast<float>(fr), fps);
+        t.times.push_back(time);
+        const vec3 v = value_at(time);
+        t.values.insert(t.values.end(), v.begin(), v.end());
+      }
+      std::erase_if(an.tracks, [&](const track& x) { return x.bone == bone && x.path == p; });
+      an.tracks.push_back(std::move(t));
+    };
+    auto raw_at = [&](std::size_t i, path p, float time) {
+      const track* t = find(ra, rsk.bones[i].name, p);
+      if (!t) return p == path::scale ? rsk.bones[i].scale : rsk.bones[i].translation;
+      auto v = core::sample(*t, time);
+      return vec3{v[0], v[1], v[2]};
+    };
+    for (std::size_t i = 0; i < nb; ++i) {
+      const int p = parent_of(i);
+      if (p < 0) continue;
+      const auto pu = static_cast<std::size_t>(p);
+      const std::string& name = rsk.bones[i].name;
+      if (mode == 3) {
+        if (!chain_animated[i]) continue;  // the rest value (Sacc) holds
+        per_frame(name, path::scale, [&](float time) {
+          vec3 v{1, 1, 1};
+          for (int b = static_cast<int>(i); b >= 0; b = parent_of(static_cast<std::size_t>(b))) {
+            const vec3 sc = raw_at(static_cast<std::size_t>(b), path::scale, time);
+            for (std::size_t k = 0; k < 3; ++k) v[k] *= sc[k];
+          }
+          return v;
+        });
+      } else if (scale_animated[pu]) {
+        per_frame(name, path::translation, [&](float time) {
+          const vec3 t = raw_at(i, path::translation, time);
+          const vec3 c = core::compensation(raw_at(pu, path::scale, time));
+          return vec3{t[0] * c[0], t[1] * c[1], t[2] * c[2]};
+        });
+      } else {
+        // Constant parent scale: divide the track's values and tangents (cubic stays cubic).
+        const vec3 c = core::compensation(rsk.bones[pu].scale);
+        for (auto& t : an.tracks)
+          if (t.bone == name && t.path == path::translation)
+            for (std::size_t k = 0; k < t.values.size(); ++k) t.values[k] *= c[k % 3];
+      }
+    }
+  }
+}
+
 std::string file_name(const std::string& p) { return std::filesystem::path(p).filename().string(); }
 
 }  // namespace
@@ -530,8 +626,7 @@ scene to_scene(const file& f, const read_context& ctx) {
     ctx.warn(code::w_lossy, "segment scale compensation differs between the skeleton and the animation (" +
                                 std::to_string(ssc_mismatch) + " animation/bone pairs under a scaled parent, e.g. " +
                                 ssc_mismatch_example + "); the skeleton's flag is used");
-  if (raw_rig && raw_rig->scale_mode() == 3)
-    ctx.warn(code::w_lossy, "Softimage scale mode: bone scales are exported with standard glTF inheritance");
+  express_scale_mode(s, raw_rig ? raw_rig->scale_mode() : f.anims.empty() ? 1 : f.anims[0].scale_mode());
   return s;
 }
 

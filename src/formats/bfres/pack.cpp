@@ -230,6 +230,16 @@ std::vector<patricia_node> build_patricia(const std::vector<std::string>& names)
   return nodes;
 }
 
+// A bone's scene scale at `time` (its track, else its rest value).
+static vec3 scale_at(const rigrip::skeleton& sk, const animation& a, std::size_t bone, float time) {
+  for (const auto& t : a.tracks)
+    if (t.path == path::scale && t.bone == sk.bones[bone].name) {
+      auto x = core::sample(t, time);
+      return {x[0], x[1], x[2]};
+    }
+  return sk.bones[bone].scale;
+}
+
 std::vector<std::uint8_t> pack_file(const scene& input, const pack_context& ctx) {
   if (!ctx.template_file)
     core::fail(code::usage, "bfres pack needs --template ORIGINAL.bfres: the FSKAs are written into a copy of it");
@@ -257,10 +267,14 @@ std::vector<std::uint8_t> pack_file(const scene& input, const pack_context& ctx)
   const bool euler = ((anim_flags >> 12) & 7) == 1;
   // Maya scale mode stores segment scale compensation as the BoneAnims' SSC bit; any other
   // mode cannot, so the scene is baked into plain locals first.
-  const bool maya = ((anim_flags >> 8) & 3) == 2;
+  const int scale_mode = static_cast<int>((anim_flags >> 8) & 3);
+  const bool maya = scale_mode == 2;
+  // None (0) and Softimage (3) are the scene's SSC semantics with other locals (the reader's
+  // express_scale_mode); their inverse is applied per frame below.
+  const bool ssc_mode = scale_mode == 0 || scale_mode == 3;
   scene baked;
   bool use_baked = false;
-  if (!maya)
+  if (scale_mode == 1)
     for (std::size_t si = 0; si < input.skeletons.size() && !use_baked; ++si) {
       auto comp = core::compensating_bones(input, si);
       use_baked = std::find(comp.begin(), comp.end(), true) != comp.end();
@@ -332,6 +346,14 @@ std::vector<std::uint8_t> pack_file(const scene& input, const pack_context& ctx)
         if (tt) { auto x = core::sample(*tt, time); t = {x[0], x[1], x[2]}; }
         if (tr) { auto x = core::sample(*tr, time); q = core::normalize({x[0], x[1], x[2], x[3]}); }
         if (ts) { auto x = core::sample(*ts, time); sc = {x[0], x[1], x[2]}; }
+        if (ssc_mode && b.parent >= 0 && b.segment_scale_compensate) {
+          const vec3 ps = scale_at(sk, a, static_cast<std::size_t>(b.parent), time);
+          const vec3 c = core::compensation(ps);
+          for (std::size_t k = 0; k < 3; ++k) {
+            if (scale_mode == 3) sc[k] *= c[k];  // accumulated -> local
+            else t[k] *= ps[k];                  // compensated -> stored
+          }
+        }
         for (int k = 0; k < 3; ++k) v[static_cast<std::size_t>(k)].push_back(sc[static_cast<std::size_t>(k)]);
         if (euler) {
           vec3 e = quat_to_euler(q, prev);
@@ -359,6 +381,21 @@ std::vector<std::uint8_t> pack_file(const scene& input, const pack_context& ctx)
         bo.curves.push_back(fit(v[k], targets[k], tol));
       }
       bones.push_back(std::move(bo));
+    }
+    if (ssc_mode) {
+      scene one;
+      one.skeletons = {sk};
+      for (auto& bb : one.skeletons[0].bones) bb.segment_scale_compensate = bb.parent >= 0 && !bb.segment_scale_compensate;
+      one.animations = {a};
+      one.animations[0].skeleton = 0;
+      auto plain_under_scale = core::compensating_bones(one, 0);
+      auto it = std::find(plain_under_scale.begin(), plain_under_scale.end(), true);
+      if (it != plain_under_scale.end())
+        ctx.warn(code::w_lossy, "animation '" + a.name + "': the template's scale mode (" +
+                                    (scale_mode == 0 ? std::string("none") : std::string("Softimage")) +
+                                    ") cannot express standard scale inheritance of bone '" +
+                                    sk.bones[static_cast<std::size_t>(it - plain_under_scale.begin())].name +
+                                    "' under a scaled parent; its locals are written as they are");
     }
     if (missing)
       ctx.warn(code::w_missing_bone, "animation '" + a.name + "': " + std::to_string(missing) +
