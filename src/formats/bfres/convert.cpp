@@ -219,67 +219,71 @@ void express_scale_mode(scene& s, int mode) {
   for (std::size_t ai = 0; ai < s.animations.size(); ++ai) {
     auto& an = s.animations[ai];
     const auto& ra = raw.animations[ai];
-    auto find = [&](const animation& a, const std::string& bone, path p) -> const track* {
-      for (const auto& t : a.tracks)
-        if (t.bone == bone && t.path == p) return &t;
-      return nullptr;
-    };
-    std::vector<bool> scale_animated(nb, false), chain_animated(nb, false);
-    for (std::size_t i = 0; i < nb; ++i) {
-      scale_animated[i] = find(ra, rsk.bones[i].name, path::scale) != nullptr;
-      const int p = parent_of(i);
-      chain_animated[i] = scale_animated[i] || (p >= 0 && chain_animated[static_cast<std::size_t>(p)]);
+    // Each bone's raw tracks, looked up once (the work below is frames x bones).
+    std::vector<const track*> raw_t(nb, nullptr), raw_s(nb, nullptr);
+    for (const auto& t : ra.tracks) {
+      const int bi = rsk.find(t.bone);
+      if (bi < 0) continue;
+      if (t.path == path::translation) raw_t[static_cast<std::size_t>(bi)] = &t;
+      if (t.path == path::scale) raw_s[static_cast<std::size_t>(bi)] = &t;
     }
-    const std::int32_t frames = ra.extras.value("bfres_frame_count", 0);
-    const double fps = ra.fps.value_or(30.0);
-    auto per_frame = [&](const std::string& bone, path p, auto&& value_at) {
-      track t;
-      t.bone = bone;
-      t.path = p;
-      t.interpolation = interpolation::linear;
-      for (std::int32_t fr = 0; fr <= frames; ++fr) {
-        const float time = seconds(static_cast<float>(fr), fps);
-        t.times.push_back(time);
-        const vec3 v = value_at(time);
-        t.values.insert(t.values.end(), v.begin(), v.end());
+    std::vector<bool> chain_animated(nb, false), retrack(nb, false);
+    bool any = false;
+    for (std::size_t i = 0; i < nb; ++i) {
+      const int p = parent_of(i);
+      chain_animated[i] = raw_s[i] || (p >= 0 && chain_animated[static_cast<std::size_t>(p)]);
+      if (p < 0) continue;
+      retrack[i] = mode == 3 ? chain_animated[i] : raw_s[static_cast<std::size_t>(p)] != nullptr;
+      any = any || retrack[i];
+    }
+    if (mode == 0)  // constant parent scale: divide values and tangents (cubic stays cubic)
+      for (auto& t : an.tracks) {
+        const int bi = rsk.find(t.bone);
+        if (t.path != path::translation || bi < 0 || retrack[static_cast<std::size_t>(bi)]) continue;
+        const int p = parent_of(static_cast<std::size_t>(bi));
+        if (p < 0) continue;
+        const vec3 c = core::compensation(rsk.bones[static_cast<std::size_t>(p)].scale);
+        for (std::size_t k = 0; k < t.values.size(); ++k) t.values[k] *= c[k % 3];
       }
-      std::erase_if(an.tracks, [&](const track& x) { return x.bone == bone && x.path == p; });
-      an.tracks.push_back(std::move(t));
-    };
-    auto raw_at = [&](std::size_t i, path p, float time) {
-      const track* t = find(ra, rsk.bones[i].name, p);
-      if (!t) return p == path::scale ? rsk.bones[i].scale : rsk.bones[i].translation;
+    if (!any) continue;
+    const std::int32_t frames = std::max(0, ra.extras.value("bfres_frame_count", 0));
+    const double fps = ra.fps.value_or(30.0);
+    std::vector<track> made(nb);
+    for (std::size_t i = 0; i < nb; ++i) {
+      made[i].bone = rsk.bones[i].name;
+      made[i].path = mode == 3 ? path::scale : path::translation;
+      made[i].interpolation = interpolation::linear;
+    }
+    auto at = [](const track* t, const vec3& rest, float time) {
+      if (!t) return rest;
       auto v = core::sample(*t, time);
       return vec3{v[0], v[1], v[2]};
     };
-    for (std::size_t i = 0; i < nb; ++i) {
-      const int p = parent_of(i);
-      if (p < 0) continue;
-      const auto pu = static_cast<std::size_t>(p);
-      const std::string& name = rsk.bones[i].name;
-      if (mode == 3) {
-        if (!chain_animated[i]) continue;  // the rest value (Sacc) holds
-        per_frame(name, path::scale, [&](float time) {
-          vec3 v{1, 1, 1};
-          for (int b = static_cast<int>(i); b >= 0; b = parent_of(static_cast<std::size_t>(b))) {
-            const vec3 sc = raw_at(static_cast<std::size_t>(b), path::scale, time);
-            for (std::size_t k = 0; k < 3; ++k) v[k] *= sc[k];
-          }
-          return v;
-        });
-      } else if (scale_animated[pu]) {
-        per_frame(name, path::translation, [&](float time) {
-          const vec3 t = raw_at(i, path::translation, time);
-          const vec3 c = core::compensation(raw_at(pu, path::scale, time));
-          return vec3{t[0] * c[0], t[1] * c[1], t[2] * c[2]};
-        });
-      } else {
-        // Constant parent scale: divide the track's values and tangents (cubic stays cubic).
-        const vec3 c = core::compensation(rsk.bones[pu].scale);
-        for (auto& t : an.tracks)
-          if (t.bone == name && t.path == path::translation)
-            for (std::size_t k = 0; k < t.values.size(); ++k) t.values[k] *= c[k % 3];
+    std::vector<vec3> scl(nb), acc_f(nb);
+    for (std::int32_t fr = 0; fr <= frames; ++fr) {
+      const float time = seconds(static_cast<float>(fr), fps);
+      for (std::size_t i = 0; i < nb; ++i) {
+        scl[i] = at(raw_s[i], rsk.bones[i].scale, time);
+        const int p = parent_of(i);
+        const auto pu = static_cast<std::size_t>(p);
+        acc_f[i] = p < 0 ? scl[i] : vec3{acc_f[pu][0] * scl[i][0], acc_f[pu][1] * scl[i][1], acc_f[pu][2] * scl[i][2]};
+        if (!retrack[i]) continue;
+        vec3 v = acc_f[i];
+        if (mode == 0) {
+          const vec3 t = at(raw_t[i], rsk.bones[i].translation, time);
+          const vec3 c = core::compensation(scl[pu]);
+          v = {t[0] * c[0], t[1] * c[1], t[2] * c[2]};
+        }
+        made[i].times.push_back(time);
+        made[i].values.insert(made[i].values.end(), v.begin(), v.end());
       }
+    }
+    for (std::size_t i = 0; i < nb; ++i) {
+      if (!retrack[i]) continue;
+      const path pp = made[i].path;
+      const std::string& name = made[i].bone;
+      std::erase_if(an.tracks, [&](const track& x) { return x.bone == name && x.path == pp; });
+      an.tracks.push_back(std::move(made[i]));
     }
   }
 }
