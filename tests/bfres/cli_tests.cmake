@@ -32,3 +32,17 @@ set_tests_properties(cli.bfres_pack_readback PROPERTIES DEPENDS cli.bfres_pack)
 rigrip_cli_test(bfres_pack_no_template ARGS pack ${OUT}/bfres/Animal_Bass_Animation.bfres.glb --format bfres
   -o ${OUT}/bfres/never.bfres EXIT 1 EXPECT "needs --template" ABSENT ${OUT}/bfres/never.bfres)
 set_tests_properties(cli.bfres_pack_no_template PROPERTIES DEPENDS cli.bfres_convert_Animal_Bass_Animation.bfres)
+# Segment scale compensation under a non-uniformly scaled parent: helper node in the glb,
+# flag in the scene JSON, and the packed file keeps the SSC bit (dump --raw).
+set(BX ${CMAKE_SOURCE_DIR}/examples/bfres)
+foreach(s ssc_nonuniform_parent softimage_scale_mode)
+  rigrip_cli_test(bfres_convert_${s} ARGS convert ${BX}/${s}.bfres -o ${OUT}/bfres/${s}.glb VALIDATE ${OUT}/bfres/${s}.glb)
+endforeach()
+rigrip_cli_test(bfres_dump_ssc ARGS dump ${BX}/ssc_nonuniform_parent.bfres
+  EXPECT "\"name\": \"Child\",[^}]*\"segment_scale_compensate\": true")
+rigrip_cli_test(bfres_pack_ssc ARGS pack ${OUT}/bfres/ssc_nonuniform_parent.glb --format bfres
+  --template ${BX}/ssc_nonuniform_parent.bfres -o ${OUT}/bfres/ssc_packed.bfres EXPECT_FILE ${OUT}/bfres/ssc_packed.bfres)
+set_tests_properties(cli.bfres_pack_ssc PROPERTIES DEPENDS cli.bfres_convert_ssc_nonuniform_parent)
+rigrip_cli_test(bfres_pack_ssc_readback ARGS dump --raw ${OUT}/bfres/ssc_packed.bfres
+  EXPECT "\"name\": \"Child\",[\n ]*\"segment_scale_compensate\": true")
+set_tests_properties(cli.bfres_pack_ssc_readback PROPERTIES DEPENDS cli.bfres_pack_ssc)
