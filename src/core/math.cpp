@@ -43,6 +43,14 @@ quat slerp(const quat& a, quat b, float t) {
 quat axis_angle(const vec3& axis, float radians) {
   return normalize(from_glm(glm::angleAxis(radians, glm::normalize(glm::vec3(axis[0], axis[1], axis[2])))));
 }
+quat from_rotation_matrix(const double r[3][3]) {
+  glm::dmat3 m;  // glm is column-major: m[column][row]
+  for (int row = 0; row < 3; ++row)
+    for (int col = 0; col < 3; ++col) m[col][row] = r[row][col];
+  const glm::dquat q = glm::quat_cast(m);
+  return normalize({static_cast<float>(q.x), static_cast<float>(q.y), static_cast<float>(q.z), static_cast<float>(q.w)});
+}
+
 quat from_euler(const vec3& r, std::string_view order) {
   quat q{0, 0, 0, 1};
   for (char c : order) {

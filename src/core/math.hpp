@@ -20,6 +20,8 @@ using mat4 = std::array<float, 16>;  // column-major, as glTF
 [[nodiscard]] float dot(const quat& a, const quat& b);
 [[nodiscard]] quat slerp(const quat& a, quat b, float t);
 [[nodiscard]] quat axis_angle(const vec3& axis, float radians);
+// The unit quaternion of a rotation matrix given as r[row][column].
+[[nodiscard]] quat from_rotation_matrix(const double r[3][3]);
 // Euler angles (radians) composed in `order`, which lists the axes in the order they are
 // applied: "XYZ" means R = Rz * Ry * Rx (X applied first; BFRES), "ZXY" means
 // R = Ry * Rx * Rz (Z applied first; FF7's battle skeleton).

@@ -62,26 +62,6 @@ affine compose_d(const vec3& t, const quat& q, const vec3& s) {  // T * R * S
   return m;
 }
 
-quat quat_from_matrix(const double r[3][3]) {
-  double x, y, z, w;
-  const double tr = r[0][0] + r[1][1] + r[2][2];
-  if (tr > 0) {
-    const double s = std::sqrt(tr + 1.0) * 2;
-    w = s / 4, x = (r[2][1] - r[1][2]) / s, y = (r[0][2] - r[2][0]) / s, z = (r[1][0] - r[0][1]) / s;
-  } else if (r[0][0] > r[1][1] && r[0][0] > r[2][2]) {
-    const double s = std::sqrt(std::max(1.0 + r[0][0] - r[1][1] - r[2][2], 1e-30)) * 2;
-    w = (r[2][1] - r[1][2]) / s, x = s / 4, y = (r[0][1] + r[1][0]) / s, z = (r[0][2] + r[2][0]) / s;
-  } else if (r[1][1] > r[2][2]) {
-    const double s = std::sqrt(std::max(1.0 + r[1][1] - r[0][0] - r[2][2], 1e-30)) * 2;
-    w = (r[0][2] - r[2][0]) / s, x = (r[0][1] + r[1][0]) / s, y = s / 4, z = (r[1][2] + r[2][1]) / s;
-  } else {
-    const double s = std::sqrt(std::max(1.0 + r[2][2] - r[0][0] - r[1][1], 1e-30)) * 2;
-    w = (r[1][0] - r[0][1]) / s, x = (r[0][2] + r[2][0]) / s, y = (r[1][2] + r[2][1]) / s, z = s / 4;
-  }
-  return normalize({static_cast<float>(x), static_cast<float>(y), static_cast<float>(z),
-                    static_cast<float>(w)});
-}
-
 using dvec3 = std::array<double, 3>;
 double dot3(const dvec3& a, const dvec3& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 dvec3 cross3(const dvec3& a, const dvec3& b) {
@@ -193,7 +173,7 @@ local_trs decompose(const affine& m) {
                 d.u[1][static_cast<std::size_t>(i)] * d.v[1][static_cast<std::size_t>(j)] +
                 d.u[2][static_cast<std::size_t>(i)] * d.v[2][static_cast<std::size_t>(j)];
   local_trs out;
-  out.r = quat_from_matrix(r);
+  out.r = from_rotation_matrix(r);
   double rq[3][3];  // the rotation actually stored (after float rounding)
   rotation_matrix(out.r, rq);
   for (int k = 0; k < 3; ++k) {

@@ -113,26 +113,11 @@ void local_trs(const tg::Node& n, bone& b) {
     for (int c = 0; c < 3; ++c)
       sc[static_cast<std::size_t>(c)] = static_cast<float>(std::sqrt(mm[c * 4] * mm[c * 4] + mm[c * 4 + 1] * mm[c * 4 + 1] + mm[c * 4 + 2] * mm[c * 4 + 2]));
     b.scale = sc;
-    float r[3][3];
+    double r[3][3];
     for (int c = 0; c < 3; ++c)
       for (int rr = 0; rr < 3; ++rr)
-        r[rr][c] = sc[static_cast<std::size_t>(c)] > 0 ? static_cast<float>(mm[c * 4 + rr]) / sc[static_cast<std::size_t>(c)] : 0;
-    float tr = r[0][0] + r[1][1] + r[2][2];
-    quat q;
-    if (tr > 0) {
-      float s = std::sqrt(tr + 1.0f) * 2;
-      q = {(r[2][1] - r[1][2]) / s, (r[0][2] - r[2][0]) / s, (r[1][0] - r[0][1]) / s, 0.25f * s};
-    } else if (r[0][0] > r[1][1] && r[0][0] > r[2][2]) {
-      float s = std::sqrt(1.0f + r[0][0] - r[1][1] - r[2][2]) * 2;
-      q = {0.25f * s, (r[0][1] + r[1][0]) / s, (r[0][2] + r[2][0]) / s, (r[2][1] - r[1][2]) / s};
-    } else if (r[1][1] > r[2][2]) {
-      float s = std::sqrt(1.0f + r[1][1] - r[0][0] - r[2][2]) * 2;
-      q = {(r[0][1] + r[1][0]) / s, 0.25f * s, (r[1][2] + r[2][1]) / s, (r[0][2] - r[2][0]) / s};
-    } else {
-      float s = std::sqrt(1.0f + r[2][2] - r[0][0] - r[1][1]) * 2;
-      q = {(r[0][2] + r[2][0]) / s, (r[1][2] + r[2][1]) / s, 0.25f * s, (r[1][0] - r[0][1]) / s};
-    }
-    b.rotation = core::normalize(q);
+        r[rr][c] = sc[static_cast<std::size_t>(c)] > 0 ? mm[static_cast<std::size_t>(c * 4 + rr)] / sc[static_cast<std::size_t>(c)] : 0;
+    b.rotation = core::from_rotation_matrix(r);
     return;
   }
   if (n.translation.size() == 3)

@@ -232,3 +232,25 @@ TEST(Gltf, SingleKeyCubicSplineTrackIsWrittenAsLinear) {
   EXPECT_FALSE(s.validate().ok());  // the scene model itself refuses it ...
   EXPECT_TRUE(p.validate().ok());   // ... prepare() (for unvalidated input) repairs it
 }
+
+// A joint given as a `matrix` (not TRS) is decomposed into T, R and S.
+TEST(GltfRead, MatrixNodeIsDecomposed) {
+  // T(1,2,3) * Rz(90 deg) * S(2,3,4), column-major.
+  const std::string text = R"({"asset":{"version":"2.0"},"scene":0,"scenes":[{"nodes":[0]}],
+    "nodes":[{"name":"j","matrix":[0,2,0,0, -3,0,0,0, 0,0,4,0, 1,2,3,1]}],
+    "skins":[{"joints":[0]}]})";
+  diagnostics d;
+  auto s = gltf::read(bytes(text.begin(), text.end()), "m.gltf", d);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  const auto& b = s.value().skeletons.at(0).bones.at(0);
+  EXPECT_EQ(b.translation, (vec3{1, 2, 3}));
+  EXPECT_NEAR(b.scale[0], 2, 1e-6);
+  EXPECT_NEAR(b.scale[1], 3, 1e-6);
+  EXPECT_NEAR(b.scale[2], 4, 1e-6);
+  const float h = std::sqrt(0.5f);
+  EXPECT_NEAR(std::fabs(b.rotation[2]), h, 1e-6);
+  EXPECT_NEAR(std::fabs(b.rotation[3]), h, 1e-6);
+  EXPECT_GT(b.rotation[2] * b.rotation[3], 0);  // +90 degrees about Z
+  EXPECT_NEAR(b.rotation[0], 0, 1e-6);
+  EXPECT_NEAR(b.rotation[1], 0, 1e-6);
+}

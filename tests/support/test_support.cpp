@@ -152,6 +152,12 @@ std::vector<double> sample_channel(const std::vector<float>& in, const std::vect
 }
 }  // namespace
 
+const std::array<float, 16>* find_world(const node_worlds& worlds, const std::string& name) {
+  for (const auto& [n, m] : worlds)
+    if (n == name) return &m;
+  return nullptr;
+}
+
 struct gltf_evaluator::impl {
   tinygltf::Model m;
   struct channel {

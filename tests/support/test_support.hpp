@@ -26,6 +26,8 @@ int gltf_validator_errors(const std::string& path, std::string* report = nullptr
 // the skeleton holder node (so in source units, without the root's axis conversion).
 // Throws std::runtime_error on a file it cannot parse.
 using node_worlds = std::vector<std::pair<std::string, std::array<float, 16>>>;
+// The world of the node named `name` in `worlds`, or nullptr.
+const std::array<float, 16>* find_world(const node_worlds& worlds, const std::string& name);
 class gltf_evaluator {
  public:
   explicit gltf_evaluator(const std::vector<std::uint8_t>& glb);
