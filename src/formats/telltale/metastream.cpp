@@ -116,4 +116,28 @@ std::vector<std::uint8_t> write_metastream(const metastream& m) {
   return w.take();
 }
 
+transform decode_transform(std::span<const std::uint8_t> v) {
+  core::byte_reader r(v);
+  transform t;
+  r.skip(4);
+  for (float& f : t.rot) f = r.f32();
+  for (float& f : t.trans) f = r.f32();
+  return t;
+}
+
+std::vector<std::uint8_t> encode_transform(const transform& t) {
+  core::byte_writer w;
+  w.u32(32);
+  for (float f : t.rot) w.f32(f);
+  for (float f : t.trans) w.f32(f);
+  return w.take();
+}
+
+void expect_block(core::byte_reader& r, std::uint32_t want, const char* what) {
+  std::uint64_t at = r.abs();
+  std::uint32_t b = r.u32();
+  if (b != want)
+    core::fail(code::bad_value, std::string(what) + " block size " + std::to_string(b) + ", expected " + std::to_string(want), at);
+}
+
 }  // namespace rigrip::telltale

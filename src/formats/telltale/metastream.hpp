@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/byte_reader.hpp"
+
 namespace rigrip::telltale {
 
 // Magics as the little-endian u32 of the first 4 bytes (the file shows them reversed).
@@ -40,5 +42,19 @@ struct metastream {
 // version named for MTRE/MBIN/encrypted streams, and for compressed sections.
 [[nodiscard]] metastream parse_metastream(std::span<const std::uint8_t> data);
 [[nodiscard]] std::vector<std::uint8_t> write_metastream(const metastream& m);
+
+// ------------------------------------------------------------------ shared body types
+// Serialised types that more than one body (.anm, .skl) holds.
+
+// Transform as serialised: u32 block (32), quaternion x y z w, vector x y z.
+struct transform {
+  float rot[4] = {0, 0, 0, 1};
+  float trans[3] = {0, 0, 0};
+};
+[[nodiscard]] transform decode_transform(std::span<const std::uint8_t> v);
+[[nodiscard]] std::vector<std::uint8_t> encode_transform(const transform& t);
+
+// Reads a u32 block size that must be `want`; fails naming `what` otherwise.
+void expect_block(core::byte_reader& r, std::uint32_t want, const char* what);
 
 }  // namespace rigrip::telltale
