@@ -151,12 +151,8 @@ void write_value(byte_writer& w, const anm_value& v) {
 
 animation_file parse_animation(std::span<const std::uint8_t> file) {
   animation_file a;
-  a.ms = parse_metastream(file);
-  if (!a.ms.has_class(sym_animation))
-    fail(code::bad_value, "the MetaStream class table has no 'Animation' class (" +
-                              std::string(a.ms.has_class(crc64("D3DMesh")) ? "this is a D3DMesh: meshes are not supported yet"
-                                          : a.ms.has_class(sym_skeleton) ? "this is a Skeleton: use --format telltale-skl"
-                                                                          : "not an animation") + ")", 20);
+  a.ms = parse_metastream_of(file, sym_animation, "Animation", sym_skeleton, "this is a Skeleton: use --format telltale-skl",
+                             "not an animation");
   byte_reader r(a.ms.default_section, core::endian::little, a.ms.default_offset);
   std::uint64_t ver_at = r.abs();
   a.version = r.i32();

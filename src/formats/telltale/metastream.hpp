@@ -6,6 +6,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/byte_reader.hpp"
@@ -42,6 +43,12 @@ struct metastream {
 // version named for MTRE/MBIN/encrypted streams, and for compressed sections.
 [[nodiscard]] metastream parse_metastream(std::span<const std::uint8_t> data);
 [[nodiscard]] std::vector<std::uint8_t> write_metastream(const metastream& m);
+// parse_metastream, then requires `cls` (named `cls_name`) in the class table; otherwise
+// fails saying what the stream is instead: a D3DMesh, the `other` class (`other_is`) or
+// `neither`.
+[[nodiscard]] metastream parse_metastream_of(std::span<const std::uint8_t> data, std::uint64_t cls,
+                                             std::string_view cls_name, std::uint64_t other,
+                                             std::string_view other_is, std::string_view neither);
 
 // ------------------------------------------------------------------ shared body types
 // Serialised types that more than one body (.anm, .skl) holds.

@@ -20,30 +20,25 @@ bool is_old_stream(byte_view d) {
   return m != magic_msv5 && m != magic_msv6 && stream_version_name(m).has_value();
 }
 
+// A MetaStream whose class table holds `cls`; an older stream version by its magic and
+// the extension (it is then refused by version).
+int detect_stream_of(byte_view data, std::string_view name, std::uint64_t cls, std::string_view ext) {
+  metastream h;
+  if (probe(data, &h)) {
+    if (h.has_class(cls)) return score::magic;
+    // Cut inside the class table: the name decides, the parser reports the damage.
+    return h.classes.empty() && ends_with_ci(name, ext) ? score::name_only : score::none;
+  }
+  if (is_old_stream(data) && ends_with_ci(name, ext)) return score::magic;
+  return score::none;
+}
+
 }  // namespace
 
 // ------------------------------------------------------------------ detection
 
-int detect_anm(byte_view data, std::string_view name) {
-  metastream h;
-  if (probe(data, &h)) {
-    if (h.has_class(sym_animation)) return score::magic;
-    // Cut inside the class table: the name decides, the parser reports the damage.
-    return h.classes.empty() && ends_with_ci(name, ".anm") ? score::name_only : score::none;
-  }
-  if (is_old_stream(data) && ends_with_ci(name, ".anm")) return score::magic;
-  return score::none;
-}
-
-int detect_skl(byte_view data, std::string_view name) {
-  metastream h;
-  if (probe(data, &h)) {
-    if (h.has_class(sym_skeleton)) return score::magic;
-    return h.classes.empty() && ends_with_ci(name, ".skl") ? score::name_only : score::none;
-  }
-  if (is_old_stream(data) && ends_with_ci(name, ".skl")) return score::magic;
-  return score::none;
-}
+int detect_anm(byte_view data, std::string_view name) { return detect_stream_of(data, name, sym_animation, ".anm"); }
+int detect_skl(byte_view data, std::string_view name) { return detect_stream_of(data, name, sym_skeleton, ".skl"); }
 
 // ------------------------------------------------------------------ raw layer entries
 

@@ -21,12 +21,8 @@ void w3(byte_writer& w, const float (&v)[3]) {
 
 skeleton_file parse_skeleton(std::span<const std::uint8_t> file) {
   skeleton_file s;
-  s.ms = parse_metastream(file);
-  if (!s.ms.has_class(sym_skeleton))
-    fail(code::bad_value, "the MetaStream class table has no 'Skeleton' class (" +
-                              std::string(s.ms.has_class(crc64("D3DMesh")) ? "this is a D3DMesh: meshes are not supported yet"
-                                          : s.ms.has_class(sym_animation) ? "this is an Animation: use --format telltale-anm"
-                                                                           : "not a skeleton") + ")", 20);
+  s.ms = parse_metastream_of(file, sym_skeleton, "Skeleton", sym_animation, "this is an Animation: use --format telltale-anm",
+                             "not a skeleton");
   byte_reader r(s.ms.default_section, core::endian::little, s.ms.default_offset);
   std::uint64_t at = r.abs();
   std::uint32_t block = r.u32();
