@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/math.hpp"
+#include "scene/pose.hpp"
 #include "formats/morpheme/common.hpp"
 
 namespace rigrip::morpheme {
@@ -44,7 +45,7 @@ nsa_input nsa_input_of(const animation& a, const skeleton& sk, double rate, std:
   bool scale_dropped = false;
   auto sample_track = [&](const track* t, std::size_t i) {
     float time = static_cast<float>(std::min(static_cast<double>(i) / rate, a.duration));
-    return core::sample(*t, time);
+    return scene_ops::sample(*t, time);
   };
   for (std::size_t b = 0; b < sk.bones.size(); ++b) {
     const track *tt = nullptr, *rt = nullptr;

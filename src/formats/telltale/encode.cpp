@@ -10,6 +10,7 @@
 
 #include "core/failure.hpp"
 #include "core/math.hpp"
+#include "scene/pose.hpp"
 #include "formats/telltale/anm.hpp"
 #include "formats/telltale/common.hpp"
 #include "formats/telltale/cspk2.hpp"
@@ -130,11 +131,11 @@ anm_value mover_value(const track* mover_rot, const track* mover_pos, std::uint3
   for (float tm : times) {
     transform x;
     if (mover_rot) {
-      auto q = core::sample(*mover_rot, tm);
+      auto q = scene_ops::sample(*mover_rot, tm);
       for (int c = 0; c < 4; ++c) x.rot[c] = q[static_cast<std::size_t>(c)];
     }
     if (mover_pos) {
-      auto p = core::sample(*mover_pos, tm);
+      auto p = scene_ops::sample(*mover_pos, tm);
       for (int c = 0; c < 3; ++c) x.trans[c] = p[static_cast<std::size_t>(c)];
     }
     for (int c = 0; c < 3; ++c) {
