@@ -14,7 +14,9 @@
 
 #include "core/math.hpp"
 #include "formats/sf3/decode.hpp"
-#include "formats/sf3/raw.hpp"
+#include "formats/sf3/lzss.hpp"
+#include "formats/sf3/x8an.hpp"
+#include "formats/sf3/x8pc.hpp"
 #include "rigrip/gltf.hpp"
 #include "rigrip/registry.hpp"
 #include "synthetic.hpp"
