@@ -8,7 +8,8 @@
 
 #include "core/math.hpp"
 #include "ff7_test_util.hpp"
-#include "formats/ff7/scene_build.hpp"
+#include "formats/ff7/decode.hpp"
+#include "formats/ff7/encode.hpp"
 #include "synthetic.hpp"
 #include "test_support.hpp"
 
