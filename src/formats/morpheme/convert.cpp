@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/math.hpp"
+#include "scene/pose.hpp"
 
 namespace rigrip::morpheme {
 
@@ -679,7 +680,7 @@ bytes pack_mrn(const scene& s, const pack_context& ctx) {
     bool scale_dropped = false;
     auto sample_track = [&](const track* t, std::size_t comps, std::size_t i) {
       float time = static_cast<float>(std::min(static_cast<double>(i) / rate, a.duration));
-      auto v = core::sample(*t, time);
+      auto v = scene_ops::sample(*t, time);
       (void)comps;
       return v;
     };

@@ -15,6 +15,7 @@
 #include "core/byte_reader.hpp"
 #include "core/failure.hpp"
 #include "core/math.hpp"
+#include "scene/pose.hpp"
 #include "formats/telltale/anm.hpp"
 #include "formats/telltale/cspk2.hpp"
 #include "formats/telltale/symbols.hpp"
@@ -747,11 +748,11 @@ result<bytes> pack_anm(const scene& s, const pack_context& ctx) {
       for (float tm : times) {
         transform x;
         if (mover_rot) {
-          auto q = core::sample(*mover_rot, tm);
+          auto q = scene_ops::sample(*mover_rot, tm);
           for (int c = 0; c < 4; ++c) x.rot[c] = q[static_cast<std::size_t>(c)];
         }
         if (mover_pos) {
-          auto p = core::sample(*mover_pos, tm);
+          auto p = scene_ops::sample(*mover_pos, tm);
           for (int c = 0; c < 3; ++c) x.trans[c] = p[static_cast<std::size_t>(c)];
         }
         for (int c = 0; c < 3; ++c) {
