@@ -12,6 +12,10 @@
 namespace rigrip::gltf {
 
 enum class up_axis { y, z };
+// Segment scale compensation in the output: `bake` (default) folds it into plain bone
+// locals so the joint hierarchy holds exactly the source's bones; `helpers` keeps an
+// exact extra node (<bone>_ssc) between a compensating bone and its parent.
+enum class ssc_mode { bake, helpers };
 
 struct write_options {
   bool binary = true;            // .glb; false writes .gltf + .bin (+ nothing else)
@@ -21,6 +25,7 @@ struct write_options {
   std::vector<std::string> clips;       // --clip NAME (glob); empty keeps all
   bool in_place = false;         // --in-place: drop root motion tracks
   bool bone_display_mesh = true; // skeleton-only scenes get a small skinned bone mesh
+  ssc_mode ssc = ssc_mode::bake;  // --ssc bake|helpers
 };
 
 // Applies the scene-level options (clip filter, in-place, resampling, duplicate key

@@ -8,6 +8,7 @@
 #include <fnmatch.h>
 #include <map>
 #include <set>
+#include <cstdio>
 #include <sstream>
 
 #include <tiny_gltf.h>
@@ -204,6 +205,39 @@ bool clip_selected(const std::string& name, const std::vector<std::string>& clip
   return false;
 }
 
+// Folds segment scale compensation into plain locals (no helper node in the joint
+// hierarchy). Exact under uniform parent scale; otherwise each clip's worst world-space
+// error (units, degrees) goes into its extras and a warning.
+void bake_ssc(scene& s, diagnostics& diags) {
+  bool any = false;
+  for (const auto& sk : s.skeletons)
+    for (const auto& b : sk.bones) any = any || b.segment_scale_compensate;
+  if (!any) return;
+  const scene original = s;
+  diagnostics local;
+  (void)scene_ops::bake_segment_scale_compensate(s, local);
+  for (std::size_t ai = 0; ai < s.animations.size(); ++ai) {
+    const auto e = scene_ops::measure_bake_error(original, s, static_cast<int>(ai));
+    auto& a = s.animations[ai];
+    if (!a.extras.is_object()) a.extras = json::object();
+    a.extras["ssc_baked"] = true;
+    a.extras["ssc_bake_error"] = json{{"position", e.position}, {"degrees", e.degrees}};
+    if (e.position > 1e-4 || e.degrees > 0.01) {
+      char msg[160];
+      std::snprintf(msg, sizeof msg, "': segment scale compensation baked with up to %.4g units and %.3g degrees "
+                    "of world error (non-uniform parent scale; --ssc helpers is exact)", e.position, e.degrees);
+      diags.warn(code::w_lossy, "animation '" + a.name + msg);
+    }
+  }
+  const auto rest = scene_ops::measure_bake_error(original, s, -1);
+  if (rest.position > 1e-4 || rest.degrees > 0.01) {
+    char msg[160];
+    std::snprintf(msg, sizeof msg, "rest pose: segment scale compensation baked with up to %.4g units and %.3g degrees "
+                  "of world error (--ssc helpers is exact)", rest.position, rest.degrees);
+    diags.warn(code::w_lossy, msg);
+  }
+}
+
 }  // namespace
 
 scene prepare(const scene& in, const write_options& o, diagnostics& diags) {
@@ -282,6 +316,7 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
   auto valid = input.validate();
   if (!valid) return valid.error();
   scene s = prepare(input, o, diags);
+  if (o.ssc == ssc_mode::bake) bake_ssc(s, diags);
 
   tg::Model m;
   m.asset.version = "2.0";

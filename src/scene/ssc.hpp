@@ -22,4 +22,14 @@ namespace rigrip::scene_ops {
 // Returns the largest world-matrix element difference introduced (0 when exact).
 float bake_segment_scale_compensate(scene& s, diagnostics& diags);
 
+// How far a baked skeleton's worlds are from the original SSC-aware ones for one clip
+// (every frame at the clip's fps, 30 when unknown, and every key time): the largest bone
+// position difference in the file's units and the largest axis-direction difference in
+// degrees. `anim` < 0 measures the rest pose only.
+struct bake_error {
+  double position = 0;
+  double degrees = 0;
+};
+[[nodiscard]] bake_error measure_bake_error(const scene& original, const scene& baked, int anim);
+
 }  // namespace rigrip::scene_ops

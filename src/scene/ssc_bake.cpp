@@ -520,3 +520,54 @@ float bake_segment_scale_compensate(scene& s, diagnostics& diags) {
 }
 
 }  // namespace rigrip::scene_ops
+
+namespace rigrip::scene_ops {
+namespace {
+void accumulate(const std::vector<mat4>& a, const std::vector<mat4>& b, bake_error& e) {
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    const auto& x = a[i];
+    const auto& y = b[i];
+    for (int r = 0; r < 3; ++r)
+      e.position = std::max(e.position, static_cast<double>(std::fabs(x[static_cast<std::size_t>(12 + r)] -
+                                                                      y[static_cast<std::size_t>(12 + r)])));
+    for (int c = 0; c < 3; ++c) {  // angle between the images of each local axis
+      double dx = 0, nx = 0, ny = 0;
+      for (int r = 0; r < 3; ++r) {
+        const double u = x[static_cast<std::size_t>(c * 4 + r)], v = y[static_cast<std::size_t>(c * 4 + r)];
+        dx += u * v, nx += u * u, ny += v * v;
+      }
+      if (nx < 1e-20 || ny < 1e-20) continue;  // a collapsed axis has no direction
+      const double cosang = std::clamp(dx / std::sqrt(nx * ny), -1.0, 1.0);
+      e.degrees = std::max(e.degrees, std::acos(cosang) * 180.0 / 3.14159265358979323846);
+    }
+  }
+}
+}  // namespace
+
+bake_error measure_bake_error(const scene& original, const scene& baked, int anim) {
+  bake_error e;
+  if (anim < 0) {
+    for (std::size_t si = 0; si < original.skeletons.size() && si < baked.skeletons.size(); ++si)
+      accumulate(world_matrices(original.skeletons[si]), world_matrices(baked.skeletons[si]), e);
+    return e;
+  }
+  const auto ai = static_cast<std::size_t>(anim);
+  if (ai >= original.animations.size() || ai >= baked.animations.size()) return e;
+  const animation& a = original.animations[ai];
+  const animation& b = baked.animations[ai];
+  if (a.skeleton < 0 || static_cast<std::size_t>(a.skeleton) >= original.skeletons.size()) return e;
+  const skeleton& sa = original.skeletons[static_cast<std::size_t>(a.skeleton)];
+  const skeleton& sb = baked.skeletons[static_cast<std::size_t>(a.skeleton)];
+  const double fps = a.fps && *a.fps > 0 ? *a.fps : 30.0;
+  const double step = std::max(1.0 / fps, a.duration / 4096.0);  // bounded work for long clips
+  std::vector<float> times;
+  for (double k = 0; k * step <= a.duration + 1e-9; k += 1) times.push_back(static_cast<float>(k * step));
+  for (const auto& t : a.tracks) times.insert(times.end(), t.times.begin(), t.times.end());
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  if (times.size() > 8192) times.resize(8192);
+  for (float t : times)
+    accumulate(world_matrices(sa, sample_pose(sa, a, t)), world_matrices(sb, sample_pose(sb, b, t)), e);
+  return e;
+}
+}  // namespace rigrip::scene_ops

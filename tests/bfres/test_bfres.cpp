@@ -129,6 +129,14 @@ t_curve seed_linear_curve() {
 
 }  // namespace
 
+// The exact helper-node form of segment scale compensation (--ssc helpers); these tests
+// check that form, the default bakes it into plain locals.
+static gltf::write_options helper_form() {
+  gltf::write_options o;
+  o.ssc = gltf::ssc_mode::helpers;
+  return o;
+}
+
 TEST(Curve, SeedLinearExample) {
   t_anim a;
   a.name = "Seed";
@@ -538,7 +546,7 @@ TEST(Samples, GltfWorldMatricesEqualTheGamesAtEveryFrame) {
     const auto& l = cached(*p);
     auto rig = rig_of(*p, l.s);
     diagnostics wd;
-    auto w = gltf::write(l.s, {}, wd);
+    auto w = gltf::write(l.s, helper_form(), wd);
     ASSERT_TRUE(w.ok()) << w.error().message;
     test::gltf_evaluator ev(w.value().main);
     ASSERT_EQ(ev.animation_count(), rig.anims.anims.size());
@@ -768,7 +776,7 @@ pose_diff compare_scenes(const scene& a, const scene& b, double fps) {
 
 scene via_glb(const scene& s) {
   diagnostics diags;
-  auto w = gltf::write(s, {}, diags);
+  auto w = gltf::write(s, helper_form(), diags);
   EXPECT_TRUE(w.ok());
   auto r = gltf::read(w.value().main, "anim.glb", diags);
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
@@ -952,7 +960,7 @@ void expect_ssc_exact(vec3 parent_scale_end) {
   EXPECT_FALSE(sk.bones[1].segment_scale_compensate);
   const auto& a = l.s.animations[0];
   diagnostics wd;
-  auto glb = gltf::write(l.s, {}, wd);
+  auto glb = gltf::write(l.s, helper_form(), wd);
   ASSERT_TRUE(glb.ok()) << glb.error().message;
   test::gltf_evaluator ev(glb.value().main);
   float worst_scene = 0, worst_glb = 0;
@@ -1068,7 +1076,7 @@ TEST(ScaleModes, NoneAndSoftimageAreExactInSceneAndGlb) {
     const auto& sk = l.s.skeletons[0];
     ASSERT_EQ(sk.bones.size(), 4u);
     diagnostics wd;
-    auto glb = gltf::write(l.s, {}, wd);
+    auto glb = gltf::write(l.s, helper_form(), wd);
     ASSERT_TRUE(glb.ok()) << glb.error().message;
     test::gltf_evaluator ev(glb.value().main);
     float worst_scene = 0, worst_glb = 0;

@@ -129,6 +129,13 @@ const track* find_track(const animation& a, std::string_view bone, path p) {
 
 }  // namespace
 
+// The exact helper-node form (--ssc helpers); the default bakes SSC into plain locals.
+static gltf::write_options helper_form() {
+  gltf::write_options o;
+  o.ssc = gltf::ssc_mode::helpers;
+  return o;
+}
+
 TEST(SegmentScaleCompensate, WorldMatrixMatchesMayaForm) {
   scene s = chain({2, 3, 0.5f});
   const auto& b = s.skeletons[0].bones;
@@ -414,7 +421,7 @@ TEST(SegmentScaleCompensate, GlbHelperNodeReproducesCompensatedWorlds) {
     }
     ASSERT_TRUE(s.validate().ok());
     diagnostics d;
-    auto glb = gltf::write(s, {}, d);
+    auto glb = gltf::write(s, helper_form(), d);
     ASSERT_TRUE(glb.ok()) << glb.error().message;
     test::gltf_evaluator ev(glb.value().main);
     float worst = 0;
@@ -445,12 +452,12 @@ TEST(SegmentScaleCompensate, NoHelperWhereTheParentScaleIsOne) {
   s.animations.push_back(anim("Idle"));
   s.animations[0].tracks.push_back(make("child", path::translation, interpolation::linear, {0, 1}, {0, 1, 0, 0, 2, 0}));
   diagnostics d;
-  auto glb = gltf::write(s, {}, d);
+  auto glb = gltf::write(s, helper_form(), d);
   ASSERT_TRUE(glb.ok());
   const std::string text(glb.value().main.begin(), glb.value().main.end());
   EXPECT_EQ(text.find("rigrip_ssc_helper"), std::string::npos);
   s = chain({2, 2, 2});
-  glb = gltf::write(s, {}, d);
+  glb = gltf::write(s, helper_form(), d);
   ASSERT_TRUE(glb.ok());
   const std::string text2(glb.value().main.begin(), glb.value().main.end());
   EXPECT_NE(text2.find("rigrip_ssc_helper"), std::string::npos);  // rest scale alone needs it
@@ -468,4 +475,46 @@ TEST(SegmentScaleCompensate, SceneJsonKeepsTheFlag) {
   auto bad = scene_json::from_json(j);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message.find("segment_scale_compensate"), std::string::npos);
+}
+
+// The default glTF output holds exactly the source's bones: SSC is baked into plain locals,
+// exact under uniform parent scale; under non-uniform scale the clip's worst world error
+// is reported in its extras and as a warning.
+TEST(SegmentScaleCompensate, DefaultOutputBakesWithoutHelperNodes) {
+  for (vec3 ps : {vec3{2, 2, 2}, vec3{2, 1, 0.5f}}) {
+    scene s = chain(ps);
+    animation a = anim("Grow");
+    a.tracks.push_back(make("parent", path::scale, interpolation::linear, {0, 1}, {ps[0], ps[1], ps[2], 3, 3, 3}));
+    s.animations.push_back(a);
+    diagnostics d;
+    auto glb = gltf::write(s, {}, d);
+    ASSERT_TRUE(glb.ok()) << glb.error().message;
+    const std::string text(glb.value().main.begin(), glb.value().main.end());
+    EXPECT_EQ(text.find("rigrip_ssc_helper"), std::string::npos);
+    EXPECT_NE(text.find("\"ssc_bake_error\""), std::string::npos);
+    test::gltf_evaluator ev(glb.value().main);
+    float worst = 0;
+    for (int f = 0; f <= 30; ++f) {
+      const float time = f / 30.0f;
+      auto want = scene_ops::world_matrices(s.skeletons[0], scene_ops::sample_pose(s.skeletons[0], s.animations[0], time));
+      auto nodes = ev.worlds(0, time);
+      for (const auto& [name, m] : nodes) {
+        int bi = s.skeletons[0].find(name);
+        if (bi < 0) continue;
+        const auto& w = want[std::size_t(bi)];
+        for (std::size_t k = 12; k < 15; ++k) worst = std::max(worst, std::fabs(m[k] - w[k]));
+      }
+    }
+    bool warned = false;
+    for (const auto& w : d.warnings) warned = warned || w.message.find("baked with up to") != std::string::npos;
+    if (ps[0] == ps[2]) {
+      EXPECT_LT(worst, 1e-5);
+      EXPECT_FALSE(warned);
+    } else {
+      EXPECT_TRUE(warned);
+    }
+    auto back = gltf::read(glb.value().main, "x.glb", d);
+    ASSERT_TRUE(back.ok());
+    EXPECT_EQ(back.value().skeletons[0].bones.size(), 4u);
+  }
 }
