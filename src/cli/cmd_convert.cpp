@@ -153,9 +153,8 @@ json convert_one(const job& jb, const convert_options& o, const format* forced) 
 }
 
 int run_convert(convert_options o) {
-  int rc = 0;
-  const format* forced = forced_format(o.common, rc);
-  if (rc) return rc;
+  const auto forced = forced_format(o.common);
+  if (!forced) return 2;
   if (o.out_format != "glb" && o.out_format != "gltf" && o.out_format != "json") {
     std::cerr << "error: --format must be glb, gltf or json\n";
     return 2;
@@ -165,7 +164,7 @@ int run_convert(convert_options o) {
   o.gltf.bone_display_mesh = !o.no_bone_mesh;
   std::vector<job> jobs = plan_convert_jobs(o);
   o.gltf.binary = o.out_format != "gltf";
-  return run_batch(jobs, o.batch, [&](const job& jb) { return convert_one(jb, o, forced); });
+  return run_batch(jobs, o.batch, [&](const job& jb) { return convert_one(jb, o, *forced); });
 }
 
 void add_convert_options(CLI::App* c, convert_options& o) {

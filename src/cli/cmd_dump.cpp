@@ -24,14 +24,13 @@ result<json> dump_json(const bytes& data, const dump_options& o, diagnostics& d,
 }
 
 int run_dump(const dump_options& o) {
-  int rc = 0;
-  const format* forced = forced_format(o.common, rc);
-  if (rc) return rc;
+  const auto forced = forced_format(o.common);
+  if (!forced) return 2;
   auto data = load_file(o.file);
   if (!data) return fail(data.error());
   diagnostics d;
   d.file = o.file;
-  auto j = dump_json(data.value(), o, d, forced);
+  auto j = dump_json(data.value(), o, d, *forced);
   if (!j) return fail(j.error());
   std::string text = o.compact ? text_of(j.value()) : text_of(j.value(), 1);
   text += "\n";

@@ -62,14 +62,14 @@ void print_summary(const std::string& file, const json& j, const diagnostics& d)
 }
 
 int run_info(const info_options& o) {
+  const auto forced = forced_format(o.common);
+  if (!forced) return 2;
   int code_out = 0;
-  const format* forced = forced_format(o.common, code_out);
-  if (code_out) return code_out;
   json all = json::array();
   for (const auto& f : o.files) {
     diagnostics d;
     d.file = f;
-    auto s = read_scene(f, o.common.read(), d, forced);
+    auto s = read_scene(f, o.common.read(), d, *forced);
     if (!s) {
       code_out = fail(s.error());
       if (o.as_json) all.push_back(json{{"file", f}, {"error", error_json(s.error())}});

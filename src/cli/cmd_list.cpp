@@ -11,11 +11,10 @@ struct list_options {
 };
 
 int run_list(const list_options& o) {
-  int rc = 0;
-  const format* forced = forced_format(o.common, rc);
-  if (rc) return rc;
+  const auto forced = forced_format(o.common);
+  if (!forced) return 2;
   diagnostics d;
-  auto s = read_scene(o.file, o.common.read(), d, forced);
+  auto s = read_scene(o.file, o.common.read(), d, *forced);
   if (!s) return fail(s.error());
   for (const auto& a : s->animations) std::cout << a.name << "\n";
   print_warnings(d);

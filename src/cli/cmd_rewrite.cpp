@@ -29,14 +29,13 @@ bool report_difference(const bytes& in, const bytes& out, const rewrite_options&
 }
 
 int run_rewrite(const rewrite_options& o) {
-  int rc = 0;
-  const format* forced = forced_format(o.common, rc);
-  if (rc) return rc;
+  const auto forced = forced_format(o.common);
+  if (!forced) return 2;
   auto data = load_file(o.input);
   if (!data) return fail(data.error());
   diagnostics d;
   d.file = o.input;
-  auto r = rewrite(data.value(), o.input, o.common.read(), d, forced);
+  auto r = rewrite(data.value(), o.input, o.common.read(), d, *forced);
   if (!r) return fail(r.error());
   const auto& a = data.value();
   const auto& b = r.value();

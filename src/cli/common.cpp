@@ -24,12 +24,12 @@ void add_common(CLI::App* c, common_options& o) {
               "Upper-case bone names (morpheme / Forgelight)");
 }
 
-const format* forced_format(const common_options& o, int& exit_code) {
-  if (o.input_format.empty()) return nullptr;
+std::optional<const format*> forced_format(const common_options& o) {
+  if (o.input_format.empty()) return static_cast<const format*>(nullptr);
   const format* f = find_format(o.input_format);
   if (!f) {
     std::cerr << "error: unknown format id '" << o.input_format << "' (see `rigrip formats`)\n";
-    exit_code = 2;
+    return std::nullopt;
   }
   return f;
 }

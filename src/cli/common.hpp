@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include "rigrip/registry.hpp"
@@ -24,8 +25,9 @@ struct common_options {
 
 void add_common(CLI::App* c, common_options& o);
 
-// The format forced by --input-format; nullptr when none. An unknown id sets exit_code to 2.
-[[nodiscard]] const format* forced_format(const common_options& o, int& exit_code);
+// The format forced by --input-format (nullptr when none); no value, after printing why, when
+// the id is unknown (a usage error, exit code 2).
+[[nodiscard]] std::optional<const format*> forced_format(const common_options& o);
 
 void print_warnings(const diagnostics& d, std::ostream& os = std::cerr);
 
