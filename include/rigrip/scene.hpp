@@ -11,13 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "rigrip/error.hpp"
+#include "rigrip/types.hpp"
 
 namespace rigrip {
-
-using vec2 = std::array<float, 2>;
-using vec3 = std::array<float, 3>;
-using vec4 = std::array<float, 4>;
-using quat = std::array<float, 4>;  // x, y, z, w (glTF order)
 
 struct bone {
   std::string name;  // unique within the skeleton; "bone_<index>" when the source has none
@@ -29,7 +25,7 @@ struct bone {
   // local scale, but its translation is stretched by it:
   //   world = world(parent) * S(parent)^-1 * T(parent.scale . t) * R * S.
   // The glTF writer models it exactly with a helper node; writers that cannot store it
-  // get a scene with it baked into plain T*R*S locals (core/ssc.hpp).
+  // get a scene with it baked into plain T*R*S locals (scene/ssc.hpp).
   bool segment_scale_compensate = false;
   nlohmann::json extras;  // format-specific facts (flags, ids, tag kind, ...)
 };

@@ -1,4 +1,5 @@
-// Quaternion, Euler and matrix helpers shared by every family, on top of glm.
+// Quaternion, Euler and matrix helpers shared by every family, on top of glm. Knows no
+// scene: pose sampling and world matrices of a skeleton are in scene/pose.hpp.
 // Quaternions in the scene model are (x, y, z, w).
 #pragma once
 
@@ -7,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "rigrip/scene.hpp"
+#include "rigrip/types.hpp"
 
 namespace rigrip::core {
 
@@ -35,28 +36,6 @@ void make_hemisphere_continuous(std::vector<float>& xyzw_values, std::size_t str
 [[nodiscard]] mat4 multiply(const mat4& a, const mat4& b);
 [[nodiscard]] mat4 inverse(const mat4& m);
 [[nodiscard]] mat4 identity();
-// Local transforms of every bone of a skeleton (one pose).
-struct pose {
-  std::vector<vec3> translation;
-  std::vector<quat> rotation;
-  std::vector<vec3> scale;
-};
-[[nodiscard]] pose rest_pose(const skeleton& s);
-// The pose of `a` at `time` seconds: each bone's tracks sampled, else its rest value.
-[[nodiscard]] pose sample_pose(const skeleton& s, const animation& a, float time);
-// 1/s per component for segment scale compensation; a zero component stays 0 (the
-// child collapses with its parent, which is all plain inheritance can say).
-[[nodiscard]] vec3 compensation(const vec3& parent_scale);
-// World (model-space) matrices of every bone. Plain T*R*S inheritance, except that a
-// bone with segment_scale_compensate uses W_parent * T(t) * S(1/s_parent) * R * S,
-// which equals Maya's W_parent * S_parent^-1 * T(s_parent . t) * R * S (scene-model.md).
-[[nodiscard]] std::vector<mat4> world_matrices(const skeleton& s, const pose& p);
-[[nodiscard]] std::vector<mat4> world_matrices(const skeleton& s);  // rest pose
-
-// Samples a track at time t (seconds) with its own interpolation, returning
-// components(path) floats. Clamps outside the key range.
-[[nodiscard]] std::vector<float> sample(const track& t, float time);
-
 inline constexpr float pi = 3.14159265358979323846f;
 
 }  // namespace rigrip::core

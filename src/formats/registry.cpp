@@ -6,8 +6,8 @@
 #include <random>
 
 #include "core/failure.hpp"
-#include "core/ssc.hpp"
-#include "core/text.hpp"
+#include "scene/ssc.hpp"
+#include "scene/text.hpp"
 #include "rigrip/gltf.hpp"
 #include "rigrip/registry.hpp"
 
@@ -109,7 +109,7 @@ bool has_compensation(const scene& s) {
     const auto& bones = s.skeletons[i].bones;
     if (std::none_of(bones.begin(), bones.end(), [](const bone& b) { return b.segment_scale_compensate; }))
       continue;  // skip the scan of the animations
-    auto c = core::compensating_bones(s, i);
+    auto c = scene_ops::compensating_bones(s, i);
     if (std::find(c.begin(), c.end(), true) != c.end()) return true;
   }
   return false;
@@ -129,7 +129,7 @@ result<scene> read_scene(byte_view data, const std::string& name, const read_opt
   result<scene> inner = std::move(r.value());
   if (!inner) return stamp(inner.error(), name, fmt);
   if (inner->format.empty()) inner->format = std::string(fmt->id);
-  core::repair_utf8(inner.value());  // names from game files are bytes; JSON/glTF need UTF-8
+  scene_ops::repair_utf8(inner.value());  // names from game files are bytes; JSON/glTF need UTF-8
   auto v = inner->validate();
   if (!v) return stamp(v.error(), name, fmt);
   return inner;
@@ -154,7 +154,7 @@ result<nlohmann::json> dump_raw(byte_view data, const std::string& name,
   auto r = core::guarded(name, fmt->id, [&] { return fmt->dump_raw(ctx); });
   if (!r) return stamp(r.error(), name, fmt);
   if (!r.value()) return stamp(r.value().error(), name, fmt);
-  core::repair_utf8(r.value().value());
+  scene_ops::repair_utf8(r.value().value());
   return std::move(r.value().value());
 }
 
@@ -183,7 +183,7 @@ result<bytes> pack(const scene& s, const format& f, const pack_context& ctx) {
     auto baked = core::guarded(ctx.output_path, f.id, [&] {
       scene copy = s;
       diagnostics ignored;
-      (void)core::bake_segment_scale_compensate(copy, ctx.diags ? *ctx.diags : ignored);
+      (void)scene_ops::bake_segment_scale_compensate(copy, ctx.diags ? *ctx.diags : ignored);
       return copy;
     });
     if (!baked) return baked.error();

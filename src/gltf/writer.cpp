@@ -14,7 +14,8 @@
 #include <stb_image_write.h>
 
 #include "core/math.hpp"
-#include "core/ssc.hpp"
+#include "scene/pose.hpp"
+#include "scene/ssc.hpp"
 #include "rigrip/gltf.hpp"
 
 namespace rigrip::gltf {
@@ -257,13 +258,13 @@ scene prepare(const scene& in, const write_options& o, diagnostics& diags) {
         for (std::size_t f = 0; f <= frames; ++f) {
           float tm = static_cast<float>(static_cast<double>(f) / fps);
           r.times.push_back(tm);
-          auto v = core::sample(t, tm);
+          auto v = scene_ops::sample(t, tm);
           r.values.insert(r.values.end(), v.begin(), v.end());
         }
         if (r.times.back() < static_cast<float>(a.duration) - 1e-6f) {  // keep the last key
           float tm = static_cast<float>(a.duration);
           r.times.push_back(tm);
-          auto v = core::sample(t, tm);
+          auto v = scene_ops::sample(t, tm);
           r.values.insert(r.values.end(), v.begin(), v.end());
         }
         t = std::move(r);
@@ -332,11 +333,11 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
     int holder_idx = static_cast<int>(m.nodes.size());
     m.nodes.push_back(holder);
     m.nodes[0].children.push_back(holder_idx);
-    world[si] = core::world_matrices(sk);
+    world[si] = scene_ops::world_matrices(sk);
     // Segment scale compensation: a helper node between parent and bone carries the
     // bone's translation and the scale 1/s_parent, so plain T*R*S inheritance gives the
     // compensated world exactly (scene-model.md). Only where the parent's scale is not 1.
-    const std::vector<bool> comp = core::compensating_bones(s, si);
+    const std::vector<bool> comp = scene_ops::compensating_bones(s, si);
     helper_nodes[si].assign(sk.bones.size(), -1);
     for (std::size_t bi = 0; bi < sk.bones.size(); ++bi) {
       const auto& bn = sk.bones[bi];
@@ -352,7 +353,7 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
         tg::Node h;
         h.name = bn.name + "_ssc";
         h.translation = {bn.translation[0], bn.translation[1], bn.translation[2]};
-        const vec3 c = core::compensation(sk.bones[static_cast<std::size_t>(bn.parent)].scale);
+        const vec3 c = scene_ops::compensation(sk.bones[static_cast<std::size_t>(bn.parent)].scale);
         h.scale = {c[0], c[1], c[2]};
         h.extras = to_value(json{{"rigrip_ssc_helper", bn.name}});
         int hidx = static_cast<int>(m.nodes.size());
@@ -593,8 +594,8 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
       }
       std::vector<float> values;
       for (float tm : times) {
-        auto v = core::sample(*ps, tm);
-        vec3 c = core::compensation({v[0], v[1], v[2]});
+        auto v = scene_ops::sample(*ps, tm);
+        vec3 c = scene_ops::compensation({v[0], v[1], v[2]});
         values.insert(values.end(), c.begin(), c.end());
       }
       add_channel(ga, times, values, path::scale,

@@ -1,6 +1,6 @@
-#include "core/text.hpp"
+#include "scene/text.hpp"
 
-namespace rigrip::core {
+namespace rigrip::scene_ops {
 namespace {
 // Length of the valid UTF-8 sequence starting at s[i], or 0 when it is not one
 // (overlong forms, surrogates and code points past U+10FFFF are invalid).
@@ -111,4 +111,4 @@ void repair_utf8(scene& s) {
   }
 }
 
-}  // namespace rigrip::core
+}  // namespace rigrip::scene_ops

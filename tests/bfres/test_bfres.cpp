@@ -12,7 +12,8 @@
 #include "builder.hpp"
 #include "core/failure.hpp"
 #include "core/math.hpp"
-#include "core/ssc.hpp"
+#include "scene/pose.hpp"
+#include "scene/ssc.hpp"
 #include "formats/bfres/convert.hpp"
 #include "formats/bfres/fres.hpp"
 #include "formats/bfres/yaz0.hpp"
@@ -142,7 +143,7 @@ TEST(Curve, SeedLinearExample) {
   const track* t = find_track(l.s.animations[0], "Bone", path::translation);
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(t->interpolation, interpolation::linear);
-  auto at = [&](float frame) { return core::sample(*t, frame / 30.0f)[0]; };
+  auto at = [&](float frame) { return scene_ops::sample(*t, frame / 30.0f)[0]; };
   EXPECT_NEAR(at(0), 0, 1e-4);
   EXPECT_NEAR(at(10), 127, 1e-2);
   EXPECT_NEAR(at(19.99f), 254 * 19.99f / 20, 0.05);
@@ -183,7 +184,7 @@ TEST(Curve, CubicSegmentIsPolynomialOverNormalisedTime) {
     float expect = (float(k0) + float(k1) * tt + float(k2) * tt * tt + float(k3) * tt * tt * tt) * 0.5f + 1.0f;
     EXPECT_NEAR(rc.eval(frame), expect, 1e-4) << frame;
     // The glTF CUBICSPLINE track with derived tangents reproduces the polynomial exactly.
-    EXPECT_NEAR(core::sample(*t, frame / 30.0f)[1], expect, 1e-4) << frame;
+    EXPECT_NEAR(scene_ops::sample(*t, frame / 30.0f)[1], expect, 1e-4) << frame;
   }
 }
 
@@ -211,7 +212,7 @@ TEST(Curve, BakedAndFloatKeys) {
   const track* t = find_track(l.s.animations[0], "Bone", path::scale);
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(t->times.size(), 4u);
-  EXPECT_NEAR(core::sample(*t, 2 / 30.0f)[0], 4.0f, 1e-6);
+  EXPECT_NEAR(scene_ops::sample(*t, 2 / 30.0f)[0], 4.0f, 1e-6);
 }
 
 TEST(Reader, Pre34LayoutsParse) {
@@ -374,7 +375,7 @@ TEST(Samples, EulerBindPoseTimesInverseMatricesIsIdentity) {
   loaded l;
   l.s = bfres::to_scene(rig_only, ctx);
   const auto& sk = *f.models[0].skel;
-  auto world = core::world_matrices(l.s.skeletons[0]);
+  auto world = scene_ops::world_matrices(l.s.skeletons[0]);
   float worst = 0;
   for (std::size_t k = 0; k < sk.inverse_matrices.size(); ++k) {
     std::size_t bi = std::size_t(sk.mtx_to_bone[k]);  // matrices belong to mtxToBone[k]
@@ -467,7 +468,7 @@ sample_rig rig_of(const std::string& path, const scene& s) {
 }
 
 // Every animation, every bone, every frame: the scene's tracks (sampled) against the curves
-// evaluated independently, and the scene's world matrices (core::world_matrices, which
+// evaluated independently, and the scene's world matrices (scene_ops::world_matrices, which
 // honours segment scale compensation) against the game's Maya-mode world matrices.
 TEST(Samples, PosesAtEveryFrameMatchIndependentEvaluation) {
   for (const char* n : {"bfres/Animal_Bass_Animation.bfres", "bfres/Animal_Dog_Animation.bfres"}) {
@@ -485,8 +486,8 @@ TEST(Samples, PosesAtEveryFrameMatchIndependentEvaluation) {
       const std::size_t nb = sk.bones.size();
       for (std::int32_t fr = 0; fr <= fa.frame_count; ++fr) {
         auto game = game_pose_at(*rig.raw, fa, fr);
-        auto pose = core::sample_pose(sk, an, float(fr / 30.0));
-        auto gl = core::world_matrices(sk, pose);
+        auto pose = scene_ops::sample_pose(sk, an, float(fr / 30.0));
+        auto gl = scene_ops::world_matrices(sk, pose);
         for (std::size_t bi = 0; bi < nb; ++bi) {
           const auto& r = game.local[bi];
           const vec3& t = pose.translation[bi];
@@ -537,7 +538,7 @@ TEST(Samples, GltfWorldMatricesEqualTheGamesAtEveryFrame) {
       for (std::int32_t fr = 0; fr <= fa.frame_count; ++fr) {
         auto game = game_pose_at(*rig.raw, fa, fr);
         auto nodes = ev.worlds(int(ai), float(fr / 30.0));
-        auto scene_world = core::world_matrices(sk, core::sample_pose(sk, l.s.animations[ai], float(fr / 30.0)));
+        auto scene_world = scene_ops::world_matrices(sk, scene_ops::sample_pose(sk, l.s.animations[ai], float(fr / 30.0)));
         for (std::size_t bi = 0; bi < sk.bones.size(); ++bi) {
           const core::mat4* gm = test::find_world(nodes, sk.bones[bi].name);
           ASSERT_NE(gm, nullptr) << sk.bones[bi].name;
@@ -725,9 +726,9 @@ pose_diff compare_scenes(const scene& a, const scene& b, double fps) {
         float time = float(std::min(f / fps, aa.duration));
         auto local = [&](const animation& an, const rigrip::bone& bn, vec3& t, quat& q, vec3& s) {
           t = bn.translation; q = bn.rotation; s = bn.scale;
-          if (auto* x = find_track(an, bn.name, path::translation)) { auto v = core::sample(*x, time); t = {v[0], v[1], v[2]}; }
-          if (auto* x = find_track(an, bn.name, path::rotation)) { auto v = core::sample(*x, time); q = core::normalize({v[0], v[1], v[2], v[3]}); }
-          if (auto* x = find_track(an, bn.name, path::scale)) { auto v = core::sample(*x, time); s = {v[0], v[1], v[2]}; }
+          if (auto* x = find_track(an, bn.name, path::translation)) { auto v = scene_ops::sample(*x, time); t = {v[0], v[1], v[2]}; }
+          if (auto* x = find_track(an, bn.name, path::rotation)) { auto v = scene_ops::sample(*x, time); q = core::normalize({v[0], v[1], v[2], v[3]}); }
+          if (auto* x = find_track(an, bn.name, path::scale)) { auto v = scene_ops::sample(*x, time); s = {v[0], v[1], v[2]}; }
         };
         vec3 ta, sa, tb, sb;
         quat qa, qb;
@@ -843,7 +844,7 @@ TEST(Pack, DogLongClipsUseFixedPointFramesAndStayWithinTolerance) {
   for (const auto& a : src.s.animations) {
     scene one = src.s;
     one.animations = {a};
-    auto comp = core::compensating_bones(one, 0);
+    auto comp = scene_ops::compensating_bones(one, 0);
     if (std::find(comp.begin(), comp.end(), true) != comp.end() && keep.size() < 3) keep.push_back(a);
   }
   ASSERT_EQ(keep.size(), 3u);
@@ -887,9 +888,9 @@ std::vector<core::mat4> gltf_world(const scene& s, const animation& a, float tim
     const auto& b = sk.bones[i];
     vec3 t = b.translation, sc = b.scale;
     quat q = b.rotation;
-    if (auto* x = find_track(a, b.name, path::translation)) { auto v = core::sample(*x, time); t = {v[0], v[1], v[2]}; }
-    if (auto* x = find_track(a, b.name, path::rotation)) { auto v = core::sample(*x, time); q = {v[0], v[1], v[2], v[3]}; }
-    if (auto* x = find_track(a, b.name, path::scale)) { auto v = core::sample(*x, time); sc = {v[0], v[1], v[2]}; }
+    if (auto* x = find_track(a, b.name, path::translation)) { auto v = scene_ops::sample(*x, time); t = {v[0], v[1], v[2]}; }
+    if (auto* x = find_track(a, b.name, path::rotation)) { auto v = scene_ops::sample(*x, time); q = {v[0], v[1], v[2], v[3]}; }
+    if (auto* x = find_track(a, b.name, path::scale)) { auto v = scene_ops::sample(*x, time); sc = {v[0], v[1], v[2]}; }
     auto l = core::compose(t, q, sc);
     w[i] = b.parent < 0 ? l : core::multiply(w[std::size_t(b.parent)], l);
   }
@@ -927,7 +928,7 @@ std::vector<std::uint8_t> ssc_file(vec3 parent_scale_end) {
 }  // namespace
 
 // Worst element difference between the game's child world and (a) the scene's world
-// (core::world_matrices) and (b) the written glb evaluated independently, every frame.
+// (scene_ops::world_matrices) and (b) the written glb evaluated independently, every frame.
 void expect_ssc_exact(vec3 parent_scale_end) {
   auto l = read_bytes_as(ssc_file(parent_scale_end), "ssc.bfres");
   for (const auto& w : l.diags.warnings) EXPECT_NE(w.code, code::w_lossy) << w.message;
@@ -943,7 +944,7 @@ void expect_ssc_exact(vec3 parent_scale_end) {
   for (int f = 0; f <= 10; ++f) {
     vec3 ps{1 + f * (parent_scale_end[0] - 1) / 10, 1 + f * (parent_scale_end[1] - 1) / 10, 1 + f * (parent_scale_end[2] - 1) / 10};
     auto game = game_child_world(ps, 0.5f, {1, 0, 0}, {1, 1, 1});
-    auto sw = core::world_matrices(sk, core::sample_pose(sk, a, f / 30.0f));
+    auto sw = scene_ops::world_matrices(sk, scene_ops::sample_pose(sk, a, f / 30.0f));
     auto nodes = ev.worlds(0, f / 30.0f);
     const core::mat4* gw = test::find_world(nodes, "Child");
     ASSERT_NE(gw, nullptr);
@@ -974,8 +975,8 @@ TEST(Ssc, HelperNodeFoldsBackOnGlbRead) {
   EXPECT_TRUE(c.segment_scale_compensate);
   EXPECT_NEAR(c.translation[0], 1.0f, 1e-6);
   for (int f = 0; f <= 10; ++f) {
-    auto w1 = core::world_matrices(l.s.skeletons[0], core::sample_pose(l.s.skeletons[0], l.s.animations[0], f / 30.0f));
-    auto w2 = core::world_matrices(back.skeletons[0], core::sample_pose(back.skeletons[0], back.animations[0], f / 30.0f));
+    auto w1 = scene_ops::world_matrices(l.s.skeletons[0], scene_ops::sample_pose(l.s.skeletons[0], l.s.animations[0], f / 30.0f));
+    auto w2 = scene_ops::world_matrices(back.skeletons[0], scene_ops::sample_pose(back.skeletons[0], back.animations[0], f / 30.0f));
     for (std::size_t k = 0; k < 16; ++k) EXPECT_NEAR(w1[2][k], w2[2][k], 1e-5);
   }
 }
@@ -1058,7 +1059,7 @@ TEST(ScaleModes, NoneAndSoftimageAreExactInSceneAndGlb) {
     float worst_scene = 0, worst_glb = 0;
     for (int fr = 0; fr <= 10; ++fr) {
       auto game = scale_mode_game(mode, fr);
-      auto sw = core::world_matrices(sk, core::sample_pose(sk, l.s.animations[0], fr / 30.0f));
+      auto sw = scene_ops::world_matrices(sk, scene_ops::sample_pose(sk, l.s.animations[0], fr / 30.0f));
       auto nodes = ev.worlds(0, fr / 30.0f);
       for (std::size_t i = 0; i < 4; ++i) {
         const core::mat4* gw = test::find_world(nodes, k_mode_names[i]);
@@ -1074,7 +1075,7 @@ TEST(ScaleModes, NoneAndSoftimageAreExactInSceneAndGlb) {
     // Standard inheritance would be visibly different: the test can fail.
     auto plain = sk;
     for (auto& b : plain.bones) b.segment_scale_compensate = false;
-    auto pw = core::world_matrices(plain, core::sample_pose(plain, l.s.animations[0], 10 / 30.0f));
+    auto pw = scene_ops::world_matrices(plain, scene_ops::sample_pose(plain, l.s.animations[0], 10 / 30.0f));
     float differs = 0;
     for (std::size_t k = 0; k < 16; ++k) differs = std::max(differs, std::fabs(pw[3][k] - scale_mode_game(mode, 10)[3][k]));
     EXPECT_GT(differs, 0.05f) << "mode " << mode;
@@ -1097,7 +1098,7 @@ TEST(ScaleModes, PackIntoNoneAndSoftimageTemplatesKeepsTheWorlds) {
     float worst = 0;
     for (int fr = 0; fr <= 10; ++fr) {
       auto game = scale_mode_game(mode == 2 ? 1 : mode, fr);  // mode 2 file has no SSC bits: standard
-      auto w = core::world_matrices(sk, core::sample_pose(sk, back.s.animations[0], fr / 30.0f));
+      auto w = scene_ops::world_matrices(sk, scene_ops::sample_pose(sk, back.s.animations[0], fr / 30.0f));
       for (std::size_t i = 0; i < 4; ++i)
         for (std::size_t k = 0; k < 16; ++k) worst = std::max(worst, std::fabs(w[i][k] - game[i][k]));
     }
@@ -1121,7 +1122,7 @@ TEST(Curve, QuaternionModeRotationIsNormalisedComponentwise) {
   const track* t = find_track(l.s.animations[0], "Bone", path::rotation);
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(t->times.size(), 11u);
-  auto q = core::sample(*t, 5 / 30.0f);  // component-wise halfway (0,0,h/2,(1+h)/2), normalised
+  auto q = scene_ops::sample(*t, 5 / 30.0f);  // component-wise halfway (0,0,h/2,(1+h)/2), normalised
   float z = h / 2, w = (1 + h) / 2, n = std::sqrt(z * z + w * w);
   EXPECT_NEAR(q[2], z / n, 1e-5);
   EXPECT_NEAR(q[3], w / n, 1e-5);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "core/math.hpp"
+#include "scene/pose.hpp"
 #include "rigrip/gltf.hpp"
 #include "rigrip/registry.hpp"
 #include "test_support.hpp"
@@ -63,7 +64,7 @@ TEST(Gltf, SceneJsonToGlbToSceneIsEqualWithinTolerance) {
     ASSERT_EQ(a.tracks[t].values.size(), c.tracks[t].values.size());
     // Compare sampled poses (signs of quaternions may be flipped for continuity).
     for (float tm = 0; tm <= 1.0f; tm += 0.05f) {
-      auto va = core::sample(a.tracks[t], tm), vc = core::sample(c.tracks[t], tm);
+      auto va = scene_ops::sample(a.tracks[t], tm), vc = scene_ops::sample(c.tracks[t], tm);
       if (a.tracks[t].path == path::rotation) {
         float dp = std::fabs(core::dot({va[0], va[1], va[2], va[3]}, {vc[0], vc[1], vc[2], vc[3]}));
         EXPECT_NEAR(dp, 1.0f, 1e-5);

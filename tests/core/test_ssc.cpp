@@ -10,7 +10,8 @@
 #include <glm/gtc/type_ptr.hpp>
 
 #include "core/math.hpp"
-#include "core/ssc.hpp"
+#include "scene/pose.hpp"
+#include "scene/ssc.hpp"
 #include "rigrip/registry.hpp"
 
 using namespace rigrip;
@@ -80,8 +81,8 @@ double world_error(const scene& before, const scene& after, std::size_t anim_ind
   const auto& k0 = before.skeletons[0];
   const auto& k1 = after.skeletons[0];
   for (float t : times) {
-    auto w0 = core::world_matrices(k0, core::sample_pose(k0, before.animations[anim_index], t));
-    auto w1 = core::world_matrices(k1, core::sample_pose(k1, after.animations[anim_index], t));
+    auto w0 = scene_ops::world_matrices(k0, scene_ops::sample_pose(k0, before.animations[anim_index], t));
+    auto w1 = scene_ops::world_matrices(k1, scene_ops::sample_pose(k1, after.animations[anim_index], t));
     for (std::size_t b = 0; b < w0.size(); ++b)
       if (only_bone == ~std::size_t{0} || b == only_bone) e = std::max(e, diff(w0[b], w1[b]));
   }
@@ -89,8 +90,8 @@ double world_error(const scene& before, const scene& after, std::size_t anim_ind
 }
 
 double rest_error(const scene& before, const scene& after) {
-  auto w0 = core::world_matrices(before.skeletons[0]);
-  auto w1 = core::world_matrices(after.skeletons[0]);
+  auto w0 = scene_ops::world_matrices(before.skeletons[0]);
+  auto w1 = scene_ops::world_matrices(after.skeletons[0]);
   double e = 0;
   for (std::size_t b = 0; b < w0.size(); ++b) e = std::max(e, diff(w0[b], w1[b]));
   return e;
@@ -131,7 +132,7 @@ const track* find_track(const animation& a, std::string_view bone, path p) {
 TEST(SegmentScaleCompensate, WorldMatrixMatchesMayaForm) {
   scene s = chain({2, 3, 0.5f});
   const auto& b = s.skeletons[0].bones;
-  auto w = core::world_matrices(s.skeletons[0]);
+  auto w = scene_ops::world_matrices(s.skeletons[0]);
   auto trs = [](const bone& x) {
     glm::quat q(x.rotation[3], x.rotation[0], x.rotation[1], x.rotation[2]);
     return glm::translate(glm::mat4(1), glm::vec3(x.translation[0], x.translation[1], x.translation[2])) *
@@ -173,7 +174,7 @@ TEST(SegmentScaleCompensate, UniformAnimatedParentScaleIsExact) {
 
   scene baked = s;
   diagnostics d;
-  const float err = core::bake_segment_scale_compensate(baked, d);
+  const float err = scene_ops::bake_segment_scale_compensate(baked, d);
   EXPECT_TRUE(no_flags(baked));
   EXPECT_TRUE(baked.validate().ok()) << baked.validate().error().message;
   EXPECT_LT(err, 1e-5f);
@@ -202,7 +203,7 @@ TEST(SegmentScaleCompensate, ConstantUniformParentScaleKeepsCubicChildScale) {
   s.animations.push_back(a);
   scene baked = s;
   diagnostics d;
-  EXPECT_LT(core::bake_segment_scale_compensate(baked, d), 1e-5f);
+  EXPECT_LT(scene_ops::bake_segment_scale_compensate(baked, d), 1e-5f);
   const track* t = find_track(baked.animations[0], "child", path::scale);
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(t->interpolation, interpolation::cubic_spline);
@@ -224,7 +225,7 @@ TEST(SegmentScaleCompensate, NonUniformParentScaleIsSolvedPerFrame) {
   s.animations.push_back(a);
   scene baked = s;
   diagnostics d;
-  const float err = core::bake_segment_scale_compensate(baked, d);
+  const float err = scene_ops::bake_segment_scale_compensate(baked, d);
   EXPECT_TRUE(no_flags(baked));
   EXPECT_TRUE(baked.validate().ok()) << baked.validate().error().message;
   ASSERT_EQ(lossy_count(d), 1u);
@@ -237,8 +238,8 @@ TEST(SegmentScaleCompensate, NonUniformParentScaleIsSolvedPerFrame) {
   const auto& k0 = s.skeletons[0];
   const auto& k1 = baked.skeletons[0];
   for (float t : frames(a)) {
-    auto w0 = core::world_matrices(k0, core::sample_pose(k0, s.animations[0], t));
-    auto w1 = core::world_matrices(k1, core::sample_pose(k1, baked.animations[0], t));
+    auto w0 = scene_ops::world_matrices(k0, scene_ops::sample_pose(k0, s.animations[0], t));
+    auto w1 = scene_ops::world_matrices(k1, scene_ops::sample_pose(k1, baked.animations[0], t));
     for (std::size_t i = 12; i < 15; ++i) EXPECT_NEAR(w0[3][i], w1[3][i], 1e-4) << "t=" << t;
   }
   // The unaffected root keeps its cubic track.
@@ -256,7 +257,7 @@ TEST(SegmentScaleCompensate, RestPoseOnly) {
   scene s = chain({2, 2, 2});
   scene baked = s;
   diagnostics d;
-  EXPECT_LT(core::bake_segment_scale_compensate(baked, d), 1e-5f);
+  EXPECT_LT(scene_ops::bake_segment_scale_compensate(baked, d), 1e-5f);
   EXPECT_TRUE(d.warnings.empty());
   EXPECT_TRUE(no_flags(baked));
   EXPECT_LT(rest_error(s, baked), 1e-5);
@@ -270,15 +271,15 @@ TEST(SegmentScaleCompensate, NonUniformRestPoseWarns) {
   scene s = chain({1, 2, 1});
   scene baked = s;
   diagnostics d;
-  const float err = core::bake_segment_scale_compensate(baked, d);
+  const float err = scene_ops::bake_segment_scale_compensate(baked, d);
   EXPECT_GT(err, 1e-4f);
   EXPECT_NEAR(err, rest_error(s, baked), 1e-4);
   ASSERT_EQ(lossy_count(d), 1u);
   EXPECT_NE(d.warnings[0].message.find("rest pose"), std::string::npos);
   EXPECT_TRUE(baked.validate().ok());
   // The grandchild's position still matches.
-  auto w0 = core::world_matrices(s.skeletons[0]);
-  auto w1 = core::world_matrices(baked.skeletons[0]);
+  auto w0 = scene_ops::world_matrices(s.skeletons[0]);
+  auto w1 = scene_ops::world_matrices(baked.skeletons[0]);
   for (std::size_t i = 12; i < 15; ++i) EXPECT_NEAR(w0[3][i], w1[3][i], 1e-5);
 }
 
@@ -292,7 +293,7 @@ TEST(SegmentScaleCompensate, RestChangeIsPinnedInAnimations) {
   s.animations.push_back(a);
   scene baked = s;
   diagnostics d;
-  (void)core::bake_segment_scale_compensate(baked, d);
+  (void)scene_ops::bake_segment_scale_compensate(baked, d);
   EXPECT_TRUE(baked.validate().ok()) << baked.validate().error().message;
   EXPECT_LT(world_error(s, baked, 0, frames(a)), 1e-5);
 }
@@ -307,14 +308,14 @@ TEST(SegmentScaleCompensate, ZeroParentScaleStaysFinite) {
   s.animations.push_back(a);
   scene baked = s;
   diagnostics d;
-  const float err = core::bake_segment_scale_compensate(baked, d);
+  const float err = scene_ops::bake_segment_scale_compensate(baked, d);
   EXPECT_TRUE(std::isfinite(err));
   EXPECT_TRUE(no_flags(baked));
   EXPECT_TRUE(all_finite(baked));
   EXPECT_TRUE(baked.validate().ok()) << baked.validate().error().message;
   for (float t : frames(a)) {
-    auto w = core::world_matrices(baked.skeletons[0],
-                                  core::sample_pose(baked.skeletons[0], baked.animations[0], t));
+    auto w = scene_ops::world_matrices(baked.skeletons[0],
+                                  scene_ops::sample_pose(baked.skeletons[0], baked.animations[0], t));
     for (const auto& m : w)
       for (float v : m) ASSERT_TRUE(std::isfinite(v));
   }
@@ -324,7 +325,7 @@ TEST(SegmentScaleCompensate, NoEffectOnlyClearsTheFlag) {
   scene s = chain({1, 1, 1});
   scene baked = s;
   diagnostics d;
-  EXPECT_EQ(core::bake_segment_scale_compensate(baked, d), 0.0f);
+  EXPECT_EQ(scene_ops::bake_segment_scale_compensate(baked, d), 0.0f);
   EXPECT_TRUE(no_flags(baked));
   EXPECT_EQ(baked.skeletons[0].bones[2].scale, s.skeletons[0].bones[2].scale);
 }
@@ -356,7 +357,7 @@ TEST(SegmentScaleCompensate, PackBakesForWritersThatCannotStoreIt) {
 
   scene baked = s;
   diagnostics ignored;
-  (void)core::bake_segment_scale_compensate(baked, ignored);
+  (void)scene_ops::bake_segment_scale_compensate(baked, ignored);
   pack_context quiet;
   quiet.output_path = "ssc.skl";
   auto direct = rigrip::pack(baked, *f, quiet);
@@ -378,8 +379,8 @@ namespace {
 float worst_world_difference(const scene& a, const scene& b, int anim_index, float time, const std::string& bone) {
   const auto& sa = a.skeletons[0];
   const auto& sb = b.skeletons[0];
-  auto wa = core::world_matrices(sa, core::sample_pose(sa, a.animations[std::size_t(anim_index)], time));
-  auto wb = core::world_matrices(sb, core::sample_pose(sb, b.animations[std::size_t(anim_index)], time));
+  auto wa = scene_ops::world_matrices(sa, scene_ops::sample_pose(sa, a.animations[std::size_t(anim_index)], time));
+  auto wb = scene_ops::world_matrices(sb, scene_ops::sample_pose(sb, b.animations[std::size_t(anim_index)], time));
   const auto ia = std::size_t(sa.find(bone)), ib = std::size_t(sb.find(bone));
   float e = 0;
   for (std::size_t k = 0; k < 16; ++k) e = std::max(e, std::fabs(wa[ia][k] - wb[ib][k]));
@@ -419,7 +420,7 @@ TEST(SegmentScaleCompensate, GlbHelperNodeReproducesCompensatedWorlds) {
     float worst = 0;
     for (int f = 0; f <= 30; ++f) {
       const float time = f / 30.0f;
-      auto want = core::world_matrices(s.skeletons[0], core::sample_pose(s.skeletons[0], s.animations[0], time));
+      auto want = scene_ops::world_matrices(s.skeletons[0], scene_ops::sample_pose(s.skeletons[0], s.animations[0], time));
       for (const auto& [name, m] : ev.worlds(0, time)) {
         int bi = s.skeletons[0].find(name);
         if (bi < 0) continue;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "core/math.hpp"
+#include "scene/pose.hpp"
 #include "ff7_test_util.hpp"
 #include "formats/ff7/scene_build.hpp"
 #include "synthetic.hpp"
@@ -102,7 +103,7 @@ TEST(Battle, RootTripleAndBonesMatchTheGamesEvaluation) {
                                                         core::compose({0, 0, bones[static_cast<std::size_t>(bones[i].parent)].length}, {0, 0, 0, 1}, {1, 1, 1}));
     B[i] = core::multiply(J, core::compose({0, 0, 0}, raw_rotation(f.rotations[i + 1]), {1, 1, 1}));
   }
-  auto w = core::world_matrices(s->skeletons[0]);
+  auto w = scene_ops::world_matrices(s->skeletons[0]);
   for (std::size_t i = 0; i < bones.size(); ++i)
     for (int k = 0; k < 16; ++k) EXPECT_NEAR(w[i + 1][static_cast<std::size_t>(k)], B[i][static_cast<std::size_t>(k)], 1e-3f) << "bone " << i;
   // Y down: the head (end of bone 2) is above the hips, the feet below, after the root turn.

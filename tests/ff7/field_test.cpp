@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/math.hpp"
+#include "scene/pose.hpp"
 #include "formats/ff7/ff7.hpp"
 #include "formats/ff7/scene_build.hpp"
 #include "rigrip/registry.hpp"
@@ -102,7 +103,7 @@ TEST(Field, CloudStandsUprightInGltfSpace) {
   auto s = read_ok(path);
   ASSERT_EQ(s.skeletons.size(), 1u);
   const auto& sk = s.skeletons[0];
-  auto w = core::world_matrices(sk);
+  auto w = scene_ops::world_matrices(sk);
   auto head = world_pos(w, sk.find("head")), hip = world_pos(w, sk.find("hip"));
   auto lfoot = world_pos(w, sk.find("l_foot")), rfoot = world_pos(w, sk.find("r_foot"));
   auto lhand = world_pos(w, sk.find("l_hand")), rhand = world_pos(w, sk.find("r_hand"));

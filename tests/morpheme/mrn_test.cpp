@@ -8,8 +8,10 @@
 
 #include "core/failure.hpp"
 #include "core/math.hpp"
+#include "scene/pose.hpp"
 #include "example_scene.hpp"
-#include "formats/morpheme/convert.hpp"
+#include "formats/morpheme/decode.hpp"
+#include "formats/morpheme/encode.hpp"
 #include "formats/morpheme/mrn.hpp"
 #include "rigrip/gltf.hpp"
 #include "test_builder.hpp"
@@ -342,14 +344,14 @@ TEST(MrnRoundTrip, PackThenReadWithinQuantisation) {
         auto* wt = find_track(a, bone.name, path::translation);
         auto* gt = find_track(*b, bone.name, path::translation);
         ASSERT_TRUE(gt) << a.name << " " << bone.name;
-        auto want = wt ? core::sample(*wt, t) : std::vector<float>(bone.translation.begin(), bone.translation.end());
-        auto got = core::sample(*gt, t);
+        auto want = wt ? scene_ops::sample(*wt, t) : std::vector<float>(bone.translation.begin(), bone.translation.end());
+        auto got = scene_ops::sample(*gt, t);
         for (int c = 0; c < 3; ++c) EXPECT_NEAR(got[c], want[c], 2e-3f) << a.name << " " << bone.name << " t=" << t;
         auto* wr = find_track(a, bone.name, path::rotation);
         auto* gr = find_track(*b, bone.name, path::rotation);
         ASSERT_TRUE(gr);
-        auto wq = wr ? core::sample(*wr, t) : std::vector<float>(bone.rotation.begin(), bone.rotation.end());
-        auto gq = core::sample(*gr, t);
+        auto wq = wr ? scene_ops::sample(*wr, t) : std::vector<float>(bone.rotation.begin(), bone.rotation.end());
+        auto gq = scene_ops::sample(*gr, t);
         float dot = std::fabs(wq[0] * gq[0] + wq[1] * gq[1] + wq[2] * gq[2] + wq[3] * gq[3]);
         EXPECT_GT(dot, 1 - 1e-5f) << a.name << " " << bone.name << " t=" << t;
       }
@@ -379,7 +381,7 @@ TEST(MrnRoundTrip, ThroughGlb) {
   auto* t1 = find_track(*w, "trajectory", path::translation);
   ASSERT_TRUE(t0 && t1);
   for (float t : {0.0f, 1.0f, 2.0f})
-    for (int c = 0; c < 3; ++c) EXPECT_NEAR(core::sample(*t0, t)[c], core::sample(*t1, t)[c], 3e-3f);
+    for (int c = 0; c < 3; ++c) EXPECT_NEAR(scene_ops::sample(*t0, t)[c], scene_ops::sample(*t1, t)[c], 3e-3f);
 }
 
 TEST(MrnSkeleton, HierarchyAndChainDisagreementWarns) {

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "core/math.hpp"
+#include "scene/pose.hpp"
 #include "formats/sf3/decode.hpp"
 #include "formats/sf3/raw.hpp"
 #include "rigrip/gltf.hpp"
@@ -257,7 +258,7 @@ std::vector<core::mat4> pose(const skeleton& sk, const animation* a, float t, bo
   if (a)
     for (const auto& tk : a->tracks) {
       int b = sk.find(tk.bone);
-      auto v = core::sample(tk, t);
+      auto v = scene_ops::sample(tk, t);
       if (tk.path == path::translation) tr[static_cast<std::size_t>(b)] = {v[0], v[1], v[2]};
       if (tk.path == path::rotation)
         ro[static_cast<std::size_t>(b)] = conjugate ? quat{-v[0], -v[1], -v[2], v[3]} : quat{v[0], v[1], v[2], v[3]};

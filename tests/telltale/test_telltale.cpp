@@ -11,9 +11,13 @@
 #include "core/byte_reader.hpp"
 #include "core/failure.hpp"
 #include "core/math.hpp"
+#include "scene/pose.hpp"
 #include "formats/telltale/anm.hpp"
-#include "formats/telltale/convert.hpp"
 #include "formats/telltale/cspk2.hpp"
+#include "formats/telltale/decode.hpp"
+#include "formats/telltale/encode.hpp"
+#include "formats/telltale/register.hpp"
+#include "formats/telltale/skl.hpp"
 #include "formats/telltale/symbols.hpp"
 #include "rigrip/gltf.hpp"
 #include "test_support.hpp"
@@ -646,8 +650,8 @@ TEST(Samples, RootTrackMatchesBone0SampledLinearly) {
     stepped.interpolation = interpolation::step;
     for (const auto& smp : root->samples) {
       auto tr = decode_transform(smp.value);
-      auto q = core::sample(*rot, smp.time());
-      auto qs = core::sample(stepped, smp.time());
+      auto q = scene_ops::sample(*rot, smp.time());
+      auto qs = scene_ops::sample(stepped, smp.time());
       double dt = std::fabs(q[0] * tr.rot[0] + q[1] * tr.rot[1] + q[2] * tr.rot[2] + q[3] * tr.rot[3]);
       double ds = std::fabs(qs[0] * tr.rot[0] + qs[1] * tr.rot[1] + qs[2] * tr.rot[2] + qs[3] * tr.rot[3]);
       worst = std::min(worst, dt);

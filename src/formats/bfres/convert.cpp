@@ -12,6 +12,7 @@
 
 #include "core/failure.hpp"
 #include "core/math.hpp"
+#include "scene/pose.hpp"
 #include "formats/bfres/yaz0.hpp"
 
 namespace rigrip::bfres {
@@ -212,7 +213,7 @@ void express_scale_mode(scene& s, int mode) {
     if (mode == 3) {
       sk.bones[i].scale = acc[i];
     } else {
-      const vec3 c = core::compensation(rsk.bones[static_cast<std::size_t>(p)].scale);
+      const vec3 c = scene_ops::compensation(rsk.bones[static_cast<std::size_t>(p)].scale);
       for (std::size_t k = 0; k < 3; ++k) sk.bones[i].translation[k] = rsk.bones[i].translation[k] * c[k];
     }
   }
@@ -242,7 +243,7 @@ void express_scale_mode(scene& s, int mode) {
         if (t.path != path::translation || bi < 0 || retrack[static_cast<std::size_t>(bi)]) continue;
         const int p = parent_of(static_cast<std::size_t>(bi));
         if (p < 0) continue;
-        const vec3 c = core::compensation(rsk.bones[static_cast<std::size_t>(p)].scale);
+        const vec3 c = scene_ops::compensation(rsk.bones[static_cast<std::size_t>(p)].scale);
         for (std::size_t k = 0; k < t.values.size(); ++k) t.values[k] *= c[k % 3];
       }
     if (!any) continue;
@@ -256,7 +257,7 @@ void express_scale_mode(scene& s, int mode) {
     }
     auto at = [](const track* t, const vec3& rest, float time) {
       if (!t) return rest;
-      auto v = core::sample(*t, time);
+      auto v = scene_ops::sample(*t, time);
       return vec3{v[0], v[1], v[2]};
     };
     std::vector<vec3> scl(nb), acc_f(nb);
@@ -271,7 +272,7 @@ void express_scale_mode(scene& s, int mode) {
         vec3 v = acc_f[i];
         if (mode == 0) {
           const vec3 t = at(raw_t[i], rsk.bones[i].translation, time);
-          const vec3 c = core::compensation(scl[pu]);
+          const vec3 c = scene_ops::compensation(scl[pu]);
           v = {t[0] * c[0], t[1] * c[1], t[2] * c[2]};
         }
         made[i].times.push_back(time);

@@ -11,7 +11,8 @@
 
 #include "core/failure.hpp"
 #include "core/math.hpp"
-#include "core/ssc.hpp"
+#include "scene/pose.hpp"
+#include "scene/ssc.hpp"
 #include "formats/bfres/convert.hpp"
 #include "formats/bfres/yaz0.hpp"
 
@@ -234,7 +235,7 @@ std::vector<patricia_node> build_patricia(const std::vector<std::string>& names)
 static vec3 scale_at(const rigrip::skeleton& sk, const animation& a, std::size_t bone, float time) {
   for (const auto& t : a.tracks)
     if (t.path == path::scale && t.bone == sk.bones[bone].name) {
-      auto x = core::sample(t, time);
+      auto x = scene_ops::sample(t, time);
       return {x[0], x[1], x[2]};
     }
   return sk.bones[bone].scale;
@@ -276,13 +277,13 @@ std::vector<std::uint8_t> pack_file(const scene& input, const pack_context& ctx)
   bool use_baked = false;
   if (scale_mode == 1)
     for (std::size_t si = 0; si < input.skeletons.size() && !use_baked; ++si) {
-      auto comp = core::compensating_bones(input, si);
+      auto comp = scene_ops::compensating_bones(input, si);
       use_baked = std::find(comp.begin(), comp.end(), true) != comp.end();
     }
   if (use_baked) {
     baked = input;
     diagnostics local;
-    (void)core::bake_segment_scale_compensate(baked, ctx.diags ? *ctx.diags : local);
+    (void)scene_ops::bake_segment_scale_compensate(baked, ctx.diags ? *ctx.diags : local);
   }
   const scene& s = use_baked ? baked : input;
 
@@ -343,12 +344,12 @@ std::vector<std::uint8_t> pack_file(const scene& input, const pack_context& ctx)
         const float time = static_cast<float>(std::min(static_cast<double>(f) / fps, a.duration));
         vec3 t = b.translation, sc = b.scale;
         quat q = b.rotation;
-        if (tt) { auto x = core::sample(*tt, time); t = {x[0], x[1], x[2]}; }
-        if (tr) { auto x = core::sample(*tr, time); q = core::normalize({x[0], x[1], x[2], x[3]}); }
-        if (ts) { auto x = core::sample(*ts, time); sc = {x[0], x[1], x[2]}; }
+        if (tt) { auto x = scene_ops::sample(*tt, time); t = {x[0], x[1], x[2]}; }
+        if (tr) { auto x = scene_ops::sample(*tr, time); q = core::normalize({x[0], x[1], x[2], x[3]}); }
+        if (ts) { auto x = scene_ops::sample(*ts, time); sc = {x[0], x[1], x[2]}; }
         if (ssc_mode && b.parent >= 0 && b.segment_scale_compensate) {
           const vec3 ps = scale_at(sk, a, static_cast<std::size_t>(b.parent), time);
-          const vec3 c = core::compensation(ps);
+          const vec3 c = scene_ops::compensation(ps);
           for (std::size_t k = 0; k < 3; ++k) {
             if (scale_mode == 3) sc[k] *= c[k];  // accumulated -> local
             else t[k] *= ps[k];                  // compensated -> stored
@@ -388,7 +389,7 @@ std::vector<std::uint8_t> pack_file(const scene& input, const pack_context& ctx)
       for (auto& bb : one.skeletons[0].bones) bb.segment_scale_compensate = bb.parent >= 0 && !bb.segment_scale_compensate;
       one.animations = {a};
       one.animations[0].skeleton = 0;
-      auto plain_under_scale = core::compensating_bones(one, 0);
+      auto plain_under_scale = scene_ops::compensating_bones(one, 0);
       auto it = std::find(plain_under_scale.begin(), plain_under_scale.end(), true);
       if (it != plain_under_scale.end())
         ctx.warn(code::w_lossy, "animation '" + a.name + "': the template's scale mode (" +

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "core/math.hpp"
+#include "scene/pose.hpp"
 #include "formats/ff7/scene_build.hpp"
 
 namespace rigrip::ff7 {
@@ -41,14 +42,14 @@ struct sampler {
   }
   vec3 translation(const bone& b, float t) const {
     if (auto* tr = find(b.name, path::translation)) {
-      auto v = core::sample(*tr, t);
+      auto v = scene_ops::sample(*tr, t);
       return {v[0], v[1], v[2]};
     }
     return b.translation;
   }
   quat rotation(const bone& b, float t) const {
     if (auto* tr = find(b.name, path::rotation)) {
-      auto v = core::sample(*tr, t);
+      auto v = scene_ops::sample(*tr, t);
       return core::normalize({v[0], v[1], v[2], v[3]});
     }
     return b.rotation;

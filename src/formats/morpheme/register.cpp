@@ -4,7 +4,8 @@
 #include <cstring>
 
 #include "core/failure.hpp"
-#include "formats/morpheme/convert.hpp"
+#include "formats/morpheme/decode.hpp"
+#include "formats/morpheme/encode.hpp"
 #include "rigrip/registry.hpp"
 
 namespace rigrip::morpheme {

@@ -7,6 +7,7 @@
 
 #include "core/failure.hpp"
 #include "core/math.hpp"
+#include "scene/pose.hpp"
 #include "formats/sf3/decode.hpp"
 #include "formats/sf3/encode.hpp"
 #include "formats/sf3/raw.hpp"
@@ -84,7 +85,7 @@ json keys_json(const key_table& t) {
 void line_up(scene& s) {
   std::vector<std::array<float, 2>> span(s.skeletons.size(), {1e30f, -1e30f});
   std::vector<std::vector<core::mat4>> world;
-  for (const auto& sk : s.skeletons) world.push_back(core::world_matrices(sk));
+  for (const auto& sk : s.skeletons) world.push_back(scene_ops::world_matrices(sk));
   for (const auto& m : s.meshes) {
     if (m.skeleton < 0) continue;
     const auto& w = world[static_cast<std::size_t>(m.skeleton)][static_cast<std::size_t>(m.bone)];

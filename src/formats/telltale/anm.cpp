@@ -1,10 +1,11 @@
-// Raw .anm / .skl bodies. Layout: see README.md (and the notes §2.4/§2.5).
+// Raw .anm body and its dump JSON. Layout: see README.md (and the notes §2.5).
 #include "formats/telltale/anm.hpp"
 
 #include <bit>
 #include <cstring>
 
 #include "core/byte_reader.hpp"
+#include "formats/telltale/cspk2.hpp"
 #include "formats/telltale/symbols.hpp"
 
 namespace rigrip::telltale {
@@ -74,13 +75,6 @@ std::vector<std::uint8_t> read_t(byte_reader& r, value_kind k) {
   }
   auto s = r.bytes(n);
   return {s.begin(), s.end()};
-}
-
-void expect_block(byte_reader& r, std::uint32_t want, const char* what) {
-  std::uint64_t at = r.abs();
-  std::uint32_t b = r.u32();
-  if (b != want)
-    fail(code::bad_value, std::string(what) + " block size " + std::to_string(b) + ", expected " + std::to_string(want), at);
 }
 
 anm_value read_value(byte_reader& r, value_kind k) {
@@ -155,31 +149,10 @@ void write_value(byte_writer& w, const anm_value& v) {
 
 }  // namespace
 
-transform decode_transform(std::span<const std::uint8_t> v) {
-  byte_reader r(v);
-  transform t;
-  r.skip(4);
-  for (float& f : t.rot) f = r.f32();
-  for (float& f : t.trans) f = r.f32();
-  return t;
-}
-
-std::vector<std::uint8_t> encode_transform(const transform& t) {
-  byte_writer w;
-  w.u32(32);
-  for (float f : t.rot) w.f32(f);
-  for (float f : t.trans) w.f32(f);
-  return w.take();
-}
-
 animation_file parse_animation(std::span<const std::uint8_t> file) {
   animation_file a;
-  a.ms = parse_metastream(file);
-  if (!a.ms.has_class(sym_animation))
-    fail(code::bad_value, "the MetaStream class table has no 'Animation' class (" +
-                              std::string(a.ms.has_class(crc64("D3DMesh")) ? "this is a D3DMesh: meshes are not supported yet"
-                                          : a.ms.has_class(sym_skeleton) ? "this is a Skeleton: use --format telltale-skl"
-                                                                          : "not an animation") + ")", 20);
+  a.ms = parse_metastream_of(file, sym_animation, "Animation", sym_skeleton, "this is a Skeleton: use --format telltale-skl",
+                             "not an animation");
   byte_reader r(a.ms.default_section, core::endian::little, a.ms.default_offset);
   std::uint64_t ver_at = r.abs();
   a.version = r.i32();
@@ -291,121 +264,6 @@ std::vector<std::uint8_t> write_animation(const animation_file& a) {
   return write_metastream(m);
 }
 
-// ------------------------------------------------------------------ skeleton
-
-namespace {
-void f3(byte_reader& r, float (&v)[3]) {
-  for (float& f : v) f = r.f32();
-}
-void w3(byte_writer& w, const float (&v)[3]) {
-  for (float f : v) w.f32(f);
-}
-}  // namespace
-
-skeleton_file parse_skeleton(std::span<const std::uint8_t> file) {
-  skeleton_file s;
-  s.ms = parse_metastream(file);
-  if (!s.ms.has_class(sym_skeleton))
-    fail(code::bad_value, "the MetaStream class table has no 'Skeleton' class (" +
-                              std::string(s.ms.has_class(crc64("D3DMesh")) ? "this is a D3DMesh: meshes are not supported yet"
-                                          : s.ms.has_class(sym_animation) ? "this is an Animation: use --format telltale-anm"
-                                                                           : "not a skeleton") + ")", 20);
-  byte_reader r(s.ms.default_section, core::endian::little, s.ms.default_offset);
-  std::uint64_t at = r.abs();
-  std::uint32_t block = r.u32();
-  if (block < 8 || block - 4 > r.remaining())
-    fail(code::bad_count, "entry array block size " + std::to_string(block) + " outside 8.." + std::to_string(r.remaining() + 4), at);
-  std::uint32_t count = r.u32();
-  r.checked_count(count, 188, "skeleton entries");
-  for (std::uint32_t i = 0; i < count; ++i) {
-    skl_entry e;
-    std::uint64_t eat = r.abs();
-    e.joint = r.u64();
-    e.parent_name = r.u64();
-    e.parent_index = r.i32();
-    e.mirror_name = r.u64();
-    e.mirror_index = r.i32();
-    if (e.parent_index < -1 || e.parent_index >= static_cast<std::int32_t>(i))
-      fail(code::bad_value, "entry " + std::to_string(i) + " parent index " + std::to_string(e.parent_index) +
-                                " must be -1 or an earlier entry", eat + 16);
-    f3(r, e.local_pos);
-    for (float& f : e.local_quat) f = r.f32();
-    auto t = r.bytes(4);
-    if (t[0] != 32 || t[1] || t[2] || t[3]) fail(code::bad_value, "mRestXform block size must be 32", r.abs() - 4);
-    r.seek(r.tell() - 4);
-    e.rest = decode_transform(r.bytes(32));
-    f3(r, e.global_translation_scale);
-    f3(r, e.local_translation_scale);
-    f3(r, e.anim_translation_scale);
-    std::uint64_t mat = r.abs();
-    std::uint32_t mblock = r.u32();
-    std::uint32_t n = r.u32();
-    r.checked_count(n, 12, "resource group map");
-    if (mblock != 8 + 12ull * n)
-      fail(code::bad_value, "resource group map block " + std::to_string(mblock) + ", expected 8 + 12 x " + std::to_string(n), mat);
-    for (std::uint32_t k = 0; k < n; ++k) {
-      std::uint64_t sym = r.u64();
-      e.resource_groups.emplace_back(sym, r.f32());
-    }
-    expect_block(r, 48, "BoneContraints");
-    e.bone_type = r.i32();
-    f3(r, e.hinge_axis);
-    expect_block(r, 28, "mAxisRange");
-    for (auto& rg : e.axis_range) rg[0] = r.f32(), rg[1] = r.f32();
-    e.flags = r.u32();
-    s.entries.push_back(std::move(e));
-  }
-  if (r.tell() != block)
-    fail(code::bad_value, "entry array block says " + std::to_string(block) + " bytes, the entries used " + std::to_string(r.tell()), at);
-  if (!r.eof())
-    fail(code::bad_value, std::to_string(r.remaining()) + " unexpected bytes after the skeleton entries", r.abs());
-  return s;
-}
-
-std::vector<std::uint8_t> write_skeleton(const skeleton_file& s) {
-  byte_writer w;
-  w.u32(0);
-  w.u32(static_cast<std::uint32_t>(s.entries.size()));
-  for (const auto& e : s.entries) {
-    w.u64(e.joint);
-    w.u64(e.parent_name);
-    w.i32(e.parent_index);
-    w.u64(e.mirror_name);
-    w.i32(e.mirror_index);
-    w3(w, e.local_pos);
-    for (float f : e.local_quat) w.f32(f);
-    w.bytes(encode_transform(e.rest));
-    w3(w, e.global_translation_scale);
-    w3(w, e.local_translation_scale);
-    w3(w, e.anim_translation_scale);
-    w.u32(static_cast<std::uint32_t>(8 + 12 * e.resource_groups.size()));
-    w.u32(static_cast<std::uint32_t>(e.resource_groups.size()));
-    for (const auto& [sym, weight] : e.resource_groups) {
-      w.u64(sym);
-      w.f32(weight);
-    }
-    w.u32(48);
-    w.i32(e.bone_type);
-    w3(w, e.hinge_axis);
-    w.u32(28);
-    for (const auto& rg : e.axis_range) w.f32(rg[0]), w.f32(rg[1]);
-    w.u32(e.flags);
-  }
-  w.patch_u32(0, static_cast<std::uint32_t>(w.size()));
-  metastream m = s.ms;
-  m.default_section = w.take();
-  m.debug_section.clear();
-  m.async_section.clear();
-  return write_metastream(m);
-}
-
-std::vector<class_entry> skeleton_class_table() {
-  // Version CRCs: Skeleton and Skeleton::Entry from the notes (TTK TWDDE vdb); the others
-  // as the sample .anm class tables carry them.
-  return {{sym_skeleton, 1563143003u}, {crc64("Skeleton::Entry"), 623317840u},
-          {crc64("Symbol"), 0xB539B0FFu}, {crc64("Transform"), 0x8E2AE740u}, {crc64("Flags"), 0x0527D6BFu}};
-}
-
 std::vector<class_entry> animation_class_table() {
   return {{sym_animation, 0x195C41F6u},
           {crc64("Flags"), 0x0527D6BFu},
@@ -415,6 +273,62 @@ std::vector<class_entry> animation_class_table() {
           {crc64("AnimationValueInterfaceBase"), 0x385703CFu},
           {crc64("Transform"), 0x8E2AE740u},
           {crc64("KeyframedValue<Transform>::Sample"), 0xD7705883u}};
+}
+
+// ------------------------------------------------------------------ dump --raw
+
+nlohmann::json values_to_json(const animation_file& a) {
+  nlohmann::json vals = nlohmann::json::array();
+  std::size_t vi = 0;
+  for (std::size_t ti = 0; ti < a.types.size(); ++ti) {
+    bool opaque = ti >= a.opaque_first_type;
+    for (std::uint16_t i = 0; i < a.types[ti].count; ++i, ++vi) {
+      nlohmann::json v{{"type", hex16(a.types[ti].type)}, {"index", vi}};
+      if (!opaque) {
+        const auto& val = a.values[vi];
+        v["type_name"] = kind_name(val.kind);
+        if (val.kind == value_kind::cspk2) v["bytes"] = val.cspk2.size();
+        else v["keys"] = val.samples.size();
+      } else {
+        v["opaque"] = true;
+      }
+      if (vi < a.value_flags.size()) {
+        v["flags"] = a.value_flags[vi];
+        v["kind"] = a.value_flags[vi] >> 24;
+        v["additive"] = (a.value_flags[vi] & flag_additive) != 0;
+      }
+      if (vi < a.value_names.size()) v["name"] = value_label(a.value_names[vi]);
+      vals.push_back(std::move(v));
+    }
+  }
+  return vals;
+}
+
+nlohmann::json anm_to_json(const animation_file& a) {
+  using nlohmann::json;
+  json j;
+  j["format"] = "telltale-anm";
+  j["length"] = a.length();
+  j["bones"] = json::array();
+  j["keys"] = json::array();
+  for (const auto& v : a.values) {
+    if (v.kind != value_kind::cspk2) continue;
+    auto d = decode_cspk2(v.cspk2, v.offset);
+    for (auto b : d.bones) j["bones"].push_back(hex16(b));
+    auto& keys = j["keys"];
+    for (const auto& k : d.keys) {
+      json val = k.rotation ? json::array({k.value[0], k.value[1], k.value[2], k.value[3]})
+                            : json::array({k.value[0], k.value[1], k.value[2]});
+      keys.push_back(json{{"bone", k.bone}, {"kind", k.rotation ? "rotation" : "translation"}, {"time", k.time}, {"value", std::move(val)}});
+    }
+    j["range_time"] = d.header.range_time;
+    j["sample_data_size"] = d.header.sample_data_size;
+    j["sample_bytes_consumed"] = d.sample_bytes_consumed;
+    break;
+  }
+  j["name_symbol"] = hex16(a.name);
+  j["values"] = values_to_json(a);
+  return j;
 }
 
 }  // namespace rigrip::telltale

@@ -1,11 +1,13 @@
-// Raw layer of the Telltale Animation (.anm) and Skeleton (.skl) MetaStream bodies:
-// every field kept so that writing them back reproduces the input bytes.
+// Raw layer of the Telltale Animation (.anm) MetaStream body: every field kept so that
+// writing it back reproduces the input bytes; and its `dump --raw` JSON.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "formats/telltale/metastream.hpp"
 
@@ -15,6 +17,9 @@ enum class value_kind { cspk2, kf_transform, kf_float, kf_bool, kf_vector3, kf_q
 
 [[nodiscard]] const char* kind_name(value_kind k);
 [[nodiscard]] std::uint64_t type_symbol(value_kind k);  // crc64 of the type name
+
+// Value flag bit of an additive animation's values.
+inline constexpr std::uint32_t flag_additive = 0x00010000u;
 
 struct kf_sample {
   std::uint32_t time_bits = 0;        // f32 mTime
@@ -66,40 +71,12 @@ struct animation_file {
 [[nodiscard]] animation_file parse_animation(std::span<const std::uint8_t> file);
 [[nodiscard]] std::vector<std::uint8_t> write_animation(const animation_file& a);
 
-// Transform as serialised: u32 block (32), quaternion x y z w, vector x y z.
-struct transform {
-  float rot[4] = {0, 0, 0, 1};
-  float trans[3] = {0, 0, 0};
-};
-[[nodiscard]] transform decode_transform(std::span<const std::uint8_t> v);
-[[nodiscard]] std::vector<std::uint8_t> encode_transform(const transform& t);
-
-// ------------------------------------------------------------------ skeleton
-struct skl_entry {
-  std::uint64_t joint = 0, parent_name = 0, mirror_name = 0;
-  std::int32_t parent_index = -1, mirror_index = -1;
-  float local_pos[3] = {0, 0, 0};
-  float local_quat[4] = {0, 0, 0, 1};
-  transform rest;
-  float global_translation_scale[3] = {1, 1, 1};
-  float local_translation_scale[3] = {1, 1, 1};
-  float anim_translation_scale[3] = {1, 1, 1};
-  std::vector<std::pair<std::uint64_t, float>> resource_groups;  // Map<Symbol,float>
-  std::int32_t bone_type = 0;
-  float hinge_axis[3] = {0, 0, 0};
-  float axis_range[3][2] = {{0, 0}, {0, 0}, {0, 0}};
-  std::uint32_t flags = 0;
-};
-
-struct skeleton_file {
-  metastream ms;
-  std::vector<skl_entry> entries;
-};
-
-[[nodiscard]] skeleton_file parse_skeleton(std::span<const std::uint8_t> file);
-[[nodiscard]] std::vector<std::uint8_t> write_skeleton(const skeleton_file& s);
-// Class table our skeleton writer emits (TWDDE version CRCs where the notes give them).
-[[nodiscard]] std::vector<class_entry> skeleton_class_table();
+// Class table our animation writer emits (version CRCs as the sample .anm files carry them).
 [[nodiscard]] std::vector<class_entry> animation_class_table();
+
+// `dump --raw`: the value table (also `info` metadata), and the whole file with the
+// decoded CSPK2 keys.
+[[nodiscard]] nlohmann::json values_to_json(const animation_file& a);
+[[nodiscard]] nlohmann::json anm_to_json(const animation_file& a);
 
 }  // namespace rigrip::telltale

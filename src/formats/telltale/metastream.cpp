@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/byte_reader.hpp"
+#include "formats/telltale/symbols.hpp"
 
 namespace rigrip::telltale {
 
@@ -114,6 +115,41 @@ std::vector<std::uint8_t> write_metastream(const metastream& m) {
   w.bytes(m.debug_section);
   w.bytes(m.async_section);
   return w.take();
+}
+
+metastream parse_metastream_of(std::span<const std::uint8_t> data, std::uint64_t cls, std::string_view cls_name,
+                              std::uint64_t other, std::string_view other_is, std::string_view neither) {
+  metastream m = parse_metastream(data);
+  if (!m.has_class(cls))
+    core::fail(code::bad_value, "the MetaStream class table has no '" + std::string(cls_name) + "' class (" +
+                                    std::string(m.has_class(crc64("D3DMesh")) ? "this is a D3DMesh: meshes are not supported yet"
+                                                : m.has_class(other)          ? other_is
+                                                                              : neither) + ")", 20);
+  return m;
+}
+
+transform decode_transform(std::span<const std::uint8_t> v) {
+  core::byte_reader r(v);
+  transform t;
+  r.skip(4);
+  for (float& f : t.rot) f = r.f32();
+  for (float& f : t.trans) f = r.f32();
+  return t;
+}
+
+std::vector<std::uint8_t> encode_transform(const transform& t) {
+  core::byte_writer w;
+  w.u32(32);
+  for (float f : t.rot) w.f32(f);
+  for (float f : t.trans) w.f32(f);
+  return w.take();
+}
+
+void expect_block(core::byte_reader& r, std::uint32_t want, const char* what) {
+  std::uint64_t at = r.abs();
+  std::uint32_t b = r.u32();
+  if (b != want)
+    core::fail(code::bad_value, std::string(what) + " block size " + std::to_string(b) + ", expected " + std::to_string(want), at);
 }
 
 }  // namespace rigrip::telltale

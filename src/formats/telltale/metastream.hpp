@@ -6,7 +6,10 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "core/byte_reader.hpp"
 
 namespace rigrip::telltale {
 
@@ -40,5 +43,25 @@ struct metastream {
 // version named for MTRE/MBIN/encrypted streams, and for compressed sections.
 [[nodiscard]] metastream parse_metastream(std::span<const std::uint8_t> data);
 [[nodiscard]] std::vector<std::uint8_t> write_metastream(const metastream& m);
+// parse_metastream, then requires `cls` (named `cls_name`) in the class table; otherwise
+// fails saying what the stream is instead: a D3DMesh, the `other` class (`other_is`) or
+// `neither`.
+[[nodiscard]] metastream parse_metastream_of(std::span<const std::uint8_t> data, std::uint64_t cls,
+                                             std::string_view cls_name, std::uint64_t other,
+                                             std::string_view other_is, std::string_view neither);
+
+// ------------------------------------------------------------------ shared body types
+// Serialised types that more than one body (.anm, .skl) holds.
+
+// Transform as serialised: u32 block (32), quaternion x y z w, vector x y z.
+struct transform {
+  float rot[4] = {0, 0, 0, 1};
+  float trans[3] = {0, 0, 0};
+};
+[[nodiscard]] transform decode_transform(std::span<const std::uint8_t> v);
+[[nodiscard]] std::vector<std::uint8_t> encode_transform(const transform& t);
+
+// Reads a u32 block size that must be `want`; fails naming `what` otherwise.
+void expect_block(core::byte_reader& r, std::uint32_t want, const char* what);
 
 }  // namespace rigrip::telltale

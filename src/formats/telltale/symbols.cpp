@@ -109,6 +109,13 @@ std::string symbol_label(std::uint64_t sym) {
   return n ? *n : hex16(sym);
 }
 
+std::string value_label(std::uint64_t sym) {
+  if (sym == sym_skeleton_pose) return "SkeletonPose";
+  if (sym == sym_root) return "root";
+  if (sym == sym_absolute_node) return "absoluteNode";
+  return symbol_label(sym);
+}
+
 std::uint64_t symbol_of_label(std::string_view label) {
   if (auto h = parse_hex16(label)) return *h;
   return crc64(label);

@@ -21,6 +21,9 @@ namespace rigrip::telltale {
 [[nodiscard]] std::optional<std::string> symbol_name(std::uint64_t sym);
 // Name when known, else 16 hex digits.
 [[nodiscard]] std::string symbol_label(std::uint64_t sym);
+// Label of an .anm value name: the engine's own names for the well-known ones
+// ("SkeletonPose", "root", "absoluteNode"), else symbol_label.
+[[nodiscard]] std::string value_label(std::uint64_t sym);
 // Inverse for names coming back from glTF: 16 hex digits parse as the symbol itself,
 // anything else is hashed.
 [[nodiscard]] std::uint64_t symbol_of_label(std::string_view label);

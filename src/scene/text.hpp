@@ -8,7 +8,7 @@
 
 #include "rigrip/scene.hpp"
 
-namespace rigrip::core {
+namespace rigrip::scene_ops {
 
 // Valid UTF-8 sequences are kept; every byte that is not part of one is read as Latin-1
 // (0xE9 -> "é"), so the result is valid UTF-8, deterministic, and unchanged for good text.
@@ -17,4 +17,4 @@ void repair_utf8(std::string& s);
 void repair_utf8(nlohmann::json& j);  // strings and object keys, recursively
 void repair_utf8(scene& s);           // every name, reference and extras/metadata string
 
-}  // namespace rigrip::core
+}  // namespace rigrip::scene_ops

@@ -1,14 +1,16 @@
-// MRN/NSA -> scene (skeletons, bind pose, one animation per NSA) and scene -> MRN.
-#include "formats/morpheme/convert.hpp"
+// Decode: MRN/NSA -> scene (skeletons, bind pose, one animation per NSA).
+#include "formats/morpheme/decode.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <numeric>
 #include <set>
 
 #include "core/math.hpp"
+#include "formats/morpheme/common.hpp"
 
 namespace rigrip::morpheme {
 
@@ -17,10 +19,6 @@ using core::fail;
 
 namespace {
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 std::string upper(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return s;
@@ -275,17 +273,9 @@ struct built {
   std::string mapping_kind;
 };
 
-built build_animation(const model& m, int rig_no, const std::vector<int>& remap, const nsa_file& f,
-                      const std::string& name, const read_context& ctx, std::uint64_t offset) {
-  auto d = decode_nsa(f);
-  const auto& rig = m.rigs[static_cast<std::size_t>(rig_no)];
-  const auto& sk = rig.sk;
-  const int nb = static_cast<int>(sk.bones.size());
-  built out;
-  animation& a = out.anim;
-  a.name = name;
-  a.skeleton = rig_no;
-  if (d.sample_rate > 0) a.fps = d.sample_rate;
+// Things the NSA decoder noticed that the user should hear about.
+void warn_nsa_notes(const nsa_file& f, const nsa_decoded& d, const std::string& name, const read_context& ctx,
+                    std::uint64_t offset) {
   if (d.scale_channels_skipped)
     ctx.warn(code::w_unsupported_part,
         "animation '" + name + "': " + std::to_string(d.scale_channels_skipped) +
@@ -300,10 +290,16 @@ built build_animation(const model& m, int rig_no, const std::vector<int>& remap,
                 (f.trajectory->constant_rotation ? "constant quaternion" : "factor set") +
                 " but the last 8 bytes of the union say otherwise; the pointer decides",
             offset);
-  // Channel -> bone.
-  std::vector<int> bone_of(d.channels.size(), -1);
-  int mi = rig.packet, map_no = m.rig_map[static_cast<std::size_t>(rig_no)];
-  (void)mi;
+}
+
+// Channel -> bone: through the rig's skeleton map when it fits, else by the bone-count offset.
+std::vector<int> map_channels(const model& m, int rig_no, const std::vector<int>& remap, const nsa_file& f,
+                              std::size_t channels, const std::string& name, const read_context& ctx,
+                              std::uint64_t offset, built& out) {
+  const int nb = static_cast<int>(m.rigs[static_cast<std::size_t>(rig_no)].sk.bones.size());
+  animation& a = out.anim;
+  std::vector<int> bone_of(channels, -1);
+  int map_no = m.rig_map[static_cast<std::size_t>(rig_no)];
   // Only version 1 (read as RigToAnimMap type AnimToRig) is understood; another version would
   // be a different table type (e.g. MapPairs) and falls back with the reason named.
   bool map_ok = map_no >= 0 && m.maps[static_cast<std::size_t>(map_no)].m.version == 1 &&
@@ -314,88 +310,79 @@ built build_animation(const model& m, int rig_no, const std::vector<int>& remap,
       if (mp.m.indices[c] < remap.size()) bone_of[c] = remap[mp.m.indices[c]];
     out.mapping_kind = "skeleton-map";
     a.extras["channel_map"] = "skeleton-map packet " + std::to_string(mp.packet);
-  } else {
-    long off = static_cast<long>(nb) - static_cast<long>(f.total_bones);
-    for (std::size_t c = 0; c < bone_of.size(); ++c) {
-      long b = static_cast<long>(c) + off;
-      if (b >= 0 && b < nb) bone_of[c] = remap[static_cast<std::size_t>(b)];
-    }
-    out.mapping_kind = "bone-count-offset";
-    a.extras["channel_map"] = "bone-count offset " + std::to_string(off) + " (fallback)";
-    std::string why =
-        map_no < 0 ? "no skeleton-map packet for this skeleton"
-        : m.maps[static_cast<std::size_t>(map_no)].m.version != 1
-            ? "the skeleton map has version " +
-                  std::to_string(m.maps[static_cast<std::size_t>(map_no)].m.version) +
-                  " (only 1 is understood)"
-            : "the skeleton map lists " +
-                  std::to_string(m.maps[static_cast<std::size_t>(map_no)].m.indices.size()) +
-                  " channels, the NSA has " + std::to_string(f.total_bones);
-    ctx.warn(code::w_fallback,
-            "animation '" + name + "': " + why + "; channel c drives bone c + " +
-                std::to_string(off) + " (bone count " + std::to_string(nb) + " - channel count " +
-                std::to_string(f.total_bones) + ")",
-            offset);
+    return bone_of;
   }
-  // Time base.
+  long off = static_cast<long>(nb) - static_cast<long>(f.total_bones);
+  for (std::size_t c = 0; c < bone_of.size(); ++c) {
+    long b = static_cast<long>(c) + off;
+    if (b >= 0 && b < nb) bone_of[c] = remap[static_cast<std::size_t>(b)];
+  }
+  out.mapping_kind = "bone-count-offset";
+  a.extras["channel_map"] = "bone-count offset " + std::to_string(off) + " (fallback)";
+  std::string why =
+      map_no < 0 ? "no skeleton-map packet for this skeleton"
+      : m.maps[static_cast<std::size_t>(map_no)].m.version != 1
+          ? "the skeleton map has version " +
+                std::to_string(m.maps[static_cast<std::size_t>(map_no)].m.version) +
+                " (only 1 is understood)"
+          : "the skeleton map lists " +
+                std::to_string(m.maps[static_cast<std::size_t>(map_no)].m.indices.size()) +
+                " channels, the NSA has " + std::to_string(f.total_bones);
+  ctx.warn(code::w_fallback,
+          "animation '" + name + "': " + why + "; channel c drives bone c + " +
+              std::to_string(off) + " (bone count " + std::to_string(nb) + " - channel count " +
+              std::to_string(f.total_bones) + ")",
+          offset);
+  return bone_of;
+}
+
+float time_at(std::size_t i, double rate) { return static_cast<float>(static_cast<double>(i) / rate); }
+
+// Sample k at k / rate; a single value is a constant, keyed at 0 and at the end.
+template <class V>
+track sampled_track(const std::string& bone, path p, const std::vector<V>& v, double rate, double dur) {
+  track t;
+  t.bone = bone;
+  t.path = p;
+  if (v.size() == 1) {
+    t.times = dur > 0 ? std::vector<float>{0.0f, static_cast<float>(dur)} : std::vector<float>{0.0f};
+    for (std::size_t k = 0; k < t.times.size(); ++k)
+      t.values.insert(t.values.end(), v[0].begin(), v[0].end());
+  } else {
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      t.times.push_back(time_at(i, rate));
+      t.values.insert(t.values.end(), v[i].begin(), v[i].end());
+    }
+  }
+  if (p == path::rotation) core::make_hemisphere_continuous(t.values);
+  return t;
+}
+
+// Checks the time base and returns the duration: the header's, or longer when the samples
+// or the trajectory reach further.
+double animation_duration(const nsa_decoded& d, double traj_rate, const std::string& name, std::uint64_t offset) {
   const std::uint32_t S = d.sample_count;
   if (S > 1 && !(d.sample_rate > 0))
     fail(code::bad_value,
          "animation '" + name + "': " + std::to_string(S) + " samples but sample rate " +
              std::to_string(d.sample_rate),
          offset + 0x1C);
-  double tr = d.trajectory_rate > 0 ? d.trajectory_rate : d.sample_rate;
   std::size_t TS = d.trajectory_translation.size();
-  if (d.has_trajectory && TS > 1 && !(tr > 0))
+  if (d.has_trajectory && TS > 1 && !(traj_rate > 0))
     fail(code::bad_value,
          "animation '" + name + "': trajectory has " + std::to_string(TS) +
              " samples but no sample rate",
          offset);
-  auto time_at = [](std::size_t i, double rate) {
-    return static_cast<float>(static_cast<double>(i) / rate);
-  };
   double dur = d.duration;
   if (S > 1) dur = std::max(dur, static_cast<double>(time_at(S - 1, d.sample_rate)));
-  if (d.has_trajectory && TS > 1) dur = std::max(dur, static_cast<double>(time_at(TS - 1, tr)));
-  a.duration = dur;
-  auto const_times = [&]() {
-    return dur > 0 ? std::vector<float>{0.0f, static_cast<float>(dur)} : std::vector<float>{0.0f};
-  };
-  auto add3 = [&](const std::string& bone, const std::vector<vec3>& v, double rate) {
-    track t;
-    t.bone = bone;
-    t.path = path::translation;
-    bool constant = v.size() == 1;
-    if (constant) {
-      t.times = const_times();
-      for (std::size_t k = 0; k < t.times.size(); ++k)
-        t.values.insert(t.values.end(), v[0].begin(), v[0].end());
-    } else {
-      for (std::size_t i = 0; i < v.size(); ++i) {
-        t.times.push_back(time_at(i, rate));
-        t.values.insert(t.values.end(), v[i].begin(), v[i].end());
-      }
-    }
-    a.tracks.push_back(std::move(t));
-  };
-  auto add4 = [&](const std::string& bone, const std::vector<quat>& v, double rate) {
-    track t;
-    t.bone = bone;
-    t.path = path::rotation;
-    if (v.size() == 1) {
-      t.times = const_times();
-      for (std::size_t k = 0; k < t.times.size(); ++k)
-        t.values.insert(t.values.end(), v[0].begin(), v[0].end());
-    } else {
-      for (std::size_t i = 0; i < v.size(); ++i) {
-        t.times.push_back(time_at(i, rate));
-        t.values.insert(t.values.end(), v[i].begin(), v[i].end());
-      }
-    }
-    core::make_hemisphere_continuous(t.values);
-    a.tracks.push_back(std::move(t));
-  };
-  int traj = d.has_trajectory ? trajectory_bone(sk) : -1;
+  if (d.has_trajectory && TS > 1) dur = std::max(dur, static_cast<double>(time_at(TS - 1, traj_rate)));
+  return dur;
+}
+
+// One translation and one rotation track per channel that drives a bone (the first
+// channel of a bone wins; the trajectory bone is left to the trajectory segment).
+void add_channel_tracks(const nsa_decoded& d, const std::vector<int>& bone_of, const skeleton& sk, int traj,
+                        const std::string& name, const read_context& ctx, std::uint64_t offset, animation& a) {
   std::size_t unmapped = 0, shadowed = 0;
   std::set<int> seen_t, seen_r;
   for (std::size_t c = 0; c < d.channels.size(); ++c) {
@@ -411,8 +398,10 @@ built build_animation(const model& m, int rig_no, const std::vector<int>& remap,
       continue;
     }
     const auto& bn = sk.bones[static_cast<std::size_t>(b)].name;
-    if (!ch.translation.empty() && seen_t.insert(b).second) add3(bn, ch.translation, d.sample_rate);
-    if (!ch.rotation.empty() && seen_r.insert(b).second) add4(bn, ch.rotation, d.sample_rate);
+    if (!ch.translation.empty() && seen_t.insert(b).second)
+      a.tracks.push_back(sampled_track(bn, path::translation, ch.translation, d.sample_rate, a.duration));
+    if (!ch.rotation.empty() && seen_r.insert(b).second)
+      a.tracks.push_back(sampled_track(bn, path::rotation, ch.rotation, d.sample_rate, a.duration));
   }
   if (unmapped)
     ctx.warn(code::w_missing_bone,
@@ -424,22 +413,43 @@ built build_animation(const model& m, int rig_no, const std::vector<int>& remap,
             "animation '" + name + "': a channel also drives the trajectory bone '" +
                 sk.bones[static_cast<std::size_t>(traj)].name + "'; the trajectory segment wins",
             offset);
-  if (traj >= 0) {
-    const auto& bn = sk.bones[static_cast<std::size_t>(traj)].name;
-    auto tv = d.trajectory_translation;
-    auto rv = d.trajectory_rotation;
-    bool tconst = std::all_of(tv.begin(), tv.end(), [&](const vec3& v) { return v == tv[0]; });
-    bool rconst = std::all_of(rv.begin(), rv.end(), [&](const quat& q) { return q == rv[0]; });
-    if (tconst) tv.resize(1);
-    if (rconst) rv.resize(1);
-    add3(bn, tv, tr);
-    add4(bn, rv, tr);
-    a.extras["root_motion"] = nlohmann::json::array({bn});
-    a.extras["trajectory_rotation"] = f.trajectory->constant_rotation ? "constant" : "factors";
-  }
+}
+
+// The trajectory segment as root motion on the trajectory bone.
+void add_trajectory_tracks(const nsa_file& f, const nsa_decoded& d, const skeleton& sk, int traj, double rate,
+                           animation& a) {
+  const auto& bn = sk.bones[static_cast<std::size_t>(traj)].name;
+  auto tv = d.trajectory_translation;
+  auto rv = d.trajectory_rotation;
+  bool tconst = std::all_of(tv.begin(), tv.end(), [&](const vec3& v) { return v == tv[0]; });
+  bool rconst = std::all_of(rv.begin(), rv.end(), [&](const quat& q) { return q == rv[0]; });
+  if (tconst) tv.resize(1);
+  if (rconst) rv.resize(1);
+  a.tracks.push_back(sampled_track(bn, path::translation, tv, rate, a.duration));
+  a.tracks.push_back(sampled_track(bn, path::rotation, rv, rate, a.duration));
+  a.extras["root_motion"] = nlohmann::json::array({bn});
+  a.extras["trajectory_rotation"] = f.trajectory->constant_rotation ? "constant" : "factors";
+}
+
+built build_animation(const model& m, int rig_no, const std::vector<int>& remap, const nsa_file& f,
+                      const std::string& name, const read_context& ctx, std::uint64_t offset) {
+  auto d = decode_nsa(f);
+  const auto& sk = m.rigs[static_cast<std::size_t>(rig_no)].sk;
+  built out;
+  animation& a = out.anim;
+  a.name = name;
+  a.skeleton = rig_no;
+  if (d.sample_rate > 0) a.fps = d.sample_rate;
+  warn_nsa_notes(f, d, name, ctx, offset);
+  auto bone_of = map_channels(m, rig_no, remap, f, d.channels.size(), name, ctx, offset, out);
+  double tr = d.trajectory_rate > 0 ? d.trajectory_rate : d.sample_rate;
+  a.duration = animation_duration(d, tr, name, offset);
+  int traj = d.has_trajectory ? trajectory_bone(sk) : -1;
+  add_channel_tracks(d, bone_of, sk, traj, name, ctx, offset, a);
+  if (traj >= 0) add_trajectory_tracks(f, d, sk, traj, tr, a);
   a.extras["crc32"] = hex8(f.crc);
   a.extras["crc32_matches_payload"] = f.crc == f.computed_crc;
-  a.extras["sample_count"] = S;
+  a.extras["sample_count"] = d.sample_count;
   return out;
 }
 
@@ -454,13 +464,108 @@ void fill_scene_skeletons(scene& s, const model& m) {
   for (const auto& r : m.rigs) s.skeletons.push_back(r.sk);
 }
 
-}  // namespace
-
-int trajectory_bone(const skeleton& sk) {
-  for (std::size_t i = 0; i < sk.bones.size(); ++i)
-    if (lower(sk.bones[i].name) == "trajectory") return static_cast<int>(i);
-  return sk.bones.empty() ? -1 : 0;
+// Loads the MRN that holds the skeleton (--skeleton or paired); its errors name that file
+// and are reported at `at` in the file being read.
+model load_skeleton_mrn(const read_context& ctx, const std::string& skel, std::vector<std::vector<int>>& remaps,
+                        std::uint64_t at) {
+  auto data =
+      ctx.load ? ctx.load(skel) : result<bytes>(make_error(code::io_error, "no file access"));
+  if (!data)
+    fail(data.error().code, "skeleton MRN " + skel + ": " + data.error().message, at);
+  try {
+    return load_model(data.value(), ctx, remaps);
+  } catch (const core::failure& e) {
+    fail(e.error().code,
+         "skeleton MRN " + skel + " @ " + core::byte_reader::hex(e.error().offset) + ": " +
+             e.error().message,
+         at);
+  }
 }
+
+// An MRN with animations but no skeleton packet borrows the rigs and skeleton maps of
+// another MRN (--skeleton).
+void borrow_rigs(model& m, std::vector<std::vector<int>>& remaps, scene& s, const read_context& ctx,
+                 std::uint64_t first_nsa) {
+  if (!ctx.options.skeleton_path)
+    fail(code::missing_skeleton,
+         "the MRN holds animations but no skeleton packet; pass --skeleton OTHER.mrn",
+         first_nsa);
+  const auto& skel = *ctx.options.skeleton_path;
+  std::vector<std::vector<int>> r2;
+  model other = load_skeleton_mrn(ctx, skel, r2, first_nsa);
+  if (other.rigs.empty())
+    fail(code::missing_skeleton, "the MRN " + skel + " has no skeleton packet either",
+         first_nsa);
+  m.rigs = std::move(other.rigs);
+  m.maps = std::move(other.maps);
+  m.rig_map = std::move(other.rig_map);
+  remaps = std::move(r2);
+  fill_scene_skeletons(s, m);
+  s.metadata["skeleton_file"] = skel;
+}
+
+// The animation of NSA packet i (the nth NSA), named from the file-names entry of its
+// header index (falling back to the NSA's ordinal).
+built animation_of_packet(const model& m, const std::vector<std::vector<int>>& remaps, std::size_t i,
+                          std::size_t nth, const read_context& ctx) {
+  const auto& p = m.raw.packets[i];
+  byte_reader r(p.payload, core::endian::little, p.payload_offset());
+  auto f = parse_nsa(r);
+  std::size_t fi = p.index;
+  std::string name, file;
+  if (m.names) {
+    if (fi >= m.names->files.strings.size()) fi = nth;
+    if (fi < m.names->files.strings.size()) file = m.names->files.strings[fi];
+  }
+  name = !file.empty() ? stem_of(file) : "nsa_" + std::to_string(p.index);
+  int rig = choose_rig(m, f, name, ctx);
+  auto b = build_animation(m, rig, remaps[static_cast<std::size_t>(rig)], f, name, ctx,
+                           p.payload_offset());
+  auto& a = b.anim;
+  a.extras["nsa_packet"] = i;
+  a.extras["nsa_index"] = p.index;
+  if (!file.empty()) {
+    a.extras["file_name"] = file;
+    if (fi < m.names->sources.strings.size())
+      a.extras["source_file"] = m.names->sources.strings[fi];
+    if (fi < m.names->takes.strings.size()) a.extras["take"] = m.names->takes.strings[fi];
+    if (fi < m.names->crcs.size())
+      a.extras["crc32_matches_file_names"] = m.names->crcs[fi] == f.crc;
+  }
+  return b;
+}
+
+// Skeleton of a standalone NSA: --skeleton, else <stem>.mrn beside the file, else the
+// only *.mrn in the folder. Returns the path and how it was found.
+std::pair<std::string, std::string> find_skeleton_mrn(const read_context& ctx) {
+  if (ctx.options.skeleton_path) return {*ctx.options.skeleton_path, "--skeleton"};
+  std::filesystem::path p(ctx.path);
+  auto cand = (p.parent_path() / (p.stem().string() + ".mrn")).string();
+  if (ctx.file_exists(cand)) return {cand, "same stem"};
+  std::error_code ec;
+  std::vector<std::string> found;
+  auto dir = p.parent_path().empty() ? std::filesystem::path(".") : p.parent_path();
+  // Only for a real file on disk (not memory input or a fuzzing name).
+  if (ctx.file_exists(ctx.path) && std::filesystem::is_directory(dir, ec)) {
+    std::size_t seen = 0;
+    for (auto it = std::filesystem::directory_iterator(dir, ec);
+         !ec && it != std::filesystem::directory_iterator() && seen < 100000;
+         it.increment(ec), ++seen)
+      if (lower(it->path().extension().string()) == ".mrn")
+        found.push_back(it->path().string());
+  }
+  if (found.size() != 1)
+    fail(code::missing_skeleton,
+         "a standalone NSA needs the MRN holding its skeleton: pass --skeleton FILE.mrn "
+         "(looked for " +
+             cand +
+             (found.empty() ? " and any .mrn in the folder)"
+                            : "; the folder has several .mrn files)"),
+         0);
+  return {found[0], "only .mrn in the folder"};
+}
+
+}  // namespace
 
 scene read_mrn_scene(const read_context& ctx) {
   std::vector<std::vector<int>> remaps;
@@ -468,80 +573,24 @@ scene read_mrn_scene(const read_context& ctx) {
   scene s;
   s.format = "morpheme-mrn";
   fill_scene_skeletons(s, m);
-  std::map<std::string, int> kinds;
   std::uint64_t first_nsa = no_offset;
   for (const auto& p : m.raw.packets)
     if (p.type == pt_nsa && first_nsa == no_offset) first_nsa = p.offset;
-  if (first_nsa != no_offset) {
-    if (m.rigs.empty()) {
-      if (!ctx.options.skeleton_path)
-        fail(code::missing_skeleton,
-             "the MRN holds animations but no skeleton packet; pass --skeleton OTHER.mrn",
-             first_nsa);
-      // Borrow the rigs and skeleton maps of another MRN (--skeleton).
-      const auto& skel = *ctx.options.skeleton_path;
-      auto data =
-          ctx.load ? ctx.load(skel) : result<bytes>(make_error(code::io_error, "no file access"));
-      if (!data)
-        fail(data.error().code, "skeleton MRN " + skel + ": " + data.error().message, first_nsa);
-      std::vector<std::vector<int>> r2;
-      model other;
-      try {
-        other = load_model(data.value(), ctx, r2);
-      } catch (const core::failure& e) {
-        fail(e.error().code,
-             "skeleton MRN " + skel + " @ " + core::byte_reader::hex(e.error().offset) + ": " +
-                 e.error().message,
-             first_nsa);
-      }
-      if (other.rigs.empty())
-        fail(code::missing_skeleton, "the MRN " + skel + " has no skeleton packet either",
-             first_nsa);
-      m.rigs = std::move(other.rigs);
-      m.maps = std::move(other.maps);
-      m.rig_map = std::move(other.rig_map);
-      remaps = std::move(r2);
-      fill_scene_skeletons(s, m);
-      s.metadata["skeleton_file"] = skel;
-    }
-  }
+  if (first_nsa != no_offset && m.rigs.empty()) borrow_rigs(m, remaps, s, ctx, first_nsa);
+  std::map<std::string, int> kinds;
   std::size_t ordinal = 0;
   std::optional<core::failure> first_failure;
   std::size_t skipped = 0;
   for (std::size_t i = 0; i < m.raw.packets.size(); ++i) {
-    const auto& p = m.raw.packets[i];
-    if (p.type != pt_nsa) continue;
+    if (m.raw.packets[i].type != pt_nsa) continue;
     std::size_t nth = ordinal++;
     // One NSA the decoder cannot read is skipped with a warning naming the error and its
     // offset, so the rest of a game's MRN still converts; if none decodes, the first error is
     // the file's error.
     try {
-      byte_reader r(p.payload, core::endian::little, p.payload_offset());
-      auto f = parse_nsa(r);
-      // Name: the file-names entry of the header index (falling back to the NSA's ordinal).
-      std::size_t fi = p.index;
-      std::string name, file;
-      if (m.names) {
-        if (fi >= m.names->files.strings.size()) fi = nth;
-        if (fi < m.names->files.strings.size()) file = m.names->files.strings[fi];
-      }
-      name = !file.empty() ? stem_of(file) : "nsa_" + std::to_string(p.index);
-      int rig = choose_rig(m, f, name, ctx);
-      auto b = build_animation(m, rig, remaps[static_cast<std::size_t>(rig)], f, name, ctx,
-                               p.payload_offset());
-      auto& a = b.anim;
-      a.extras["nsa_packet"] = i;
-      a.extras["nsa_index"] = p.index;
-      if (!file.empty()) {
-        a.extras["file_name"] = file;
-        if (fi < m.names->sources.strings.size())
-          a.extras["source_file"] = m.names->sources.strings[fi];
-        if (fi < m.names->takes.strings.size()) a.extras["take"] = m.names->takes.strings[fi];
-        if (fi < m.names->crcs.size())
-          a.extras["crc32_matches_file_names"] = m.names->crcs[fi] == f.crc;
-      }
+      auto b = animation_of_packet(m, remaps, i, nth, ctx);
       kinds[b.mapping_kind]++;
-      s.animations.push_back(std::move(a));
+      s.animations.push_back(std::move(b.anim));
     } catch (const core::failure& e) {
       if (!first_failure) first_failure = e;
       ++skipped;
@@ -566,57 +615,9 @@ scene read_mrn_scene(const read_context& ctx) {
 scene read_nsa_scene(const read_context& ctx) {
   byte_reader r(ctx.data);
   auto f = parse_nsa(r);
-  // Skeleton: --skeleton, else <stem>.mrn beside the file, else the only *.mrn in the folder.
-  std::string skel;
-  std::string how;
-  if (ctx.options.skeleton_path) {
-    skel = *ctx.options.skeleton_path;
-    how = "--skeleton";
-  } else {
-    std::filesystem::path p(ctx.path);
-    auto cand = (p.parent_path() / (p.stem().string() + ".mrn")).string();
-    if (ctx.file_exists(cand)) {
-      skel = cand;
-      how = "same stem";
-    } else {
-      std::error_code ec;
-      std::vector<std::string> found;
-      auto dir = p.parent_path().empty() ? std::filesystem::path(".") : p.parent_path();
-      // Only for a real file on disk (not memory input or a fuzzing name).
-      if (ctx.file_exists(ctx.path) && std::filesystem::is_directory(dir, ec)) {
-        std::size_t seen = 0;
-        for (auto it = std::filesystem::directory_iterator(dir, ec);
-             !ec && it != std::filesystem::directory_iterator() && seen < 100000;
-             it.increment(ec), ++seen)
-          if (lower(it->path().extension().string()) == ".mrn")
-            found.push_back(it->path().string());
-      }
-      if (found.size() == 1) {
-        skel = found[0];
-        how = "only .mrn in the folder";
-      } else {
-        fail(code::missing_skeleton,
-             "a standalone NSA needs the MRN holding its skeleton: pass --skeleton FILE.mrn "
-             "(looked for " +
-                 cand +
-                 (found.empty() ? " and any .mrn in the folder)"
-                                : "; the folder has several .mrn files)"),
-             0);
-      }
-    }
-  }
-  auto data = ctx.load(skel);
-  if (!data) fail(data.error().code, "skeleton MRN " + skel + ": " + data.error().message, 0);
+  auto [skel, how] = find_skeleton_mrn(ctx);
   std::vector<std::vector<int>> remaps;
-  model m;
-  try {
-    m = load_model(data.value(), ctx, remaps);
-  } catch (const core::failure& e) {
-    fail(e.error().code,
-         "skeleton MRN " + skel + " @ " + core::byte_reader::hex(e.error().offset) + ": " +
-             e.error().message,
-         0);
-  }
+  model m = load_skeleton_mrn(ctx, skel, remaps, 0);
   if (m.rigs.empty())
     fail(code::missing_skeleton, "the MRN " + skel + " has no skeleton packet", 0);
   std::string name = stem_of(ctx.path.empty() ? std::string("animation") : ctx.path);
@@ -639,155 +640,6 @@ scene read_nsa_scene(const read_context& ctx) {
   s.metadata["skeleton_pairing"] = how;
   s.metadata["channel_mapping"] = mapping_summary({{b.mapping_kind, 1}});
   return s;
-}
-
-// ------------------------------------------------------------------ writer
-
-bytes pack_mrn(const scene& s, const pack_context& ctx) {
-  if (s.skeletons.empty())
-    fail(code::write_unsupported, "an MRN needs at least one skeleton; the scene has none");
-  std::vector<packet> nsa_packets, other;
-  std::vector<std::string> files, types, sources, takes;
-  std::vector<std::uint32_t> crcs;
-  auto warn = [&](code c, const std::string& msg) { ctx.warn(c, msg); };
-  std::uint32_t guid = 0;
-  for (const auto& a : s.animations)
-    guid = crc32(std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(a.name.data()),
-                                               a.name.size())) ^
-           (guid * 31u);
-  for (std::size_t ai = 0; ai < s.animations.size(); ++ai) {
-    const auto& a = s.animations[ai];
-    const auto& sk = s.skeletons[static_cast<std::size_t>(a.skeleton)];
-    double fps = ctx.fps ? *ctx.fps : (a.fps && *a.fps > 0 ? *a.fps : 30.0);
-    double exact = a.duration * fps;
-    if (exact > 1e6)
-      fail(code::limit_exceeded, "animation '" + a.name + "': more than a million samples at " +
-                                     std::to_string(fps) + " fps");
-    std::uint32_t S = static_cast<std::uint32_t>(std::round(exact)) + 1;
-    double rate = fps;
-    if (S > 1 && std::fabs(exact - (S - 1)) > 1e-3)
-      rate = (S - 1) / a.duration;  // samples span [0, duration] exactly
-    nsa_input in;
-    in.sample_rate = rate;
-    in.sample_count = S;
-    in.channels.resize(sk.bones.size());
-    std::set<std::string> roots;
-    if (a.extras.is_object() && a.extras.contains("root_motion"))
-      for (const auto& r : a.extras["root_motion"])
-        if (r.is_string()) roots.insert(r.get<std::string>());
-    int tb = trajectory_bone(sk);
-    bool scale_dropped = false;
-    auto sample_track = [&](const track* t, std::size_t comps, std::size_t i) {
-      float time = static_cast<float>(std::min(static_cast<double>(i) / rate, a.duration));
-      auto v = core::sample(*t, time);
-      (void)comps;
-      return v;
-    };
-    for (std::size_t b = 0; b < sk.bones.size(); ++b) {
-      const track *tt = nullptr, *rt = nullptr;
-      for (const auto& t : a.tracks) {
-        if (t.bone != sk.bones[b].name) continue;
-        if (t.path == path::translation)
-          tt = &t;
-        else if (t.path == path::rotation)
-          rt = &t;
-        else
-          scale_dropped = true;
-      }
-      std::vector<vec3> tv;
-      std::vector<quat> rv;
-      if (tt)
-        for (std::uint32_t i = 0; i < S; ++i) {
-          auto v = sample_track(tt, 3, i);
-          tv.push_back({v[0], v[1], v[2]});
-        }
-      else
-        tv.push_back(sk.bones[b].translation);
-      if (rt)
-        for (std::uint32_t i = 0; i < S; ++i) {
-          auto v = sample_track(rt, 4, i);
-          rv.push_back(core::normalize({v[0], v[1], v[2], v[3]}));
-        }
-      else
-        rv.push_back(sk.bones[b].rotation);
-      if (static_cast<int>(b) == tb && roots.count(sk.bones[b].name)) {
-        in.has_trajectory = true;
-        in.trajectory_translation = tv;
-        in.trajectory_rotation = rv;
-        continue;  // the trajectory segment carries this bone
-      }
-      in.channels[b].translation = std::move(tv);
-      in.channels[b].rotation = std::move(rv);
-    }
-    for (const auto& r : roots)
-      if (tb < 0 || r != sk.bones[static_cast<std::size_t>(tb)].name)
-        warn(code::w_lossy, "animation '" + a.name + "': root motion on '" + r +
-                                "' is written as an ordinary channel (only the trajectory bone, "
-                                "named 'trajectory' or bone 0, carries root motion)");
-    if (scale_dropped)
-      warn(code::w_lossy,
-           "animation '" + a.name + "': scale tracks dropped (NSA scale is not supported)");
-    auto bytes_nsa = serialise_nsa(encode_nsa(in));
-    std::uint32_t crc = (std::uint32_t(bytes_nsa[0]) << 24) | (std::uint32_t(bytes_nsa[1]) << 16) |
-                        (std::uint32_t(bytes_nsa[2]) << 8) | bytes_nsa[3];
-    nsa_packets.push_back(make_packet(pt_nsa, static_cast<std::uint32_t>(ai), std::move(bytes_nsa),
-                                      {guid, 0x6D726E00u, 0, 0}));
-    files.push_back(a.name + ".nsa");
-    types.push_back("nsa");
-    sources.push_back(a.extras.is_object() && a.extras.contains("source_file") &&
-                              a.extras["source_file"].is_string()
-                          ? a.extras["source_file"].get<std::string>()
-                          : std::string());
-    takes.push_back(a.extras.is_object() && a.extras.contains("take") &&
-                            a.extras["take"].is_string()
-                        ? a.extras["take"].get<std::string>()
-                        : a.name);
-    crcs.push_back(crc);
-  }
-  std::vector<std::string> skel_names;
-  std::vector<std::uint32_t> ids;
-  for (std::size_t k = 0; k < s.skeletons.size(); ++k) {
-    const auto& sk = s.skeletons[k];
-    rig_input ri;
-    for (const auto& b : sk.bones) {
-      ri.names.push_back(b.name);
-      ri.parents.push_back(b.parent);
-      ri.translation.push_back(b.translation);
-      ri.rotation.push_back(core::normalize(b.rotation));
-      if (b.scale != vec3{1, 1, 1})
-        warn(code::w_lossy,
-             "bone '" + b.name + "': rest scale dropped (the morpheme bind pose has none)");
-    }
-    other.push_back(make_packet(pt_skeleton, static_cast<std::uint32_t>(k), write_rig(ri)));
-    std::vector<std::uint16_t> ident(sk.bones.size());
-    std::iota(ident.begin(), ident.end(), std::uint16_t{0});
-    other.push_back(
-        make_packet(pt_skeleton_map, static_cast<std::uint32_t>(k),
-                    write_skeleton_map(static_cast<std::uint32_t>(sk.bones.size()), ident)));
-    skel_names.push_back(sk.name.empty() ? "skeleton_" + std::to_string(k) : sk.name);
-    ids.push_back(static_cast<std::uint32_t>(k));
-  }
-  if (s.skeletons.size() > 1) {
-    std::map<std::size_t, int> counts;
-    for (const auto& sk : s.skeletons) counts[sk.bones.size()]++;
-    for (const auto& a : s.animations) {
-      auto pre = lower(a.name.substr(0, a.name.find('_')));
-      bool by_name = false;
-      for (const auto& sk : s.skeletons) by_name |= lower(sk.name) == pre;
-      if (!by_name && counts[s.skeletons[static_cast<std::size_t>(a.skeleton)].bones.size()] > 1)
-        warn(code::w_pairing,
-             "animation '" + a.name +
-                 "': several skeletons have its bone count and its name does not start with "
-                 "'<skeleton>_'; a reader may pair it with the wrong skeleton");
-    }
-  }
-  other.push_back(
-      make_packet(pt_file_names, 0, write_file_names(files, types, sources, takes, crcs)));
-  other.push_back(make_packet(pt_skeleton_names, 0, write_skeleton_names(skel_names, ids)));
-  // NSA packets first, as in the game files (the by-magic search expects type 0x10 first).
-  std::vector<packet> all = std::move(nsa_packets);
-  for (auto& p : other) all.push_back(std::move(p));
-  return layout_mrn(std::move(all));
 }
 
 }  // namespace rigrip::morpheme

@@ -1,6 +1,6 @@
-#include "core/ssc.hpp"
+#include "scene/ssc.hpp"
 
-namespace rigrip::core {
+namespace rigrip::scene_ops {
 
 namespace {
 // True when every key of a scale track (values and, for cubic, zero tangents) is 1.
@@ -42,4 +42,4 @@ std::vector<bool> compensating_bones(const scene& s, std::size_t si) {
   return out;
 }
 
-}  // namespace rigrip::core
+}  // namespace rigrip::scene_ops

@@ -1,4 +1,4 @@
-// Baking segment scale compensation into plain T*R*S inheritance (core/ssc.hpp).
+// Baking segment scale compensation into plain T*R*S inheritance (scene/ssc.hpp).
 //
 // A compensated bone C under parent P has world W_P * T(t) * S(1/s_P) * R * S_C. When s_P
 // is uniform, S(1/s_P) commutes with R, so C's scale becomes S_C / s_P and nothing else
@@ -12,9 +12,11 @@
 #include <string>
 
 #include "core/math.hpp"
-#include "core/ssc.hpp"
+#include "scene/pose.hpp"
+#include "scene/ssc.hpp"
 
-namespace rigrip::core {
+namespace rigrip::scene_ops {
+using namespace core;  // the bake is matrix algebra on core types
 namespace {
 
 // ---- double-precision affine algebra (row-major 3x3 + translation) -------------------
@@ -517,4 +519,4 @@ float bake_segment_scale_compensate(scene& s, diagnostics& diags) {
   return static_cast<float>(worst);
 }
 
-}  // namespace rigrip::core
+}  // namespace rigrip::scene_ops

@@ -8,7 +8,7 @@
 #include "rigrip/error.hpp"
 #include "rigrip/scene.hpp"
 
-namespace rigrip::core {
+namespace rigrip::scene_ops {
 
 // Per bone of skeleton `skeleton_index`: true when the bone compensates and its parent's
 // scale is not 1 in the rest pose or at any key of any animation of that skeleton (only
@@ -22,4 +22,4 @@ namespace rigrip::core {
 // Returns the largest world-matrix element difference introduced (0 when exact).
 float bake_segment_scale_compensate(scene& s, diagnostics& diags);
 
-}  // namespace rigrip::core
+}  // namespace rigrip::scene_ops

@@ -1,0 +1,19 @@
+// Registry entry points that are neither decode nor encode: detection, `dump --raw`
+// and `rewrite` (raw layer round trip).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "rigrip/registry.hpp"
+
+namespace rigrip::telltale {
+
+int detect_anm(byte_view data, std::string_view name);
+int detect_skl(byte_view data, std::string_view name);
+
+result<nlohmann::json> dump_anm(const read_context& ctx);
+result<bytes> rewrite_anm(const read_context& ctx);
+result<nlohmann::json> dump_skl(const read_context& ctx);
+result<bytes> rewrite_skl(const read_context& ctx);
+
+}  // namespace rigrip::telltale

@@ -1,0 +1,116 @@
+#include "scene/pose.hpp"
+
+#include <algorithm>
+
+namespace rigrip::scene_ops {
+
+using namespace core;
+
+pose rest_pose(const skeleton& s) {
+  pose p;
+  for (const auto& b : s.bones) {
+    p.translation.push_back(b.translation);
+    p.rotation.push_back(b.rotation);
+    p.scale.push_back(b.scale);
+  }
+  return p;
+}
+
+pose sample_pose(const skeleton& s, const animation& a, float time) {
+  pose p = rest_pose(s);
+  for (const auto& t : a.tracks) {
+    int bi = s.find(t.bone);
+    if (bi < 0) continue;
+    auto v = sample(t, time);
+    const auto i = static_cast<std::size_t>(bi);
+    if (t.path == path::translation) p.translation[i] = {v[0], v[1], v[2]};
+    else if (t.path == path::rotation) p.rotation[i] = normalize({v[0], v[1], v[2], v[3]});
+    else p.scale[i] = {v[0], v[1], v[2]};
+  }
+  return p;
+}
+
+vec3 compensation(const vec3& s) {
+  vec3 r;
+  for (std::size_t k = 0; k < 3; ++k) r[k] = s[k] == 0.0f ? 0.0f : 1.0f / s[k];
+  return r;
+}
+
+std::vector<mat4> world_matrices(const skeleton& s, const pose& p) {
+  std::vector<mat4> w(s.bones.size());
+  for (std::size_t i = 0; i < s.bones.size(); ++i) {
+    const bone& b = s.bones[i];
+    const bool has_parent = b.parent >= 0 && static_cast<std::size_t>(b.parent) < i;
+    if (!has_parent) {
+      w[i] = compose(p.translation[i], p.rotation[i], p.scale[i]);
+      continue;
+    }
+    const auto pi = static_cast<std::size_t>(b.parent);
+    if (b.segment_scale_compensate) {
+      // The glTF writer's helper node (T(t) * S(1/s_parent)) and then the bone's R * S.
+      mat4 helper = compose(p.translation[i], {0, 0, 0, 1}, compensation(p.scale[pi]));
+      w[i] = multiply(multiply(w[pi], helper), compose({0, 0, 0}, p.rotation[i], p.scale[i]));
+    } else {
+      w[i] = multiply(w[pi], compose(p.translation[i], p.rotation[i], p.scale[i]));
+    }
+  }
+  return w;
+}
+
+std::vector<mat4> world_matrices(const skeleton& s) { return world_matrices(s, rest_pose(s)); }
+
+std::vector<float> sample(const track& t, float time) {
+  const std::size_t n = static_cast<std::size_t>(components(t.path));
+  const std::size_t e = t.elements_per_key();
+  const std::size_t keys = t.times.size();
+  std::vector<float> out(n, 0.0f);
+  if (keys == 0 || t.values.size() < keys * n * e) return out;
+  auto value = [&](std::size_t k, std::size_t which) {  // which: 0 in, 1 value, 2 out for cubic
+    std::size_t idx = (k * e + (e == 3 ? which : 0)) * n;
+    return &t.values[idx];
+  };
+  if (time <= t.times.front() || keys == 1) {
+    std::copy_n(value(0, 1), n, out.begin());
+    return out;
+  }
+  if (time >= t.times.back()) {
+    std::copy_n(value(keys - 1, 1), n, out.begin());
+    return out;
+  }
+  std::size_t k = static_cast<std::size_t>(
+      std::upper_bound(t.times.begin(), t.times.end(), time) - t.times.begin()) - 1;
+  float t0 = t.times[k], t1 = t.times[k + 1];
+  float dt = t1 - t0;
+  float u = dt > 0 ? (time - t0) / dt : 0.0f;
+  if (t.interpolation == interpolation::step) {
+    std::copy_n(value(k, 1), n, out.begin());
+    return out;
+  }
+  if (t.interpolation == interpolation::linear) {
+    const float* a = value(k, 1);
+    const float* b = value(k + 1, 1);
+    if (t.path == path::rotation) {
+      quat q = slerp({a[0], a[1], a[2], a[3]}, {b[0], b[1], b[2], b[3]}, u);
+      std::copy(q.begin(), q.end(), out.begin());
+    } else {
+      for (std::size_t i = 0; i < n; ++i) out[i] = a[i] + (b[i] - a[i]) * u;
+    }
+    return out;
+  }
+  // CUBICSPLINE as glTF defines it: tangents scaled by the segment length.
+  const float* p0 = value(k, 1);
+  const float* m0 = value(k, 2);
+  const float* p1 = value(k + 1, 1);
+  const float* m1 = value(k + 1, 0);
+  float u2 = u * u, u3 = u2 * u;
+  float h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u, h01 = -2 * u3 + 3 * u2, h11 = u3 - u2;
+  for (std::size_t i = 0; i < n; ++i)
+    out[i] = h00 * p0[i] + h10 * dt * m0[i] + h01 * p1[i] + h11 * dt * m1[i];
+  if (t.path == path::rotation) {
+    quat q = normalize({out[0], out[1], out[2], out[3]});
+    std::copy(q.begin(), q.end(), out.begin());
+  }
+  return out;
+}
+
+}  // namespace rigrip::scene_ops

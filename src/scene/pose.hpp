@@ -1,0 +1,36 @@
+// Poses of a skeleton: rest pose, sampling an animation's tracks, world matrices
+// (with segment scale compensation as scene-model.md defines it).
+#pragma once
+
+#include <vector>
+
+#include "core/math.hpp"
+#include "rigrip/scene.hpp"
+
+namespace rigrip::scene_ops {
+
+using core::mat4;
+
+// Local transforms of every bone of a skeleton (one pose).
+struct pose {
+  std::vector<vec3> translation;
+  std::vector<quat> rotation;
+  std::vector<vec3> scale;
+};
+[[nodiscard]] pose rest_pose(const skeleton& s);
+// The pose of `a` at `time` seconds: each bone's tracks sampled, else its rest value.
+[[nodiscard]] pose sample_pose(const skeleton& s, const animation& a, float time);
+// 1/s per component for segment scale compensation; a zero component stays 0 (the
+// child collapses with its parent, which is all plain inheritance can say).
+[[nodiscard]] vec3 compensation(const vec3& parent_scale);
+// World (model-space) matrices of every bone. Plain T*R*S inheritance, except that a
+// bone with segment_scale_compensate uses W_parent * T(t) * S(1/s_parent) * R * S,
+// which equals Maya's W_parent * S_parent^-1 * T(s_parent . t) * R * S (scene-model.md).
+[[nodiscard]] std::vector<mat4> world_matrices(const skeleton& s, const pose& p);
+[[nodiscard]] std::vector<mat4> world_matrices(const skeleton& s);  // rest pose
+
+// Samples a track at time t (seconds) with its own interpolation, returning
+// components(path) floats. Clamps outside the key range.
+[[nodiscard]] std::vector<float> sample(const track& t, float time);
+
+}  // namespace rigrip::scene_ops
