@@ -19,13 +19,20 @@ enum class ssc_mode { bake, helpers };
 
 struct write_options {
   bool binary = true;            // .glb; false writes .gltf + .bin (+ nothing else)
-  float scale = 1.0f;            // applied once, at the root node
+  // Size. The data (bind pose, translations, mesh positions, inverse bind matrices) are
+  // multiplied by the source's metres per unit (scene metadata "metres_per_unit", set by
+  // the family; 1 when absent) and by `scale`, never by a scaled node above the armature.
+  float scale = 1.0f;            // --scale: extra factor (the CLI's --scale replaces the unit factor)
+  bool native_units = false;     // --units native: ignore metres_per_unit, keep the source's units
   up_axis source_up = up_axis::y;  // --up z: the source is Z-up; rotate -90 deg about X at the root
   std::optional<double> resample_fps;   // --resample FPS: bake every track to LINEAR at this rate
   std::vector<std::string> clips;       // --clip NAME (glob); empty keeps all
   bool in_place = false;         // --in-place: drop root motion tracks
   bool bone_display_mesh = true; // skeleton-only scenes get a small skinned bone mesh
   ssc_mode ssc = ssc_mode::bake;  // --ssc bake|helpers
+  // Additive clips (animation extras "additive": true) hold deltas that glTF cannot blend:
+  // by default they are applied onto the skeleton's rest pose; true keeps the raw deltas.
+  bool additive_raw = false;      // --additive raw
 };
 
 // Applies the scene-level options (clip filter, in-place, resampling, duplicate key

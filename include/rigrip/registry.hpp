@@ -26,6 +26,7 @@ struct read_options {
   std::optional<std::string> skeleton_path;  // --skeleton: explicit rig for animation-only files
   std::optional<double> fps;                 // --fps: frame rate for formats that count frames
   bool upper_case_bones = false;             // --upper-case-bones (morpheme)
+  bool force = false;  // --force: bind a --skeleton even when it lacks most animated bones
   std::uint64_t max_file_size = 1ull << 31;  // files larger than this are refused
 };
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -83,6 +84,8 @@ void print_outcome(const job& jb, const json& r, bool tty) {
     print_error(error_of(r["error"]));
   } else if (status == "ok") {
     if (!tty) std::cout << "ok: " << jb.input << " -> " << jb.output << "\n";
+  } else if (status == "skipped") {
+    std::cerr << "skipped: " << jb.input << ": " << r.value("reason", std::string("skipped")) << "\n";
   }
   if (r.contains("warnings"))
     for (const auto& w : r["warnings"])
@@ -90,10 +93,36 @@ void print_outcome(const job& jb, const json& r, bool tty) {
                 << w["message"].get<std::string>() << "\n";
 }
 
-void print_progress(std::size_t done, std::size_t total, const std::string& input) {
-  std::size_t width = 30, filled = total == 0 ? width : done * width / total;
-  std::cerr << "[" << std::string(filled, '#') << std::string(width - filled, '.') << "] " << done
-            << "/" << total << " " << fs::path(input).filename().string() << std::flush;
+// Files done/total, files/s, MB/s, elapsed and remaining time: a redrawn bar on a terminal,
+// else one plain line every few seconds (logs, CI).
+struct progress {
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now(), last_line = start;
+  std::uint64_t bytes = 0;
+};
+
+std::string clock_text(double s) {
+  const auto t = static_cast<long long>(s + 0.5);
+  return t >= 3600 ? fmt::format("{}:{:02}:{:02}", t / 3600, t / 60 % 60, t % 60)
+                   : fmt::format("{}:{:02}", t / 60, t % 60);
+}
+
+void print_progress(progress& p, std::size_t done, std::size_t total, const std::string& input, bool tty) {
+  const auto now = std::chrono::steady_clock::now();
+  if (!tty && done < total && now - p.last_line < std::chrono::seconds(5)) return;
+  p.last_line = now;
+  const double el = std::max(1e-6, std::chrono::duration<double>(now - p.start).count());
+  const double rate = static_cast<double>(done) / el;
+  const std::string stats =
+      fmt::format("{}/{} files, {:.1f} files/s, {:.1f} MB/s, elapsed {}, remaining {}", done, total, rate,
+                  static_cast<double>(p.bytes) / 1e6 / el, clock_text(el),
+                  rate > 0 ? clock_text(static_cast<double>(total - done) / rate) : std::string("?"));
+  if (!tty) {
+    std::cerr << "progress: " << stats << "\n";
+    return;
+  }
+  std::size_t width = 20, filled = total == 0 ? width : done * width / total;
+  std::cerr << "[" << std::string(filled, '#') << std::string(width - filled, '.') << "] " << stats << " "
+            << fs::path(input).filename().string() << std::flush;
 }
 
 std::vector<json> run_pool(const std::vector<job>& jobs, const batch_options& o,
@@ -102,13 +131,17 @@ std::vector<json> run_pool(const std::vector<job>& jobs, const batch_options& o,
   std::atomic<std::size_t> next{0}, done{0};
   std::mutex io;
   bool tty = isatty(STDERR_FILENO) != 0;
+  progress prog;
   auto worker = [&] {
     for (std::size_t i = next++; i < jobs.size(); i = next++) {
       reports[i] = run_isolated(jobs[i], o, run);
       std::lock_guard lock(io);
       ++done;
+      std::error_code ec;
+      const auto size = fs::file_size(jobs[i].input, ec);
+      if (!ec) prog.bytes += size;
       print_outcome(jobs[i], reports[i], tty);
-      if (tty) print_progress(done, jobs.size(), jobs[i].input);
+      if (jobs.size() > 1) print_progress(prog, done, jobs.size(), jobs[i].input, tty);
     }
   };
   unsigned n = std::max(1u, std::min<unsigned>(o.threads, static_cast<unsigned>(jobs.size())));

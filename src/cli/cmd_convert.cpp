@@ -1,7 +1,10 @@
 // rigrip convert: files or directories (recursive) to glTF 2.0 (.glb, .gltf + .bin) or scene JSON.
 #include <stb_image_write.h>
 
+#include <fnmatch.h>
+
 #include <chrono>
+#include <optional>
 #include <filesystem>
 
 #include "cli/batch.hpp"
@@ -26,6 +29,10 @@ struct convert_options {
   std::string up = "y";
   double resample = 0;
   bool no_bone_mesh = false;
+  std::string ssc = "bake";
+  std::string additive = "rest";
+  std::string units = "metres";
+  double scale = 0;  // 0: the family's documented factor
 };
 
 std::string output_extension(const std::string& f) {
@@ -73,6 +80,19 @@ std::vector<std::string> write_textures(const scene& s, const std::string& outpu
   return written;
 }
 
+// -o with an extension we do not write (x.fbx) must not silently become a directory.
+bool output_extension_ok(const std::string& output) {
+  std::error_code ec;
+  if (fs::is_directory(output, ec)) return true;
+  if (!output.empty() && (output.back() == '/' || output.back() == '\\')) return true;
+  const std::string ext = lower(fs::path(output).extension().string());
+  if (ext.empty() || ext == ".glb" || ext == ".gltf" || ext == ".json") return true;
+  std::cerr << "error: E_USAGE: cannot write '" << ext << "' files (" << output
+            << "): rigrip writes .glb (binary glTF), .gltf (+ .bin) and .json (scene JSON); "
+               "an -o without an extension is a directory\n";
+  return false;
+}
+
 json& mark_failed(json& rep, json error) {
   rep["status"] = "failed";
   rep["error"] = std::move(error);
@@ -118,6 +138,27 @@ result<void> write_output(const scene& s, const std::string& path, const convert
   return save_text(path, text_of(scene_json::to_json(gltf::prepare(s, o.gltf, d)), 1) + "\n");
 }
 
+// A --clip filter that keeps nothing would write a file without the animation the user
+// asked for: an error naming the clips there are.
+std::optional<std::string> clip_filter_misses(const scene& s, const std::vector<std::string>& clips) {
+  if (clips.empty() || s.animations.empty()) return std::nullopt;
+  for (const auto& a : s.animations)
+    for (const auto& c : clips)
+      if (c == a.name || fnmatch(c.c_str(), a.name.c_str(), 0) == 0) return std::nullopt;
+  std::string names;
+  for (std::size_t i = 0; i < s.animations.size(); ++i) {
+    if (i == 20) {
+      names += ", ... (" + std::to_string(s.animations.size() - 20) + " more; `rigrip list` shows all)";
+      break;
+    }
+    names += (i ? ", " : "") + s.animations[i].name;
+  }
+  std::string pats;
+  for (const auto& c : clips) pats += (pats.empty() ? "'" : ", '") + c + "'";
+  return "--clip " + pats + " matches none of the " + std::to_string(s.animations.size()) +
+         " animations: " + names;
+}
+
 json convert_one(const job& jb, const convert_options& o, const format* forced) {
   auto t0 = std::chrono::steady_clock::now();
   json rep{{"input", jb.input}, {"output", jb.output}};
@@ -134,6 +175,11 @@ json convert_one(const job& jb, const convert_options& o, const format* forced) 
     return rep;
   }
   rep["format"] = s->format;
+  if (auto miss = clip_filter_misses(s.value(), o.gltf.clips)) {
+    mark_failed(rep, {{"code", "E_USAGE"}, {"message", *miss}, {"file", jb.input}, {"format", s->format}});
+    rep["warnings"] = warnings_json(d);
+    return rep;
+  }
   if (o.out_format != "json" && !has_content(s.value())) {
     refuse_empty_scene(rep, jb, s.value());
     rep["warnings"] = warnings_json(d);
@@ -159,9 +205,14 @@ int run_convert(convert_options o) {
     std::cerr << "error: --format must be glb, gltf or json\n";
     return 2;
   }
+  if (!output_extension_ok(o.output)) return 2;
   o.gltf.source_up = o.up == "z" ? gltf::up_axis::z : gltf::up_axis::y;
   if (o.resample > 0) o.gltf.resample_fps = o.resample;
   o.gltf.bone_display_mesh = !o.no_bone_mesh;
+  o.gltf.ssc = o.ssc == "helpers" ? gltf::ssc_mode::helpers : gltf::ssc_mode::bake;
+  o.gltf.additive_raw = o.additive == "raw";
+  o.gltf.native_units = o.units == "native" || o.scale > 0;
+  if (o.scale > 0) o.gltf.scale = static_cast<float>(o.scale);
   std::vector<job> jobs = plan_convert_jobs(o);
   o.gltf.binary = o.out_format != "gltf";
   return run_batch(jobs, o.batch, [&](const job& jb) { return convert_one(jb, o, *forced); });
@@ -180,14 +231,26 @@ void add_convert_options(CLI::App* c, convert_options& o) {
   c->add_flag("--skip-existing", o.batch.skip_existing,
               "Do not convert inputs whose output already exists");
   c->add_option("--report", o.batch.report, "Write a JSON report of every input");
-  c->add_option("--scale", o.gltf.scale, "Uniform scale applied at the root")
+  c->add_option("--scale", o.scale,
+                "Metres per source unit, replacing the family's documented factor "
+                "(docs/gltf-output.md); goes into the data, never a scaled node")
       ->check(CLI::PositiveNumber);
+  c->add_option("--units", o.units, "metres (default: real-world size) or native (the source's units)")
+      ->check(CLI::IsMember({"metres", "meters", "native"}));
   c->add_option("--up", o.up, "Up axis of the source data, y or z (converted at the root)")
       ->check(CLI::IsMember({"y", "z"}));
   c->add_option("--resample", o.resample, "Bake every track to LINEAR keys at this rate")
       ->check(CLI::PositiveNumber);
   c->add_option("--clip", o.gltf.clips, "Only animations with this name or glob (repeatable)");
   c->add_flag("--in-place", o.gltf.in_place, "Drop root motion");
+  c->add_option("--ssc", o.ssc,
+                "Segment scale compensation: bake (default; exactly the source's bones, exact "
+                "under uniform parent scale) or helpers (exact, an extra <bone>_ssc node each)")
+      ->check(CLI::IsMember({"bake", "helpers"}));
+  c->add_option("--additive", o.additive,
+                "Additive clips: rest (default; applied onto the skeleton's rest pose) or raw "
+                "(the deltas as stored)")
+      ->check(CLI::IsMember({"rest", "raw"}));
   c->add_flag("--textures", o.textures,
               "Also write every decoded texture as PNG next to the output");
   c->add_flag("--no-bone-mesh", o.no_bone_mesh,

@@ -43,6 +43,38 @@ json scene_summary(const scene& s) {
   return j;
 }
 
+// The glTF reader keeps only what write-back needs (skeletons, animations); `info` counts
+// what the file holds from its JSON: meshes, their vertices, textures, materials.
+void count_gltf_content(const std::string& path, json& j) {
+  auto data = load_file(path);
+  if (!data) return;
+  const auto& b = data.value();
+  std::string text;
+  if (b.size() >= 20 && b[0] == 'g' && b[1] == 'l' && b[2] == 'T' && b[3] == 'F') {
+    const std::size_t len = b[12] | b[13] << 8 | b[14] << 16 | static_cast<std::size_t>(b[15]) << 24;
+    if (len > b.size() - 20) return;
+    text.assign(b.begin() + 20, b.begin() + 20 + static_cast<std::ptrdiff_t>(len));
+  } else {
+    text.assign(b.begin(), b.end());
+  }
+  const json g = json::parse(text, nullptr, false);
+  if (g.is_discarded() || !g.is_object()) return;
+  auto count = [&](const char* key) { return g.contains(key) && g[key].is_array() ? g[key].size() : 0; };
+  std::size_t verts = 0;
+  if (g.contains("meshes") && g["meshes"].is_array() && g.contains("accessors") && g["accessors"].is_array())
+    for (const auto& m : g["meshes"])
+      for (const auto& p : m.value("primitives", json::array())) {
+        if (!p.is_object() || !p.contains("attributes") || !p["attributes"].contains("POSITION")) continue;
+        const auto& a = p["attributes"]["POSITION"];
+        if (a.is_number_unsigned() && a.get<std::size_t>() < g["accessors"].size())
+          verts += g["accessors"][a.get<std::size_t>()].value("count", std::size_t{0});
+      }
+  j["meshes"] = json{{"count", count("meshes")}, {"vertices", verts}};
+  j["textures"] = json::array();
+  for (std::size_t i = 0; i < count("textures"); ++i) j["textures"].push_back(json{{"name", "texture " + std::to_string(i)}});
+  j["materials"] = count("materials");
+}
+
 void print_summary(const std::string& file, const json& j, const diagnostics& d) {
   std::cout << file << "\n  format: " << j["format"].get<std::string>() << "\n";
   for (const auto& sk : j["skeletons"])
@@ -76,6 +108,7 @@ int run_info(const info_options& o) {
       continue;
     }
     json j = scene_summary(s.value());
+    if (s->format == "gltf") count_gltf_content(f, j);
     j["file"] = f;
     j["warnings"] = warnings_json(d);
     if (o.as_json)

@@ -10,6 +10,7 @@ read_options common_options::read() const {
   if (!skeleton.empty()) o.skeleton_path = skeleton;
   if (fps > 0) o.fps = fps;
   o.upper_case_bones = upper_case_bones;
+  o.force = force;
   return o;
 }
 
@@ -22,6 +23,8 @@ void add_common(CLI::App* c, common_options& o) {
                 "Force the input format id (see `rigrip formats`)");
   c->add_flag("--upper-case-bones", o.upper_case_bones,
               "Upper-case bone names (morpheme / Forgelight)");
+  c->add_flag("--force", o.force,
+              "Go on when --skeleton binds less than half of the animated bones");
 }
 
 std::optional<const format*> forced_format(const common_options& o) {

@@ -19,6 +19,7 @@ struct common_options {
   double fps = 0;
   std::string input_format;
   bool upper_case_bones = false;
+  bool force = false;
 
   [[nodiscard]] read_options read() const;
 };

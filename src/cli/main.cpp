@@ -2,13 +2,54 @@
 // Exit codes: 0 success, 1 some inputs failed, 2 usage error.
 // Each subcommand lives in its own cmd_<name>.cpp (see commands.hpp); this file only wires them.
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdint>
 #include <exception>
+#include <string>
 #include <iostream>
 #include <vector>
 
 #include "cli/commands.hpp"
 
 using namespace rigrip::cli;
+
+namespace {
+// CLI11 says only "A subcommand is required" for `rigrip conver`: name the nearest command.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+bool is_command(const std::string& name, CLI::App& app) {
+  for (const auto* sc : app.get_subcommands([](CLI::App*) { return true; }))
+    if (sc->get_name() == name) return true;
+  return false;
+}
+
+std::string unknown_command_message(const std::string& typed, CLI::App& app) {
+  std::string best, all;
+  std::size_t best_d = SIZE_MAX;
+  for (const auto* sc : app.get_subcommands([](CLI::App*) { return true; })) {
+    const std::string& n = sc->get_name();
+    all += (all.empty() ? "" : ", ") + n;
+    const std::size_t d = edit_distance(typed, n);
+    if (d < best_d) best_d = d, best = n;
+  }
+  std::string msg = "error: E_USAGE: unknown command '" + typed + "'";
+  if (best_d <= std::max<std::size_t>(2, typed.size() / 3)) msg += "; did you mean '" + best + "'?";
+  return msg + " (commands: " + all + "; `rigrip --help` describes them)";
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -33,6 +74,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1], app)) {
+      std::cerr << unknown_command_message(argv[1], app) << "\n";
+      return 2;
+    }
     int r = app.exit(e);
     return r == 0 ? 0 : 2;
   }

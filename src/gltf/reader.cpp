@@ -131,12 +131,15 @@ void local_trs(const tg::Node& n, bone& b) {
 
 scene convert(const tg::Model& m, diagnostics& diags) {
   scene s;
+  float units_scale = 1;  // the writer's size conversion, undone so `pack` gets source units
   s.format = "gltf";
   if (m.asset.extras.IsObject()) {
     json ax = from_value(m.asset.extras);
     if (ax.contains("source_format") && ax["source_format"].is_string())
       s.metadata["source_format"] = ax["source_format"];
     if (ax.contains("source_metadata")) s.metadata["source_metadata"] = ax["source_metadata"];
+    if (ax.contains("units_scale") && ax["units_scale"].is_number() && ax["units_scale"].get<double>() > 0)
+      units_scale = ax["units_scale"].get<float>();
   }
   const std::size_t nn = m.nodes.size();
   std::vector<int> parent(nn, -1);
@@ -260,6 +263,15 @@ scene convert(const tg::Model& m, diagnostics& diags) {
     for (const char* k : {"duration", "source_fps", "source_format", "skeleton"}) ex.erase(k);
     a.extras = ex;
     s.animations.push_back(std::move(a));
+  }
+  if (units_scale != 1) {
+    for (auto& sk : s.skeletons)
+      for (auto& b : sk.bones)
+        for (auto& c : b.translation) c /= units_scale;
+    for (auto& a : s.animations)
+      for (auto& t : a.tracks)
+        if (t.path == path::translation)
+          for (auto& v : t.values) v /= units_scale;
   }
   return s;
 }

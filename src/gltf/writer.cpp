@@ -238,6 +238,97 @@ void bake_ssc(scene& s, diagnostics& diags) {
   }
 }
 
+// A pose clip (every key at time 0) would be a 0-second action that Blender and three.js
+// cannot play: it holds its pose for one frame at the clip's rate (30 when unknown).
+void hold_pose_for_a_frame(animation& a, const write_options& o) {
+  float last = 0;
+  bool any = false;
+  for (const auto& t : a.tracks)
+    for (float tm : t.times) last = std::max(last, tm), any = true;
+  if (!any || last > 0) return;
+  const double fps = o.resample_fps && *o.resample_fps > 0 ? *o.resample_fps : a.fps && *a.fps > 0 ? *a.fps : 30.0;
+  const float frame = static_cast<float>(1.0 / fps);
+  for (auto& t : a.tracks) {
+    if (t.times.empty() || t.interpolation == interpolation::cubic_spline) continue;
+    const std::size_t n = static_cast<std::size_t>(components(t.path));
+    t.times.push_back(frame);
+    t.values.insert(t.values.end(), t.values.end() - static_cast<std::ptrdiff_t>(n), t.values.end());
+  }
+  a.duration = std::max(a.duration, static_cast<double>(frame));
+  if (!a.extras.is_object()) a.extras = json::object();
+  a.extras["pose_held_for_seconds"] = frame;
+}
+
+// Blender keeps 63 bytes of a name: cut at a UTF-8 boundary, and make cut names unique
+// with a ~N suffix. The full name stays in the animation's extras.
+std::string short_unique_name(const std::string& name, std::set<std::string>& used) {
+  auto cut = [](const std::string& s, std::size_t max) {
+    if (s.size() <= max) return s;
+    std::size_t n = max;
+    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;  // not inside a character
+    return s.substr(0, n);
+  };
+  std::string out = cut(name, 63);
+  for (int k = 2; used.count(out); ++k) {
+    const std::string suffix = "~" + std::to_string(k);
+    out = cut(name, 63 - suffix.size()) + suffix;
+  }
+  used.insert(out);
+  return out;
+}
+
+// Multiplies every length of the scene by k: bone and track translations, mesh positions,
+// placement offsets. Rotations and scales are unitless.
+void scale_lengths(scene& s, float k) {
+  for (auto& sk : s.skeletons) {
+    for (auto& b : sk.bones)
+      for (auto& c : b.translation) c *= k;
+    if (sk.extras.is_object() && sk.extras.contains("display_offset") && sk.extras["display_offset"].is_array())
+      for (auto& c : sk.extras["display_offset"])
+        if (c.is_number()) c = c.get<double>() * k;
+  }
+  for (auto& a : s.animations)
+    for (auto& t : a.tracks)
+      if (t.path == path::translation)
+        for (auto& v : t.values) v *= k;  // values and cubic tangents alike are lengths
+  for (auto& m : s.meshes)
+    for (auto& p : m.positions)
+      for (auto& c : p) c *= k;
+}
+
+// An additive clip's keys are deltas from identity/zero (rotation, translation) or one
+// (scale): on their own they fold every bone to the origin. Layered onto the rest pose
+// (local: t_rest + dt, r_rest * dr, s_rest * ds) they play as the game shows them over
+// an idle pose.
+void apply_additive_onto_rest(scene& s) {
+  for (auto& a : s.animations) {
+    if (!a.extras.is_object() || !a.extras.value("additive", false)) continue;
+    if (a.skeleton < 0 || static_cast<std::size_t>(a.skeleton) >= s.skeletons.size()) continue;
+    const auto& sk = s.skeletons[static_cast<std::size_t>(a.skeleton)];
+    for (auto& t : a.tracks) {
+      const int bi = sk.find(t.bone);
+      if (bi < 0) continue;
+      const auto& b = sk.bones[static_cast<std::size_t>(bi)];
+      const std::size_t e = t.elements_per_key(), c = static_cast<std::size_t>(components(t.path));
+      for (std::size_t k = 0; k < t.times.size(); ++k)
+        for (std::size_t el = 0; el < e; ++el) {
+          float* v = &t.values[(k * e + el) * c];
+          const bool tangent = e == 3 && el != 1;  // cubic tangents are derivatives: no offset
+          if (t.path == path::translation) {
+            if (!tangent)
+              for (std::size_t i = 0; i < 3; ++i) v[i] += b.translation[i];
+          } else if (t.path == path::rotation) {
+            const quat r = core::multiply(b.rotation, quat{v[0], v[1], v[2], v[3]});
+            std::copy(r.begin(), r.end(), v);
+          } else {
+            for (std::size_t i = 0; i < 3; ++i) v[i] *= b.scale[i];
+          }
+        }
+    }
+    a.extras["additive_applied"] = "onto the skeleton's rest pose (--additive raw keeps the deltas)";
+  }
+}
+
 }  // namespace
 
 scene prepare(const scene& in, const write_options& o, diagnostics& diags) {
@@ -281,6 +372,7 @@ scene prepare(const scene& in, const write_options& o, diagnostics& diags) {
         t.interpolation = interpolation::linear;
       }
     }
+    hold_pose_for_a_frame(a, o);
     if (o.resample_fps && *o.resample_fps > 0) {
       double fps = *o.resample_fps;
       auto frames = static_cast<std::size_t>(std::floor(a.duration * fps + 1e-6));
@@ -316,6 +408,7 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
   auto valid = input.validate();
   if (!valid) return valid.error();
   scene s = prepare(input, o, diags);
+  if (!o.additive_raw) apply_additive_onto_rest(s);
   if (o.ssc == ssc_mode::bake) bake_ssc(s, diags);
 
   tg::Model m;
@@ -328,11 +421,12 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
   m.scenes.resize(1);
   m.defaultScene = 0;
 
-  // Root node: axis conversion and scale, applied once.
+  // Root node: axis conversion only. Size goes into the data (an armature under a scaled
+  // node must have its transform applied before anything can be exported from Blender).
   tg::Node root;
   root.name = "rigrip_root";
   quat rq{0, 0, 0, 1};
-  vec3 rs{o.scale, o.scale, o.scale};
+  vec3 rs{1, 1, 1};
   if (s.metadata.is_object() && s.metadata.contains("root_transform")) {
     const auto& rt = s.metadata["root_transform"];
     if (rt.contains("rotation") && rt["rotation"].is_array() && rt["rotation"].size() == 4)
@@ -340,6 +434,19 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
     if (rt.contains("scale") && rt["scale"].is_array() && rt["scale"].size() == 3)
       for (std::size_t i = 0; i < 3; ++i) rs[i] *= rt["scale"][i].get<float>();
   }
+  float units = 1;
+  if (!o.native_units && s.metadata.is_object() && s.metadata.contains("metres_per_unit") &&
+      s.metadata["metres_per_unit"].is_number() && s.metadata["metres_per_unit"].get<double>() > 0)
+    units = s.metadata["metres_per_unit"].get<float>();
+  float data_scale = o.scale * units;
+  if (rs[0] > 0 && rs[0] == rs[1] && rs[1] == rs[2]) {  // a uniform source scale goes into the data too
+    data_scale *= rs[0];
+    rs = {1, 1, 1};
+  }
+  if (data_scale != 1) scale_lengths(s, data_scale);
+  asset_extras["units_scale"] = data_scale;  // the reader divides it back out for `pack`
+  asset_extras["units"] = o.native_units ? "source" : "metres";
+  m.asset.extras = to_value(asset_extras);
   if (o.source_up == up_axis::z) rq = core::multiply(core::axis_angle({1, 0, 0}, -core::pi / 2), rq);
   rq = core::normalize(rq);
   if (rq != quat{0, 0, 0, 1}) root.rotation = {rq[0], rq[1], rq[2], rq[3]};
@@ -562,11 +669,12 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
   }
 
   // Animations.
+  std::set<std::string> animation_names;
   for (const auto& a : s.animations) {
     if (a.skeleton < 0 || static_cast<std::size_t>(a.skeleton) >= s.skeletons.size()) continue;
     const auto& sk = s.skeletons[static_cast<std::size_t>(a.skeleton)];
     tg::Animation ga;
-    ga.name = a.name;
+    ga.name = short_unique_name(a.name, animation_names);
     auto add_channel = [&](tg::Animation& anim, const std::vector<float>& times, const std::vector<float>& values,
                            path p, interpolation in, int node) {
       tg::AnimationSampler smp;
@@ -642,6 +750,7 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
     }
     json ex = a.extras.is_object() ? a.extras : json::object();
     ex["source_format"] = s.format;
+    if (ga.name != a.name) ex["name"] = a.name;  // the full name, when it had to be cut
     ex["duration"] = a.duration;
     if (a.fps) {
       ex["source_fps"] = *a.fps;

@@ -15,7 +15,8 @@ rigrip_cli_test(dump ARGS dump ${WAVE} EXPECT "\"interpolation\": \"CUBICSPLINE\
 rigrip_cli_test(convert_glb ARGS convert ${WAVE} -o ${OUT}/cli/wave.glb VALIDATE ${OUT}/cli/wave.glb)
 rigrip_cli_test(convert_gltf_options ARGS convert ${WAVE} -o ${OUT}/cli/wave.gltf --up z --scale 0.5 --resample 30
   EXPECT_FILE ${OUT}/cli/wave.bin VALIDATE ${OUT}/cli/wave.gltf)
-rigrip_cli_test(convert_clip_none ARGS convert ${WAVE} -o ${OUT}/cli/noclip.glb --clip "run*" VALIDATE ${OUT}/cli/noclip.glb)
+rigrip_cli_test(convert_clip_none ARGS convert ${WAVE} -o ${OUT}/cli/noclip.glb --clip "run*" EXIT 1
+  EXPECT "--clip .run\\*. matches none of the 1 animations: wave" ABSENT ${OUT}/cli/noclip.glb)
 rigrip_cli_test(convert_json_out ARGS convert ${WAVE} -o ${OUT}/cli/wave.json EXPECT_FILE ${OUT}/cli/wave.json)
 rigrip_cli_test(bad_file_truncated ARGS convert ${DATA}/truncated_scene.json -o ${OUT}/cli/bad.glb EXIT 1
   EXPECT "truncated_scene.json @ 0x[0-9A-F]+: E_BAD_VALUE \\[scene-json\\]: expected valid JSON" ABSENT ${OUT}/cli/bad.glb)
@@ -66,3 +67,15 @@ rigrip_cli_test(pack_family_name ARGS pack ${OUT}/cli/tt_wave.glb --format tellt
 rigrip_cli_test(pack_family_ambiguous ARGS pack ${OUT}/cli/tt_wave.glb --format telltale -o ${OUT}/cli/tt_wave.bin
   EXIT 2 EXPECT "writes several formats \\(telltale-anm, telltale-skl\\)" ABSENT ${OUT}/cli/tt_wave.bin)
 set_tests_properties(cli.pack_family_name cli.pack_family_ambiguous PROPERTIES DEPENDS cli.pack_family_convert)
+
+# Issue 15: no false success.
+rigrip_cli_test(output_extension_unknown ARGS convert ${WAVE} -o ${OUT}/cli/wave.fbx EXIT 2
+  EXPECT "cannot write '.fbx'.*\\.glb.*\\.gltf.*\\.json" ABSENT ${OUT}/cli/wave.fbx)
+rigrip_cli_test(unknown_command_suggests ARGS conver ${WAVE} EXIT 2 EXPECT "unknown command 'conver'; did you mean 'convert'")
+rigrip_cli_test(convert_ssc_helpers_option ARGS convert ${WAVE} -o ${OUT}/cli/wave_h.glb --ssc helpers VALIDATE ${OUT}/cli/wave_h.glb)
+# Every skipped input gets a line with its reason; progress with rate, MB/s, elapsed, remaining.
+rigrip_cli_test(batch_dir_lines ARGS convert ${OUT}/batch-in -o ${OUT}/batch-out-lines -j 1 EXIT 1
+  EXPECT "skipped: [^\n]*readme.txt: not a recognised game file.*progress: 4/4 files, [0-9.]+ files/s, [0-9.]+ MB/s, elapsed [0-9]+:[0-9][0-9], remaining 0:00")
+# info on a glTF counts what is in it.
+rigrip_cli_test(info_gltf_counts ARGS info ${OUT}/cli/wave.glb EXPECT "meshes: 1 \\([1-9][0-9]* vertices\\), textures: 0, materials: 0")
+set_tests_properties(cli.info_gltf_counts PROPERTIES DEPENDS cli.convert_glb)

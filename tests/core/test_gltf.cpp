@@ -255,3 +255,121 @@ TEST(GltfRead, MatrixNodeIsDecomposed) {
   EXPECT_NEAR(b.rotation[0], 0, 1e-6);
   EXPECT_NEAR(b.rotation[1], 0, 1e-6);
 }
+
+// Issue 15: a one-key pose clip lasts one frame; names are unique within 63 bytes of UTF-8
+// with the full name in extras; the source frame rate is in the extras.
+TEST(Gltf, PoseClipLastsAFrameAndLongNamesStayUnique) {
+  scene s = load_example();
+  animation pose;
+  pose.skeleton = 0;
+  pose.fps = 15;
+  pose.duration = 0;
+  track t;
+  t.bone = s.skeletons[0].bones[0].name;
+  t.path = path::rotation;
+  t.interpolation = interpolation::linear;
+  t.times = {0};
+  t.values = {0, 0, 0, 1};
+  pose.tracks.push_back(t);
+  // 70 bytes, 'é' (2 bytes) straddling byte 63; two names equal in their first 63 bytes.
+  const std::string stem = std::string(62, 'a') + "\xC3\xA9";
+  pose.name = stem + "_pose_one";
+  s.animations.push_back(pose);
+  pose.name = stem + "_pose_two";
+  s.animations.push_back(pose);
+  diagnostics d;
+  scene p = gltf::prepare(s, {}, d);
+  ASSERT_EQ(p.animations.size(), 3u);
+  EXPECT_NEAR(p.animations[1].duration, 1 / 15.0, 1e-6);
+  ASSERT_EQ(p.animations[1].tracks[0].times.size(), 2u);
+  EXPECT_NEAR(p.animations[1].tracks[0].times[1], 1 / 15.0f, 1e-6);
+  auto enc = gltf::write(s, {}, d);
+  ASSERT_TRUE(enc.ok());
+  const std::string path = test::out_path("core/pose_names.glb");
+  test::write_bytes(path, enc->main);
+  std::string report;
+  EXPECT_EQ(test::gltf_validator_errors(path, &report), 0) << report;
+  auto back = gltf::read(enc->main, "pose_names.glb", d);
+  ASSERT_TRUE(back.ok());
+  ASSERT_EQ(back->animations.size(), 3u);
+  const std::string n1 = back->animations[1].name, n2 = back->animations[2].name;
+  EXPECT_LE(n1.size(), 63u);
+  EXPECT_LE(n2.size(), 63u);
+  EXPECT_NE(n1, n2);
+  EXPECT_EQ(n1, std::string(62, 'a'));  // cut before the 2-byte character, not inside it
+  EXPECT_EQ(n2.substr(n2.size() - 2), "~2");
+  const std::string text(enc->main.begin(), enc->main.end());
+  EXPECT_NE(text.find("_pose_two\""), std::string::npos);  // full name in extras
+  EXPECT_NE(text.find("\"source_fps\":15"), std::string::npos);
+  EXPECT_GT(back->animations[1].duration, 0.0);
+}
+
+// Issue 15: an additive clip (deltas) is layered onto the rest pose by default, so every
+// bone keeps its rest length at every frame; --additive raw keeps the deltas.
+TEST(Gltf, AdditiveClipIsAppliedOntoTheRestPose) {
+  scene s = load_example();
+  const auto& sk = s.skeletons[0];
+  animation add;
+  add.name = "nod_add";
+  add.skeleton = 0;
+  add.duration = 1;
+  add.fps = 30;
+  add.extras = {{"additive", true}};
+  for (const auto& b : sk.bones) {
+    track r;  // a small rotation delta on every bone, no translation delta
+    r.bone = b.name;
+    r.path = path::rotation;
+    r.interpolation = interpolation::linear;
+    r.times = {0, 0.5f, 1};
+    for (float ang : {0.0f, 0.4f, -0.3f}) {
+      quat q = core::axis_angle({0, 0, 1}, ang);
+      r.values.insert(r.values.end(), q.begin(), q.end());
+    }
+    add.tracks.push_back(r);
+    track t;
+    t.bone = b.name;
+    t.path = path::translation;
+    t.interpolation = interpolation::linear;
+    t.times = {0, 1};
+    t.values = {0, 0, 0, 0, 0, 0};
+    add.tracks.push_back(t);
+  }
+  s.animations = {add};
+  diagnostics d;
+  auto enc = gltf::write(s, {}, d);
+  ASSERT_TRUE(enc.ok());
+  test::gltf_evaluator ev(enc->main);
+  auto rest = scene_ops::world_matrices(sk);
+  auto len = [](const std::array<float, 16>& a, const std::array<float, 16>& b) {
+    return std::hypot(a[12] - b[12], a[13] - b[13], a[14] - b[14]);
+  };
+  double worst = 0, moved = 0;
+  for (int f = 0; f <= 30; ++f) {
+    auto w = ev.worlds(0, f / 30.0f);
+    for (std::size_t bi = 0; bi < sk.bones.size(); ++bi) {
+      const int p = sk.bones[bi].parent;
+      if (p < 0) continue;
+      const auto* c = test::find_world(w, sk.bones[bi].name);
+      const auto* pp = test::find_world(w, sk.bones[std::size_t(p)].name);
+      ASSERT_TRUE(c && pp);
+      const double want = len(rest[bi], rest[std::size_t(p)]);
+      worst = std::max(worst, std::fabs(len(*c, *pp) - want));
+      moved = std::max(moved, std::fabs(double((*c)[12] - rest[bi][12])));
+    }
+  }
+  EXPECT_LT(worst, 1e-4);  // rest bone lengths kept at every frame
+  EXPECT_GT(moved, 1e-3);  // and the clip does move the bones
+  const std::string text(enc->main.begin(), enc->main.end());
+  EXPECT_NE(text.find("additive_applied"), std::string::npos);
+  // --additive raw: the deltas as stored, bones collapse onto their parents.
+  gltf::write_options raw;
+  raw.additive_raw = true;
+  auto enc2 = gltf::write(s, raw, d);
+  ASSERT_TRUE(enc2.ok());
+  test::gltf_evaluator ev2(enc2->main);
+  auto w = ev2.worlds(0, 0);
+  const auto* c = test::find_world(w, sk.bones.back().name);
+  const auto* pp = test::find_world(w, sk.bones[std::size_t(sk.bones.back().parent)].name);
+  ASSERT_TRUE(c && pp);
+  EXPECT_LT(len(*c, *pp), 1e-5);
+}

@@ -56,3 +56,7 @@ rigrip_cli_test(telltale_lipsync_convert ARGS convert ${TT}/a371405036.anm -o ${
   ABSENT ${OUT}/telltale/lipsync.glb)
 rigrip_cli_test(telltale_lipsync_json ARGS convert ${TT}/a371405036.anm -o ${OUT}/telltale/lipsync.json
   EXPECT_FILE ${OUT}/telltale/lipsync.json)
+# Issue 15: a skeleton that binds less than half of the animated bones is an error, not a success.
+rigrip_cli_test(telltale_wrong_skeleton ARGS convert ${TT}/sk62_clementine400StandA_talkWithHandsGestureB.anm
+  --skeleton ${TTX}/sk99_demo.skl -o ${OUT}/telltale/wrong_rig.glb EXIT 1
+  EXPECT "binds only [0-9]+ of [0-9]+ animated bones.*--force" ABSENT ${OUT}/telltale/wrong_rig.glb)

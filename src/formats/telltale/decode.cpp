@@ -292,6 +292,14 @@ anm_rig rig_from_skl(const loaded_skeleton& skl, const cspk2_decoded& d, const r
     float len = std::sqrt(lp[0] * lp[0] + lp[1] * lp[1] + lp[2] * lp[2]);
     rig.scale[i] = std::isfinite(len) ? len : 0.0f;
   }
+  // A rig that binds less than half of the animated bones is almost surely the wrong one:
+  // the result would look like a success and be nonsense.
+  if (missing * 2 > d.bones.size() && !ctx.options.force)
+    core::fail(code::missing_skeleton,
+               "skeleton '" + skl.path + "' binds only " + std::to_string(d.bones.size() - missing) + " of " +
+                   std::to_string(d.bones.size()) + " animated bones (" + std::to_string(missing) +
+                   " are not in it, first: " + first_missing + "): probably the wrong skeleton; --force converts anyway",
+               0);
   if (missing)
     ctx.warn(code::w_missing_bone, std::to_string(missing) + " of " + std::to_string(d.bones.size()) +
                                        " animated bones are not in skeleton '" + skl.path + "' (first: " + first_missing + "); their tracks are skipped");
