@@ -10,6 +10,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev assimp-utils
   clang libclang-rt-14-dev   # libFuzzer + sanitizer runtimes for fuzz targets
   nodejs npm
+  blender python3-numpy      # the Blender import check (scripts/blender_check.sh)
 )
 
 missing=()

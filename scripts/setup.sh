@@ -25,4 +25,6 @@ echo "== assimp info"
 find out -name '*.glb' | sort | while read -r f; do
   if assimp info "$f" >/dev/null 2>&1; then echo "assimp ok: $f"; else echo "assimp FAILED: $f"; exit 1; fi
 done
+echo "== Blender import check (out/blender-report.json)"
+scripts/blender_check.sh ./build/rigrip out
 echo "== done: open the .glb files under out/ in Blender or https://gltf-viewer.donmccurdy.com/"

@@ -16,6 +16,15 @@ export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0
 export UBSAN_OPTIONS=print_stacktrace=1
 ctest --test-dir build-test -j"$(nproc)" --output-on-failure --timeout 900
 
+echo "== main job with the tested build, checked in Blender (out-test/blender-report.json)"
+rm -rf out-test
+./build-test/rigrip convert examples -o out-test/examples -j"$(nproc)" --report out-test/examples-report.json >/dev/null
+if [ -d ../shared/samples ]; then
+  ./build-test/rigrip convert ../shared/samples -o out-test/samples -j"$(nproc)" \
+    --report out-test/samples-report.json >/dev/null || true  # failures are the CLI tests' business
+fi
+scripts/blender_check.sh ./build-test/rigrip out-test
+
 if [ -x scripts/fuzz.sh ]; then
   echo "== fuzzing (short budget: ${RIGRIP_FUZZ_SECONDS:-45} s per target)"
   scripts/fuzz.sh "${RIGRIP_FUZZ_SECONDS:-45}"

@@ -33,6 +33,7 @@ struct convert_options {
   std::string additive = "rest";
   std::string units = "metres";
   double scale = 0;  // 0: the family's documented factor
+  bool split_models = false;
 };
 
 std::string output_extension(const std::string& f) {
@@ -159,6 +160,65 @@ std::optional<std::string> clip_filter_misses(const scene& s, const std::vector<
          " animations: " + names;
 }
 
+// --split-models: one scene per skeleton of a multi-model file (an SF3 X8PCnnX container),
+// with that skeleton's meshes and animations, placed at the origin.
+std::vector<std::pair<std::string, scene>> split_models(const scene& s, const std::string& output) {
+  std::vector<std::pair<std::string, scene>> out;
+  const fs::path o(output);
+  for (std::size_t si = 0; si < s.skeletons.size(); ++si) {
+    scene m;
+    m.format = s.format;
+    m.metadata = s.metadata;
+    m.textures = s.textures;
+    m.materials = s.materials;
+    m.skeletons.push_back(s.skeletons[si]);
+    auto& sk = m.skeletons[0];
+    if (sk.extras.is_object()) sk.extras.erase("display_offset");
+    for (const auto& me : s.meshes)
+      if (me.skeleton == static_cast<int>(si)) {
+        m.meshes.push_back(me);
+        m.meshes.back().skeleton = 0;
+      }
+    for (const auto& a : s.animations)
+      if (a.skeleton == static_cast<int>(si)) {
+        m.animations.push_back(a);
+        m.animations.back().skeleton = 0;
+      }
+    std::string name = sk.name.empty() ? std::to_string(si) : sk.name;
+    for (auto& c : name)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
+    const std::string stem = o.stem().string();
+    if (name.rfind(stem, 0) != 0) name = stem + "_" + name;  // X8PC41X_0, not X8PC41X_X8PC41X_0
+    out.emplace_back((o.parent_path() / (name + o.extension().string())).string(), std::move(m));
+  }
+  return out;
+}
+
+json write_split(json& rep, const scene& s, const job& jb, const convert_options& o, diagnostics& d,
+                 std::chrono::steady_clock::time_point t0) {
+  json outputs = json::array();
+  for (const auto& [path, m] : split_models(s, jb.output)) {
+    if (auto w = write_output(m, path, o, d); !w) {
+      for (const auto& p : outputs) {  // no partial output: all models or none
+        std::error_code ec;
+        fs::remove(p.get<std::string>(), ec);
+      }
+      mark_failed(rep, error_json(w.error()));
+      rep["warnings"] = warnings_json(d);
+      return rep;
+    }
+    outputs.push_back(path);
+  }
+  rep["status"] = "ok";
+  rep["output"] = outputs.empty() ? json(jb.output) : outputs[0];
+  rep["outputs"] = outputs;
+  rep["skeletons"] = s.skeletons.size();
+  rep["animations"] = s.animations.size();
+  rep["warnings"] = warnings_json(d);
+  rep["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return rep;
+}
+
 json convert_one(const job& jb, const convert_options& o, const format* forced) {
   auto t0 = std::chrono::steady_clock::now();
   json rep{{"input", jb.input}, {"output", jb.output}};
@@ -185,6 +245,7 @@ json convert_one(const job& jb, const convert_options& o, const format* forced) 
     rep["warnings"] = warnings_json(d);
     return rep;
   }
+  if (o.split_models && s->skeletons.size() > 1) return write_split(rep, s.value(), jb, o, d, t0);
   if (auto w = write_output(s.value(), jb.output, o, d); !w) {
     mark_failed(rep, error_json(w.error()));
   } else {
@@ -243,6 +304,8 @@ void add_convert_options(CLI::App* c, convert_options& o) {
       ->check(CLI::PositiveNumber);
   c->add_option("--clip", o.gltf.clips, "Only animations with this name or glob (repeatable)");
   c->add_flag("--in-place", o.gltf.in_place, "Drop root motion");
+  c->add_flag("--split-models", o.split_models,
+              "One output per model of a multi-model file (SF3 X8PCnnX): <stem>_<model>.glb");
   c->add_option("--ssc", o.ssc,
                 "Segment scale compensation: bake (default; exactly the source's bones, exact "
                 "under uniform parent scale) or helpers (exact, an extra <bone>_ssc node each)")

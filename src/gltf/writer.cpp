@@ -329,6 +329,28 @@ void apply_additive_onto_rest(scene& s) {
   }
 }
 
+// A glTF animation lasts until its last key: a clip whose keys end before its duration
+// (the engine holds the last pose) gets a key at the duration holding the last value, so
+// the action's frame range is the clip's length.
+void hold_until_duration(scene& s) {
+  for (auto& a : s.animations) {
+    const float end = static_cast<float>(a.duration);
+    float last = 0;
+    for (const auto& t : a.tracks)
+      if (!t.times.empty()) last = std::max(last, t.times.back());
+    if (a.tracks.empty() || !(end > last + 1e-5f)) continue;
+    for (auto& t : a.tracks) {
+      if (t.times.empty() || !(end > t.times.back() + 1e-5f)) continue;
+      const std::size_t c = static_cast<std::size_t>(components(t.path)), e = t.elements_per_key();
+      std::vector<float> key(t.values.end() - static_cast<std::ptrdiff_t>(e * c), t.values.end());
+      if (e == 3) std::fill(key.begin(), key.begin() + static_cast<std::ptrdiff_t>(c), 0.0f),
+                  std::fill(key.end() - static_cast<std::ptrdiff_t>(c), key.end(), 0.0f);  // flat tangents
+      t.times.push_back(end);
+      t.values.insert(t.values.end(), key.begin(), key.end());
+    }
+  }
+}
+
 }  // namespace
 
 scene prepare(const scene& in, const write_options& o, diagnostics& diags) {
@@ -408,6 +430,7 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
   auto valid = input.validate();
   if (!valid) return valid.error();
   scene s = prepare(input, o, diags);
+  hold_until_duration(s);
   if (!o.additive_raw) apply_additive_onto_rest(s);
   if (o.ssc == ssc_mode::bake) bake_ssc(s, diags);
 
@@ -439,8 +462,8 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
       s.metadata["metres_per_unit"].is_number() && s.metadata["metres_per_unit"].get<double>() > 0)
     units = s.metadata["metres_per_unit"].get<float>();
   float data_scale = o.scale * units;
-  if (rs[0] > 0 && rs[0] == rs[1] && rs[1] == rs[2]) {  // a uniform source scale goes into the data too
-    data_scale *= rs[0];
+  if (rs[0] > 0 && rs[0] == rs[1] && rs[1] == rs[2]) {  // a uniform unit scale goes into the data too
+    if (!o.native_units) data_scale *= rs[0];
     rs = {1, 1, 1};
   }
   if (data_scale != 1) scale_lengths(s, data_scale);

@@ -47,3 +47,6 @@ rigrip_cli_test(sf3_example_rewrite ARGS rewrite ${SF3_EX} -o ${SF3_OUT}/X8PC90A
 rigrip_cli_test(sf3_example_pack ARGS pack ${SF3_OUT}/X8PC90A.glb --format sf3-x8pc --template ${SF3_EX}
   -o ${SF3_OUT}/X8PC90A.packed.bin EXPECT "packed: .*sf3-x8pc")
 set_tests_properties(cli.sf3_example_pack PROPERTIES DEPENDS cli.sf3_example_convert)
+# Issue 15: --split-models writes one glb per model of an X8PCnnX container.
+rigrip_cli_test(sf3_split_models ARGS convert ${SF3}/X8PC41X.BIN -o ${SF3_OUT}/split/X8PC41X.glb --split-models
+  EXPECT_FILE ${SF3_OUT}/split/X8PC41X_1.glb VALIDATE ${SF3_OUT}/split/X8PC41X_0.glb|${SF3_OUT}/split/X8PC41X_1.glb)

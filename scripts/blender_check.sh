@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Blender 3.4 (Debian) imports every .glb of a main-job output folder headless and checks it
+# against `rigrip info --json` of its source (tools/blender_check.py): bones, actions, frame
+# ranges, armature scale 1, real-world height, importer errors, quaternion sign flips.
+# Usage: scripts/blender_check.sh RIGRIP OUTDIR   (OUTDIR holds the convert reports)
+# Writes OUTDIR/blender-report.json; exit 1 when a file fails a check.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rigrip=$1
+out=$2
+if ! command -v blender >/dev/null; then
+  echo "blender check: blender is not installed (scripts/install-deps.sh installs it)" >&2
+  exit 1
+fi
+reports=()
+for r in "$out"/examples-report.json "$out"/samples-report.json; do
+  [ -f "$r" ] && reports+=(--report "$r")
+done
+# Files that hold one standing human character: 1-3 m tall (docs/gltf-output.md).
+characters=(--character aaaa.hrc --character X8PC00A.BIN)
+start=$(date +%s)
+blender -b --factory-startup --python-exit-code 1 --python tools/blender_check.py -- \
+  --rigrip "$rigrip" "${reports[@]}" "${characters[@]}" --json "$out/blender-report.json" \
+  > "$out/blender-check.log" 2>&1 || { grep -E "^(FAIL|blender check)|Error|Traceback" "$out/blender-check.log" | head -50; exit 1; }
+grep -E "^blender check" "$out/blender-check.log"
+echo "blender check took $(( $(date +%s) - start )) s"
