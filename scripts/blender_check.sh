@@ -13,11 +13,11 @@ if ! command -v blender >/dev/null; then
   exit 1
 fi
 reports=()
-for r in "$out"/examples-report.json "$out"/samples-report.json; do
-  [ -f "$r" ] && reports+=(--report "$r")
-done
+# examples/ are synthetic test files of arbitrary size: every check but the height.
+[ -f "$out/examples-report.json" ] && reports+=(--no-height "$out/examples-report.json")
+[ -f "$out/samples-report.json" ] && reports+=(--report "$out/samples-report.json")
 # Files that hold one standing human character: 1-3 m tall (docs/gltf-output.md).
-characters=(--character aaaa.hrc --character X8PC00A.BIN)
+characters=(--character aafe.a --character X8PC00A.BIN)
 start=$(date +%s)
 blender -b --factory-startup --python-exit-code 1 --python tools/blender_check.py -- \
   --rigrip "$rigrip" "${reports[@]}" "${characters[@]}" --json "$out/blender-report.json" \

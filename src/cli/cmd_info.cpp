@@ -3,6 +3,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "scene/ssc.hpp"
 
 namespace rigrip::cli {
 namespace {
@@ -41,6 +42,22 @@ json scene_summary(const scene& s) {
   j["materials"] = s.materials.size();
   if (!s.metadata.empty()) j["metadata"] = s.metadata;
   return j;
+}
+
+// How far the default glTF output (segment scale compensation baked into plain locals) is
+// from the game's worlds, per clip: 0 unless a compensating bone has a non-uniformly scaled parent.
+void add_ssc_bake_errors(const scene& s, json& j) {
+  bool any = false;
+  for (const auto& sk : s.skeletons)
+    for (const auto& b : sk.bones) any = any || b.segment_scale_compensate;
+  if (!any) return;
+  scene baked = s;
+  diagnostics ignored;
+  (void)scene_ops::bake_segment_scale_compensate(baked, ignored);
+  for (std::size_t ai = 0; ai < s.animations.size() && ai < j["animations"].size(); ++ai) {
+    const auto e = scene_ops::measure_bake_error(s, baked, static_cast<int>(ai));
+    j["animations"][ai]["ssc_bake_error"] = json{{"position", e.position}, {"degrees", e.degrees}};
+  }
 }
 
 // The glTF reader keeps only what write-back needs (skeletons, animations); `info` counts
@@ -85,6 +102,12 @@ void print_summary(const std::string& file, const json& j, const diagnostics& d)
                              a["name"].get<std::string>(), a["duration"].get<double>(),
                              a["fps"].is_null() ? std::string("-") : a["fps"].dump(),
                              a["tracks"].get<std::size_t>(), a["keys"].get<std::size_t>());
+    if (a.contains("ssc_bake_error")) {
+      const auto& e = a["ssc_bake_error"];
+      std::cout << fmt::format("    segment scale compensation baked (default glTF): worst world error "
+                               "{:.3g} units, {:.3g} degrees\n",
+                               e["position"].get<double>(), e["degrees"].get<double>());
+    }
   }
   std::cout << "  meshes: " << j["meshes"]["count"] << " (" << j["meshes"]["vertices"]
             << " vertices), textures: " << j["textures"].size() << ", materials: " << j["materials"]
@@ -109,6 +132,7 @@ int run_info(const info_options& o) {
     }
     json j = scene_summary(s.value());
     if (s->format == "gltf") count_gltf_content(f, j);
+    add_ssc_bake_errors(s.value(), j);
     j["file"] = f;
     j["warnings"] = warnings_json(d);
     if (o.as_json)

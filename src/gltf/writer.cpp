@@ -461,9 +461,12 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
   if (!o.native_units && s.metadata.is_object() && s.metadata.contains("metres_per_unit") &&
       s.metadata["metres_per_unit"].is_number() && s.metadata["metres_per_unit"].get<double>() > 0)
     units = s.metadata["metres_per_unit"].get<float>();
+  const bool stated = s.metadata.is_object() && s.metadata.contains("metres_per_unit");
   float data_scale = o.scale * units;
-  if (rs[0] > 0 && rs[0] == rs[1] && rs[1] == rs[2]) {  // a uniform unit scale goes into the data too
-    if (!o.native_units) data_scale *= rs[0];
+  if (rs[0] > 0 && rs[0] == rs[1] && rs[1] == rs[2]) {
+    // A uniform root scale is a unit statement too: into the data, unless metres_per_unit
+    // already says the same (SF3 states both) or the source's units are wanted.
+    if (!o.native_units && !stated) data_scale *= rs[0];
     rs = {1, 1, 1};
   }
   if (data_scale != 1) scale_lengths(s, data_scale);

@@ -36,7 +36,10 @@ set_tests_properties(cli.bfres_pack_no_template PROPERTIES DEPENDS cli.bfres_con
 # flag in the scene JSON, and the packed file keeps the SSC bit (dump --raw).
 set(BX ${CMAKE_SOURCE_DIR}/examples/bfres)
 foreach(s ssc_nonuniform_parent softimage_scale_mode)
-  rigrip_cli_test(bfres_convert_${s} ARGS convert ${BX}/${s}.bfres -o ${OUT}/bfres/${s}.glb VALIDATE ${OUT}/bfres/${s}.glb)
+  # The exact helper-node form (the pack round trip below keeps the SSC flag through it).
+  rigrip_cli_test(bfres_convert_${s} ARGS convert ${BX}/${s}.bfres -o ${OUT}/bfres/${s}.glb --ssc helpers VALIDATE ${OUT}/bfres/${s}.glb)
+  # The default: baked into plain locals.
+  rigrip_cli_test(bfres_convert_${s}_baked ARGS convert ${BX}/${s}.bfres -o ${OUT}/bfres/${s}_baked.glb VALIDATE ${OUT}/bfres/${s}_baked.glb)
 endforeach()
 rigrip_cli_test(bfres_dump_ssc ARGS dump ${BX}/ssc_nonuniform_parent.bfres
   EXPECT "\"name\": \"Child\",[^}]*\"segment_scale_compensate\": true")
@@ -46,3 +49,6 @@ set_tests_properties(cli.bfres_pack_ssc PROPERTIES DEPENDS cli.bfres_convert_ssc
 rigrip_cli_test(bfres_pack_ssc_readback ARGS dump --raw ${OUT}/bfres/ssc_packed.bfres
   EXPECT "\"name\": \"Child\",[\n ]*\"segment_scale_compensate\": true")
 set_tests_properties(cli.bfres_pack_ssc_readback PROPERTIES DEPENDS cli.bfres_pack_ssc)
+# Issue 15: info reports the worst world error of the default SSC bake per clip.
+rigrip_cli_test(bfres_info_ssc_bake_error ARGS info ${BX}/ssc_nonuniform_parent.bfres
+  EXPECT "segment scale compensation baked \\(default glTF\\): worst world error [0-9.e-]+ units, [0-9.e-]+ degrees")

@@ -373,3 +373,41 @@ TEST(Gltf, AdditiveClipIsAppliedOntoTheRestPose) {
   ASSERT_TRUE(c && pp);
   EXPECT_LT(len(*c, *pp), 1e-5);
 }
+
+// Issue 15: size goes into the data (never a scaled node): the family's metres_per_unit
+// and a uniform root_transform scale multiply bone translations, keys and mesh positions;
+// the reader divides it back out; --units native keeps the source's units.
+TEST(Gltf, RealWorldSizeGoesIntoTheDataNotANode) {
+  scene s = load_example();
+  s.metadata["metres_per_unit"] = 0.0625;
+  s.metadata["root_transform"] = {{"rotation", {1.0, 0.0, 0.0, 0.0}}, {"scale", {0.0625, 0.0625, 0.0625}}};
+  diagnostics d;
+  auto enc = gltf::write(s, {}, d);
+  ASSERT_TRUE(enc.ok());
+  const std::string text(enc->main.begin(), enc->main.end());
+  EXPECT_EQ(text.find("\"scale\":[0.0625"), std::string::npos);  // no scaled node anywhere
+  EXPECT_NE(text.find("\"units_scale\":0.0625"), std::string::npos);
+  test::gltf_evaluator ev(enc->main);
+  auto w = ev.worlds(0, 0.5f);
+  auto want = scene_ops::world_matrices(s.skeletons[0], scene_ops::sample_pose(s.skeletons[0], s.animations[0], 0.5f));
+  const auto& last = s.skeletons[0].bones.back().name;
+  const auto* g = test::find_world(w, last);
+  ASSERT_NE(g, nullptr);
+  const auto i = std::size_t(s.skeletons[0].find(last));
+  // 180 degrees about X at the root: (x, y, z) -> (x, -y, -z), times 1/16 (not 1/256).
+  EXPECT_NEAR((*g)[12], want[i][12] * 0.0625f, 1e-5);
+  EXPECT_NEAR((*g)[13], -want[i][13] * 0.0625f, 1e-5);
+  auto back = gltf::read(enc->main, "units.glb", d);
+  ASSERT_TRUE(back.ok());
+  for (std::size_t b = 0; b < s.skeletons[0].bones.size(); ++b)
+    for (std::size_t c = 0; c < 3; ++c)
+      EXPECT_NEAR(back->skeletons[0].bones[b].translation[c], s.skeletons[0].bones[b].translation[c], 1e-4);
+  gltf::write_options native;
+  native.native_units = true;
+  auto enc2 = gltf::write(s, native, d);
+  ASSERT_TRUE(enc2.ok());
+  test::gltf_evaluator ev2(enc2->main);
+  const auto* g2 = test::find_world(ev2.worlds(0, 0.5f), last);
+  ASSERT_NE(g2, nullptr);
+  EXPECT_NEAR((*g2)[12], want[i][12], 1e-4);
+}

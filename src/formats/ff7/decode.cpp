@@ -156,6 +156,10 @@ void add_p_meshes(scene& s, const p_model& p, const std::string& name, int skel,
 void set_root_transform(scene& s) {
   // Y points down in the game: a 180 degree turn about X makes it glTF's Y-up, once, at the root.
   s.metadata["root_transform"] = {{"rotation", {1.0, 0.0, 0.0, 0.0}}, {"scale", {1.0, 1.0, 1.0}}};
+  // Real-world size: Cloud's field skeleton standing (aaaa.hrc posed by aafe.a) spans about 26
+  // units and Cloud is 1.73 m tall, so 1/15 m per unit (docs/gltf-output.md; battle files use
+  // the same factor until a real battle model says otherwise).
+  s.metadata["metres_per_unit"] = 1.0 / 15.0;
 }
 
 track make_track(const std::string& bone, path p, std::size_t frames, double fps) {

@@ -198,6 +198,9 @@ void set_root_transform(scene& s) {
   // figure about 1.75 m tall.
   s.metadata["root_transform"] = {{"rotation", {1.0, 0.0, 0.0, 0.0}}, {"scale", {0.0625, 0.0625, 0.0625}}};
   s.metadata["source_axes"] = "Saturn SGL: X right, Y down, Z forward; 1 unit = 1/16 m (assumed)";
+  // The glTF writer folds the uniform 1/16 into the data (bones, keys, meshes): the armature
+  // stays at scale 1 in Blender. --units native drops it.
+  s.metadata["metres_per_unit"] = 0.0625;
 }
 
 // ---- add_model, one step per part of the model ----
