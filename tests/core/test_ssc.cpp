@@ -129,12 +129,6 @@ const track* find_track(const animation& a, std::string_view bone, path p) {
 
 }  // namespace
 
-// The exact helper-node form (--ssc helpers); the default bakes SSC into plain locals.
-static gltf::write_options helper_form() {
-  gltf::write_options o;
-  o.ssc = gltf::ssc_mode::helpers;
-  return o;
-}
 
 TEST(SegmentScaleCompensate, WorldMatrixMatchesMayaForm) {
   scene s = chain({2, 3, 0.5f});
@@ -383,6 +377,13 @@ TEST(SegmentScaleCompensate, PackBakesForWritersThatCannotStoreIt) {
 #include "test_support.hpp"
 
 namespace {
+// The exact helper-node form (--ssc helpers); the default bakes SSC into plain locals.
+gltf::write_options helper_form() {
+  gltf::write_options o;
+  o.ssc = gltf::ssc_mode::helpers;
+  return o;
+}
+
 float worst_world_difference(const scene& a, const scene& b, int anim_index, float time, const std::string& bone) {
   const auto& sa = a.skeletons[0];
   const auto& sb = b.skeletons[0];
