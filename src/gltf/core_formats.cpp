@@ -12,12 +12,12 @@ bool ends_with(std::string_view s, std::string_view e) {
 }
 
 // Top-level keys only glTF has (the scene JSON has "animations" too, so that one decides
-// nothing). nlohmann writes keys sorted, so a glTF rigrip wrote starts with "accessors" or
+// nothing, nor do "meshes", "materials" and "textures", which both have). nlohmann writes keys sorted, so a glTF rigrip wrote starts with "accessors" or
 // "asset" however long its arrays are; other writers put "asset" first.
 bool has_gltf_key(const std::vector<std::string>& keys) {
   for (const auto& k : keys)
     if (k == "asset" || k == "accessors" || k == "bufferViews" || k == "buffers" || k == "nodes" || k == "scenes" ||
-        k == "scene" || k == "skins" || k == "meshes" || k == "extensionsUsed")
+        k == "scene" || k == "skins" || k == "extensionsUsed" || k == "extensionsRequired")
       return true;
   return false;
 }

@@ -310,6 +310,11 @@ TEST(GltfJson, OwnGltfDetectedAsGltf) {
   auto f = detect_format(text(sj), "x.json");
   ASSERT_TRUE(f.ok());
   EXPECT_EQ(f.value()->id, "scene-json");
+  // a scene JSON with meshes, materials and textures (keys glTF has too) stays scene JSON
+  const auto tt = test::read_bytes(std::string(RIGRIP_SOURCE_DIR) + "/examples/telltale/sk99_demo_source.json");
+  auto g = detect_format(tt, "sk99_demo_source.json");
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g.value()->id, "scene-json");
 }
 
 // Row 8: uris outside the glTF's folder are refused before any file is opened.
