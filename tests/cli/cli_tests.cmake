@@ -79,3 +79,10 @@ rigrip_cli_test(batch_dir_lines ARGS convert ${OUT}/batch-in -o ${OUT}/batch-out
 # info on a glTF counts what is in it.
 rigrip_cli_test(info_gltf_counts ARGS info ${OUT}/cli/wave.glb EXPECT "meshes: 1 \\([1-9][0-9]* vertices\\), textures: 0, materials: 0")
 set_tests_properties(cli.info_gltf_counts PROPERTIES DEPENDS cli.convert_glb)
+# Issue 14: faults mid-batch, outputs that stay inside -o, temporaries, special outputs
+# (tests/cli/hostile_cli.sh: one case per row of the issue's table that needs the real binary).
+foreach(c symlink_tree dotdot_input batch_deep_json report_unwritable own_gltf long_name special_outputs signals huge_unknown)
+  add_test(NAME cli.hostile_${c}
+    COMMAND bash ${CMAKE_SOURCE_DIR}/tests/cli/hostile_cli.sh ${c} $<TARGET_FILE:rigrip_cli> ${WAVE} ${OUT}/hostile-cli)
+  set_tests_properties(cli.hostile_${c} PROPERTIES ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0" TIMEOUT 120)
+endforeach()
