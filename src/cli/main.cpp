@@ -15,6 +15,7 @@
 #include <fmt/core.h>
 #include <stb_image_write.h>
 
+#include "rigrip/scene_text.hpp"
 #include "rigrip/gltf.hpp"
 #include "rigrip/registry.hpp"
 
@@ -206,23 +207,22 @@ int cmd_dump(const std::string& file, const common_options& co, bool raw, bool c
   }
   diagnostics d;
   d.file = file;
-  json j;
+  std::string text;
   if (raw) {
     auto r = dump_raw(data.value(), file, co.read(), d, forced);
     if (!r) {
       std::cerr << "error: " << r.error().to_string() << "\n";
       return 1;
     }
-    j = std::move(r.value());
+    text = compact ? text_of(r.value()) : text_of(r.value(), 1);
   } else {
     auto s = read_scene(data.value(), file, co.read(), d, forced);
     if (!s) {
       std::cerr << "error: " << s.error().to_string() << "\n";
       return 1;
     }
-    j = scene_json::to_json(s.value());
+    text = scene_json::to_text(s.value(), compact ? -1 : 1);  // streamed, no DOM
   }
-  std::string text = compact ? text_of(j) : text_of(j, 1);
   text += "\n";
   if (out.empty()) {
     std::cout << text;
@@ -340,7 +340,7 @@ json run_job_unguarded(const job& jb, const common_options& co, const convert_op
   }
   result<void> w;
   if (cv.out_format == "json") {
-    std::string text = text_of(scene_json::to_json(gltf::prepare(s.value(), cv.gltf, d)), 1) + "\n";
+    std::string text = scene_json::to_text(gltf::prepare(s.value(), cv.gltf, d), 1) + "\n";
     w = save_file(jb.output, bytes(text.begin(), text.end()));
   } else {
     w = gltf::write_file(s.value(), jb.output, cv.gltf, d);
