@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -250,6 +251,7 @@ struct convert_options {
   bool skip_existing = false;
   bool textures = false;
   std::string report;
+  std::string shard;  // "I/N": only the I-th (0-based) of N shares of the sorted inputs
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
 };
 
@@ -414,6 +416,22 @@ int cmd_convert(const std::vector<std::string>& inputs, const std::string& outpu
       fs::path o(j.output);
       j.output = (o.parent_path() / (fs::path(j.input).filename().string() + o.extension().string())).string();
     }
+  // --shard I/N: inputs sorted by path, every N-th from the I-th, so N machines given the
+  // same arguments convert disjoint sets that together cover all inputs.
+  const bool sharded = !cv.shard.empty();
+  if (sharded) {
+    unsigned si = 0, sn = 0;
+    char slash = 0, extra = 0;
+    if (std::sscanf(cv.shard.c_str(), "%u%c%u%c", &si, &slash, &sn, &extra) != 3 || slash != '/' || sn == 0 ||
+        si >= sn) {
+      std::cerr << "error: --shard takes I/N with 0 <= I < N, e.g. --shard 0/4\n";
+      return 2;
+    }
+    std::stable_sort(jobs.begin(), jobs.end(), [](const job& a, const job& b) { return a.input < b.input; });
+    std::vector<job> mine;
+    for (std::size_t i = si; i < jobs.size(); i += sn) mine.push_back(jobs[i]);
+    jobs = std::move(mine);
+  }
   cv.gltf.binary = cv.out_format != "gltf";
   std::vector<json> reports(jobs.size());
   std::atomic<std::size_t> next{0}, done{0};
@@ -470,7 +488,7 @@ int cmd_convert(const std::vector<std::string>& inputs, const std::string& outpu
     auto w = save_file(cv.report, bytes(text.begin(), text.end()));
     if (!w) std::cerr << "error: " << w.error().to_string() << "\n";
   }
-  if (jobs.empty()) {
+  if (jobs.empty() && !sharded) {  // a shard may be empty when there are fewer files than shards
     std::cerr << "error: no input files\n";
     return 1;
   }
@@ -676,6 +694,8 @@ int main(int argc, char** argv) {
   conv_cmd->add_option("-j,--jobs", cv.threads, "Worker threads (default: the number of CPU cores)")->check(CLI::Range(1u, 256u));
   conv_cmd->add_flag("--skip-existing", cv.skip_existing, "Do not convert inputs whose output already exists");
   conv_cmd->add_option("--report", cv.report, "Write a JSON report of every input");
+  conv_cmd->add_option("--shard", cv.shard,
+                       "I/N: convert only the I-th (0-based) of N deterministic shares of the sorted inputs");
   conv_cmd->add_option("--scale", cv.gltf.scale, "Uniform scale applied at the root")->check(CLI::PositiveNumber);
   conv_cmd->add_option("--up", up, "Up axis of the source data, y or z (converted at the root)")->check(CLI::IsMember({"y", "z"}));
   conv_cmd->add_option("--resample", resample, "Bake every track to LINEAR keys at this rate")->check(CLI::PositiveNumber);

@@ -66,3 +66,16 @@ rigrip_cli_test(pack_family_name ARGS pack ${OUT}/cli/tt_wave.glb --format tellt
 rigrip_cli_test(pack_family_ambiguous ARGS pack ${OUT}/cli/tt_wave.glb --format telltale -o ${OUT}/cli/tt_wave.bin
   EXIT 2 EXPECT "writes several formats \\(telltale-anm, telltale-skl\\)" ABSENT ${OUT}/cli/tt_wave.bin)
 set_tests_properties(cli.pack_family_name cli.pack_family_ambiguous PROPERTIES DEPENDS cli.pack_family_convert)
+
+# --shard I/N: disjoint deterministic shares of the sorted inputs (a, b, c -> 0/2: a c, 1/2: b).
+file(MAKE_DIRECTORY ${OUT}/shard-in)
+foreach(n a b c)
+  configure_file(${WAVE} ${OUT}/shard-in/${n}.json COPYONLY)
+endforeach()
+rigrip_cli_test(shard_0_of_2 ARGS convert ${OUT}/shard-in -o ${OUT}/shard-out0 --shard 0/2 -j 1
+  EXPECT "converted 2, failed 0" EXPECT_FILE ${OUT}/shard-out0/c.glb ABSENT ${OUT}/shard-out0/b.glb
+  VALIDATE ${OUT}/shard-out0/a.glb)
+rigrip_cli_test(shard_1_of_2 ARGS convert ${OUT}/shard-in -o ${OUT}/shard-out1 --shard 1/2
+  EXPECT "converted 1, failed 0" EXPECT_FILE ${OUT}/shard-out1/b.glb ABSENT ${OUT}/shard-out1/a.glb)
+rigrip_cli_test(shard_empty ARGS convert ${OUT}/shard-in -o ${OUT}/shard-out7 --shard 7/8 EXPECT "converted 0, failed 0")
+rigrip_cli_test(shard_bad ARGS convert ${OUT}/shard-in -o ${OUT}/shard-outx --shard 2/2 EXIT 2 EXPECT "--shard takes")
