@@ -16,6 +16,7 @@
 #include <fmt/core.h>
 #include <stb_image_write.h>
 
+#include "cli/cmd_report.hpp"
 #include "rigrip/scene_text.hpp"
 #include "rigrip/gltf.hpp"
 #include "rigrip/registry.hpp"
@@ -732,6 +733,14 @@ int main(int argc, char** argv) {
   pk_cmd->footer("Examples:\n  rigrip pack anim.glb --format bfres --template Original.bfres -o New.bfres\n"
                  "  rigrip pack walk.glb --format telltale --skeleton x.skl -o walk.anm");
 
+  std::vector<std::string> merge_in;
+  std::string merge_out;
+  auto* report_cmd = app.add_subcommand("report", "Work with convert --report files");
+  report_cmd->require_subcommand(1);
+  auto* merge_cmd = report_cmd->add_subcommand("merge", "Merge the reports of convert --shard runs into one");
+  merge_cmd->add_option("reports", merge_in, "Report files")->required()->check(CLI::ExistingFile);
+  merge_cmd->add_option("-o,--output", merge_out, "Merged report")->required();
+  merge_cmd->footer("Example:\n  rigrip report merge shard-0.json shard-1.json -o all.json");
   bool markdown = false;
   auto* diag_cmd = app.add_subcommand("diagnostics", "List every error and warning code");
   diag_cmd->add_flag("--markdown", markdown, "Print docs/diagnostics.md");
@@ -757,6 +766,7 @@ int main(int argc, char** argv) {
     if (*rw_cmd) return cmd_rewrite(rw_in, rw_out, co, allow_diff);
     if (*pk_cmd) return cmd_pack(pk_in, pk_out, pk_format, pk_template, pk_skeleton, pk_fps);
     if (*diag_cmd) return cmd_diagnostics(markdown);
+    if (*merge_cmd) return cli::cmd_report_merge(merge_in, merge_out);
   } catch (const std::exception& e) {
     std::cerr << "error: E_INTERNAL: " << e.what() << "\n";
     return 1;
