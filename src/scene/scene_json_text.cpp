@@ -51,8 +51,9 @@ void lay_out(std::string& o, bool negative, std::string_view digits, int n) {
   }
 }
 
-// Shortest round-trip digits of a float or double (std::to_chars, scientific form
-// d.ddde±x), re-laid out as nlohmann prints a double.
+// The shortest round-trip text of a float or double (std::to_chars, which picks fixed or
+// scientific form: the same text the DOM path parsed, so the same value), re-laid out as
+// nlohmann prints a double.
 template <class F>
 void put_number(std::string& o, F v) {
   if (!std::isfinite(v)) {
@@ -63,24 +64,28 @@ void put_number(std::string& o, F v) {
     o += std::signbit(v) ? "-0.0" : "0.0";
     return;
   }
-  char buf[48];
-  auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
   const char* p = buf;
   bool negative = false;
   if (*p == '-') {
     negative = true;
     ++p;
   }
-  char digits[24];
-  int k = 0;
-  while (p < r.ptr && *p != 'e') {
-    if (*p != '.') digits[k++] = *p;
-    ++p;
+  char digits[48];
+  int k = 0, point = -1;
+  for (; p < r.ptr && *p != 'e'; ++p) {
+    if (*p == '.') point = k;
+    else if (k < 48) digits[k++] = *p;
   }
+  if (point < 0) point = k;
   int exp10 = 0;
-  std::from_chars(p + 1 + (p[1] == '+' ? 1 : 0), r.ptr, exp10);
-  while (k > 1 && digits[k - 1] == '0') --k;  // to_chars never pads; be safe
-  lay_out(o, negative, std::string_view(digits, static_cast<std::size_t>(k)), exp10 + 1);
+  if (p < r.ptr) std::from_chars(p + 1 + (p[1] == '+' ? 1 : 0), r.ptr, exp10);
+  int n = point + exp10;  // value = 0.digits * 10^n
+  int first = 0;
+  while (first < k - 1 && digits[first] == '0') ++first, --n;
+  while (k - first > 1 && digits[k - 1] == '0') --k;
+  lay_out(o, negative, std::string_view(digits + first, static_cast<std::size_t>(k - first)), n);
 }
 
 template <class I>
