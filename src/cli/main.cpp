@@ -202,7 +202,7 @@ int cmd_dump(const std::string& file, const common_options& co, bool raw, bool c
   int rc = 0;
   const format* forced = forced_format(co, rc);
   if (rc) return rc;
-  auto data = load_file(file);
+  auto data = load_input(file, 1ull << 31, forced);
   if (!data) {
     std::cerr << "error: " << data.error().to_string() << "\n";
     return 1;
@@ -284,10 +284,16 @@ json run_job_unguarded(const job& jb, const common_options& co, const convert_op
 json run_job(const job& jb, const common_options& co, const convert_options& cv, const format* forced) {
   try {
     return run_job_unguarded(jb, co, cv, forced);
+  } catch (const std::bad_alloc&) {
+    return json{{"input", jb.input}, {"output", jb.output}, {"status", "failed"},
+                {"error", {{"code", "E_LIMIT"}, {"message", "out of memory"}, {"file", jb.input}}}};
   } catch (const std::exception& e) {
     return json{{"input", jb.input}, {"output", jb.output}, {"status", "failed"},
                 {"error", {{"code", "E_INTERNAL"}, {"message", std::string("unexpected exception: ") + e.what()},
                            {"file", jb.input}}}};
+  } catch (...) {
+    return json{{"input", jb.input}, {"output", jb.output}, {"status", "failed"},
+                {"error", {{"code", "E_INTERNAL"}, {"message", "unexpected exception"}, {"file", jb.input}}}};
   }
 }
 
@@ -301,7 +307,14 @@ json run_job_unguarded(const job& jb, const common_options& co, const convert_op
     rep["reason"] = "output exists";
     return rep;
   }
-  auto data = load_file(jb.input);
+  // Judged by its first bytes before it is read whole: a big file no format claims costs
+  // one small read (and, found in a folder, is skipped like any other unrecognised file).
+  auto data = load_input(jb.input, 1ull << 31, forced);
+  if (!data && data.error().code == code::unknown_format && jb.from_directory) {
+    rep["status"] = "skipped";
+    rep["reason"] = "not a recognised game file";
+    return rep;
+  }
   if (!data) {
     rep["status"] = "failed";
     rep["error"] = error_json(data.error());
@@ -396,7 +409,10 @@ int cmd_convert(const std::vector<std::string>& inputs, const std::string& outpu
         }
         std::sort(files.begin(), files.end());
         for (const auto& p : files) {
-          fs::path rel = fs::relative(p, in, ec);
+          // Named from the path as given, never from where a symlink points: the output
+          // stays inside -o (fs::relative would resolve links and could climb out of it).
+          fs::path rel = p.lexically_normal().lexically_relative(fs::path(in).lexically_normal());
+          if (rel.empty() || *rel.begin() == "..") rel = p.filename();
           fs::path o = fs::path(output) / rel;
           o.replace_extension(output_extension(cv.out_format));
           jobs.push_back({p.string(), o.string(), true});
@@ -487,7 +503,10 @@ int cmd_convert(const std::vector<std::string>& inputs, const std::string& outpu
             {"inputs", reports}};
     std::string text = text_of(rj, 1) + "\n";
     auto w = save_file(cv.report, bytes(text.begin(), text.end()));
-    if (!w) std::cerr << "error: " << w.error().to_string() << "\n";
+    if (!w) {
+      std::cerr << "error: " << w.error().to_string() << "\n";
+      return 1;  // the report is part of the result: no report, no success
+    }
   }
   if (jobs.empty() && !sharded) {  // a shard may be empty when there are fewer files than shards
     std::cerr << "error: no input files\n";
@@ -501,7 +520,7 @@ int cmd_rewrite(const std::string& in, const std::string& out, const common_opti
   int rc = 0;
   const format* forced = forced_format(co, rc);
   if (rc) return rc;
-  auto data = load_file(in);
+  auto data = load_input(in, 1ull << 31, forced);
   if (!data) {
     std::cerr << "error: " << data.error().to_string() << "\n";
     return 1;
@@ -647,6 +666,7 @@ int cmd_diagnostics(bool markdown) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  remove_temporaries_on_signals();  // Ctrl-C / kill leave no temporaries behind
   CLI::App app{"rigrip: game skeletal animation (BFRES, Shining Force III, Telltale, FF7, morpheme) to glTF 2.0 and back"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "rigrip 0.1.0");

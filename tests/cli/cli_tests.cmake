@@ -89,3 +89,11 @@ rigrip_cli_test(report_merge_overlap ARGS report merge ${OUT}/shard-0.json ${OUT
 rigrip_cli_test(report_merge_not_a_report ARGS report merge ${WAVE} -o ${OUT}/shard-bad.json
   EXIT 1 EXPECT "not a rigrip convert report" ABSENT ${OUT}/shard-bad.json)
 set_tests_properties(cli.report_merge cli.report_merge_overlap PROPERTIES DEPENDS "cli.shard_0_of_2;cli.shard_1_of_2")
+
+# Issue 14: faults mid-batch, outputs that stay inside -o, temporaries, special outputs
+# (tests/cli/hostile_cli.sh: one case per row of the issue's table that needs the real binary).
+foreach(c symlink_tree dotdot_input batch_deep_json report_unwritable own_gltf long_name special_outputs signals huge_unknown)
+  add_test(NAME cli.hostile_${c}
+    COMMAND bash ${CMAKE_SOURCE_DIR}/tests/cli/hostile_cli.sh ${c} $<TARGET_FILE:rigrip_cli> ${WAVE} ${OUT}/hostile-cli)
+  set_tests_properties(cli.hostile_${c} PROPERTIES ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0" TIMEOUT 120)
+endforeach()
