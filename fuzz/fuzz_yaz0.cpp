@@ -7,14 +7,14 @@
 #include <vector>
 
 #include "core/failure.hpp"
-#include "formats/bfres/yaz0.hpp"
+#include "containers/yaz0.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::span<const std::uint8_t> in(data, size);
   std::vector<std::uint8_t> out;
   try {
-    (void)rigrip::bfres::is_yaz0(in);
-    out = rigrip::bfres::yaz0_decompress(in);
+    (void)rigrip::containers::is_yaz0(in);
+    out = rigrip::containers::yaz0_decompress(in);
   } catch (const rigrip::core::failure& f) {
     if (f.error().message.empty()) {
       std::fprintf(stderr, "yaz0: failure without a message\n");
@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   if (out.size() <= (64u << 10)) {
-    auto again = rigrip::bfres::yaz0_decompress(rigrip::bfres::yaz0_compress(out));
+    auto again = rigrip::containers::yaz0_decompress(rigrip::containers::yaz0_compress(out));
     if (again != out) {
       std::fprintf(stderr, "yaz0: compress/decompress round trip of %zu bytes differs\n", out.size());
       std::abort();

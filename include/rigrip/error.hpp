@@ -83,8 +83,11 @@ struct error {
   std::string file;                    // path or logical name of the input
   std::uint64_t offset = no_offset;    // byte offset in that file, when known
   std::string format;                  // format id, when known
+  // What `offset` counts in when it is not the file itself, e.g. "the Yaz0-decompressed
+  // data" for a file inside a container; empty for the file's own bytes.
+  std::string within;
 
-  // "file: E_TRUNCATED at 0x1A2 (format): message"
+  // "file @ 0x1A2: E_TRUNCATED [format]: message" ("@ 0x1A2 in the Yaz0-decompressed data")
   [[nodiscard]] std::string to_string() const;
 };
 
@@ -93,6 +96,7 @@ struct warning {
   std::string message;
   std::string file;
   std::uint64_t offset = no_offset;
+  std::string within;  // as error::within
   [[nodiscard]] std::string to_string() const;
 };
 

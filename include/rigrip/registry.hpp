@@ -33,9 +33,13 @@ struct read_options {
 // it fails cleanly when no file system is available (fuzzing, memory input).
 struct read_context {
   std::string path;  // the input's path or logical name, for messages and sibling lookup
-  byte_view data;
+  byte_view data;    // the payload: already taken out of any compression container
+  // Ids of the compression containers the payload came out of, outermost first
+  // (e.g. {"yaz0"} for an .sbfres); empty for a plain file.
+  std::vector<std::string> containers;
   read_options options;
   diagnostics* diags = nullptr;
+  // Sibling files come back out of their compression containers too.
   std::function<result<bytes>(const std::string& path)> load;
   [[nodiscard]] bool file_exists(const std::string& p) const;
   void warn(code c, std::string message, std::uint64_t offset = no_offset) const;
@@ -76,6 +80,46 @@ struct format {
   // bakes it into plain T*R*S locals first (core/ssc.hpp).
   bool stores_segment_scale_compensate = false;
 };
+
+// Containers know no family. A compression container (Yaz0, zstd) holds one stream: the
+// registry opens it before detection, so every family reads `.sbfres`, `.szs` and the like
+// the same way, and writes it back around the rewritten payload. An archive (SARC, LGP)
+// holds many named files: the CLI lists and expands it, and each entry is then read as
+// a file of its own. src/containers/containers.inc lists them.
+struct container_entry {
+  std::string name;  // path inside the archive; for a compression stream, the input's name
+  bytes data;
+};
+
+struct container {
+  std::string_view id;           // "yaz0"
+  std::string_view description;  // one line for `rigrip formats`
+  std::vector<std::string_view> extensions;
+  std::string_view detection;
+  bool archive = false;          // false: exactly one inner stream (compression)
+  std::string_view inner_name;   // what error offsets count in, e.g. "the Yaz0-decompressed data"
+  int (*detect)(byte_view data, std::string_view filename) = nullptr;  // a rigrip::score
+  // The inner files. May throw core::failure; the registry turns that into an error.
+  std::vector<container_entry> (*unpack)(byte_view data) = nullptr;
+  // The container rebuilt around `entries`; `original` is the container they came from,
+  // whose layout (alignment, order, an unchanged compressed stream) is kept where it can be.
+  bytes (*repack)(byte_view original, const std::vector<container_entry>& entries) = nullptr;
+  nlohmann::json (*dump_raw)(byte_view data) = nullptr;  // the container's own structures
+};
+
+[[nodiscard]] const std::vector<const container*>& registered_containers();
+[[nodiscard]] const container* find_container(std::string_view id);
+// The container whose signature the data carries, or nullptr.
+[[nodiscard]] const container* detect_container(byte_view data, std::string_view filename);
+
+// A payload taken out of its compression containers (at most 4 nested).
+struct unwrapped {
+  bytes data;
+  std::vector<const container*> chain;  // outermost first; empty when the input was plain
+};
+// Opens every compression container around `data`; a plain input comes back with an empty
+// chain and no copy of its bytes (data stays empty: use the input).
+[[nodiscard]] result<unwrapped> unwrap(byte_view data, const std::string& name);
 
 [[nodiscard]] const std::vector<const format*>& formats();
 [[nodiscard]] const format* find_format(std::string_view id);

@@ -14,6 +14,9 @@
 #define RIGRIP_FAMILY(name) std::vector<rigrip::format> rigrip_family_##name();
 #include "formats/families.inc"
 #undef RIGRIP_FAMILY
+#define RIGRIP_CONTAINER(name) rigrip::container rigrip_container_##name();
+#include "containers/containers.inc"
+#undef RIGRIP_CONTAINER
 
 namespace rigrip {
 std::vector<format> core_formats();  // scene JSON and glTF input (src/gltf)
@@ -28,7 +31,13 @@ std::string lower(std::string_view s) {
 struct table {
   std::vector<format> storage;
   std::vector<const format*> list;
+  std::vector<container> container_storage;
+  std::vector<const container*> container_list;
   table() {
+#define RIGRIP_CONTAINER(name) container_storage.push_back(rigrip_container_##name());
+#include "containers/containers.inc"
+#undef RIGRIP_CONTAINER
+    for (const auto& c : container_storage) container_list.push_back(&c);
     auto add = [&](std::vector<format> v) {
       for (auto& f : v) storage.push_back(std::move(f));
     };
@@ -46,6 +55,63 @@ const table& the_table() {
 }  // namespace
 
 const std::vector<const format*>& formats() { return the_table().list; }
+const std::vector<const container*>& registered_containers() { return the_table().container_list; }
+
+const container* find_container(std::string_view id) {
+  auto want = lower(id);
+  for (const auto* c : registered_containers())
+    if (c->id == want) return c;
+  return nullptr;
+}
+
+const container* detect_container(byte_view data, std::string_view filename) {
+  std::string name = lower(std::filesystem::path(std::string(filename)).filename().string());
+  for (const auto* c : registered_containers()) {
+    int s = 0;
+    try {
+      s = c->detect ? c->detect(data, name) : 0;
+    } catch (...) {
+      s = 0;
+    }
+    if (s >= score::magic) return c;  // containers are recognised by their signature only
+  }
+  return nullptr;
+}
+
+namespace {
+constexpr int max_nesting = 4;
+
+// The bytes inside one compression container, as a result (unpack may throw).
+result<bytes> open_stream(const container& c, byte_view data, const std::string& name) {
+  auto r = core::guarded(name, c.id, [&] { return c.unpack(data); });
+  if (!r) return r.error();
+  if (r.value().size() != 1)
+    return error{code::bad_count, std::string(c.id) + " stream did not hold exactly one file", name, no_offset,
+                 std::string(c.id)};
+  return std::move(r.value()[0].data);
+}
+}  // namespace
+
+result<unwrapped> unwrap(byte_view data, const std::string& name) {
+  unwrapped u;
+  for (int depth = 0; depth <= max_nesting; ++depth) {
+    byte_view cur = u.chain.empty() ? data : byte_view(u.data);
+    const container* c = detect_container(cur, name);
+    if (!c || c->archive) return u;
+    if (depth == max_nesting)
+      return error{code::limit_exceeded, "more than " + std::to_string(max_nesting) + " nested compression containers",
+                   name, 0, std::string(c->id)};
+    auto inner = open_stream(*c, cur, name);
+    if (!inner) {
+      error e = inner.error();
+      if (!u.chain.empty() && e.offset != no_offset) e.within = std::string(u.chain.back()->inner_name);
+      return e;
+    }
+    u.data = std::move(inner.value());
+    u.chain.push_back(c);
+  }
+  return u;
+}
 
 const format* find_format(std::string_view id) {
   auto want = lower(id);
@@ -57,7 +123,25 @@ const format* find_format(std::string_view id) {
   return nullptr;
 }
 
+namespace {
+result<const format*> detect_payload(byte_view data, std::string_view filename);
+}
+
 result<const format*> detect_format(byte_view data, std::string_view filename) {
+  if (const container* c = detect_container(data, filename)) {
+    if (c->archive)
+      return error{code::unknown_format,
+                   "this is a " + std::string(c->id) + " archive: `rigrip list` shows its files and `rigrip convert` converts them",
+                   std::string(filename), 0, std::string(c->id)};
+    auto u = unwrap(data, std::string(filename));
+    if (!u) return u.error();
+    return detect_payload(u.value().data, filename);
+  }
+  return detect_payload(data, filename);
+}
+
+namespace {
+result<const format*> detect_payload(byte_view data, std::string_view filename) {
   const format* best = nullptr;
   int best_score = 0;
   std::string name = lower(std::filesystem::path(std::string(filename)).filename().string());
@@ -78,30 +162,77 @@ result<const format*> detect_format(byte_view data, std::string_view filename) {
                  std::string(filename), 0, {}};
   return best;
 }
+}  // namespace
 
 namespace {
-read_context make_context(byte_view data, const std::string& name, const read_options& options,
+// An input opened for a reader: its payload out of any compression containers, and the
+// format that reads it.
+struct opened {
+  unwrapped u;
+  byte_view payload;
+  const format* fmt = nullptr;
+  std::string within;  // what offsets in the payload count in ("" for the file itself)
+  std::vector<std::string> chain_ids() const {
+    std::vector<std::string> ids;
+    for (const auto* c : u.chain) ids.emplace_back(c->id);
+    return ids;
+  }
+};
+
+result<bytes> load_unwrapped(const std::string& path, std::uint64_t max) {
+  auto b = load_file(path, max);
+  if (!b) return b;
+  auto u = unwrap(b.value(), path);
+  if (!u) return u.error();
+  if (u.value().chain.empty()) return b;
+  return std::move(u.value().data);
+}
+
+read_context make_context(const opened& in, const std::string& name, const read_options& options,
                           diagnostics& diags) {
   read_context ctx;
   ctx.path = name;
-  ctx.data = data;
+  ctx.data = in.payload;
+  ctx.containers = in.chain_ids();
   ctx.options = options;
   ctx.diags = &diags;
   if (diags.file.empty()) diags.file = name;
   auto max = options.max_file_size;
-  ctx.load = [max](const std::string& p) { return load_file(p, max); };
+  ctx.load = [max](const std::string& p) { return load_unwrapped(p, max); };
   return ctx;
 }
 
-result<const format*> choose(byte_view data, const std::string& name, const format* forced) {
-  if (forced) return forced;
-  return detect_format(data, name);
-}
-
-error stamp(error e, const std::string& name, const format* f) {
+error stamp(error e, const std::string& name, const format* f, const std::string& within = {}) {
   if (e.file.empty()) e.file = name;
   if (e.format.empty() && f) e.format = std::string(f->id);
+  if (e.within.empty() && e.offset != no_offset) e.within = within;
   return e;
+}
+
+result<opened> open_input(byte_view data, const std::string& name, const format* forced) {
+  opened in;
+  if (const container* c = detect_container(data, name); c && c->archive && !forced)
+    return detect_format(data, name).error();  // the archive message
+  auto u = unwrap(data, name);
+  if (!u) return u.error();
+  in.u = std::move(u.value());
+  in.payload = in.u.chain.empty() ? data : byte_view(in.u.data);
+  if (!in.u.chain.empty()) in.within = std::string(in.u.chain.back()->inner_name);
+  if (forced) {
+    in.fmt = forced;
+  } else {
+    auto f = detect_payload(in.payload, name);
+    if (!f) return stamp(f.error(), name, nullptr, in.within);
+    in.fmt = f.value();
+  }
+  return in;
+}
+
+// Warnings a reader gave about a payload count their offsets in it, as errors do.
+void mark_warnings(diagnostics& diags, std::size_t first, const std::string& within) {
+  if (within.empty()) return;
+  for (std::size_t i = first; i < diags.warnings.size(); ++i)
+    if (diags.warnings[i].offset != no_offset && diags.warnings[i].within.empty()) diags.warnings[i].within = within;
 }
 
 bool has_compensation(const scene& s) {
@@ -114,20 +245,46 @@ bool has_compensation(const scene& s) {
   }
   return false;
 }
+
+// Wraps a rewritten payload back into the containers it came out of, innermost first.
+// A payload that comes back unchanged keeps the original bytes (our Yaz0 encoder is valid
+// but not Nintendo's byte for byte).
+result<bytes> rewrap(bytes payload, const opened& in, byte_view original, const std::string& name) {
+  if (in.u.chain.empty()) return payload;
+  if (std::equal(payload.begin(), payload.end(), in.payload.begin(), in.payload.end()))
+    return bytes(original.begin(), original.end());
+  // Each layer's own bytes, outermost first, to give each repack its original.
+  std::vector<bytes> layers{bytes(original.begin(), original.end())};
+  for (std::size_t i = 0; i + 1 < in.u.chain.size(); ++i) {
+    auto inner = open_stream(*in.u.chain[i], layers.back(), name);
+    if (!inner) return inner.error();
+    layers.push_back(std::move(inner.value()));
+  }
+  for (std::size_t i = in.u.chain.size(); i-- > 0;) {
+    const container* c = in.u.chain[i];
+    auto r = core::guarded(name, c->id, [&] { return c->repack(layers[i], {{name, std::move(payload)}}); });
+    if (!r) return r.error();
+    payload = std::move(r.value());
+  }
+  return payload;
+}
 }  // namespace
 
 result<scene> read_scene(byte_view data, const std::string& name, const read_options& options,
                          diagnostics& diags, const format* forced) {
-  auto f = choose(data, name, forced);
-  if (!f) return f.error();
-  const format* fmt = f.value();
+  auto o = open_input(data, name, forced);
+  if (!o) return o.error();
+  const opened& in = o.value();
+  const format* fmt = in.fmt;
   if (!fmt->read)
     return stamp(make_error(code::unsupported_feature, "this format has no scene reader"), name, fmt);
-  auto ctx = make_context(data, name, options, diags);
+  auto ctx = make_context(in, name, options, diags);
+  const std::size_t first_warning = diags.warnings.size();
   auto r = core::guarded(name, fmt->id, [&] { return fmt->read(ctx); });
-  if (!r) return stamp(r.error(), name, fmt);
+  mark_warnings(diags, first_warning, in.within);
+  if (!r) return stamp(r.error(), name, fmt, in.within);
   result<scene> inner = std::move(r.value());
-  if (!inner) return stamp(inner.error(), name, fmt);
+  if (!inner) return stamp(inner.error(), name, fmt, in.within);
   if (inner->format.empty()) inner->format = std::string(fmt->id);
   scene_ops::repair_utf8(inner.value());  // names from game files are bytes; JSON/glTF need UTF-8
   auto v = inner->validate();
@@ -145,31 +302,41 @@ result<scene> read_scene(const std::string& path, const read_options& options, d
 result<nlohmann::json> dump_raw(byte_view data, const std::string& name,
                                 const read_options& options, diagnostics& diags,
                                 const format* forced) {
-  auto f = choose(data, name, forced);
-  if (!f) return f.error();
-  const format* fmt = f.value();
+  auto o = open_input(data, name, forced);
+  if (!o) return o.error();
+  const opened& in = o.value();
+  const format* fmt = in.fmt;
   if (!fmt->dump_raw)
     return stamp(make_error(code::unsupported_feature, "this format has no raw dump"), name, fmt);
-  auto ctx = make_context(data, name, options, diags);
+  auto ctx = make_context(in, name, options, diags);
+  const std::size_t first_warning = diags.warnings.size();
   auto r = core::guarded(name, fmt->id, [&] { return fmt->dump_raw(ctx); });
-  if (!r) return stamp(r.error(), name, fmt);
-  if (!r.value()) return stamp(r.value().error(), name, fmt);
-  scene_ops::repair_utf8(r.value().value());
-  return std::move(r.value().value());
+  mark_warnings(diags, first_warning, in.within);
+  if (!r) return stamp(r.error(), name, fmt, in.within);
+  if (!r.value()) return stamp(r.value().error(), name, fmt, in.within);
+  nlohmann::json& j = r.value().value();
+  if (j.is_object())  // say which containers the payload came out of (a family may already)
+    for (const auto* c : in.u.chain)
+      if (!j.contains(c->id)) j[std::string(c->id)] = true;
+  scene_ops::repair_utf8(j);
+  return std::move(j);
 }
 
 result<bytes> rewrite(byte_view data, const std::string& name, const read_options& options,
                       diagnostics& diags, const format* forced) {
-  auto f = choose(data, name, forced);
-  if (!f) return f.error();
-  const format* fmt = f.value();
+  auto o = open_input(data, name, forced);
+  if (!o) return o.error();
+  const opened& in = o.value();
+  const format* fmt = in.fmt;
   if (!fmt->rewrite)
     return stamp(make_error(code::unsupported_feature, "this format has no raw writer"), name, fmt);
-  auto ctx = make_context(data, name, options, diags);
+  auto ctx = make_context(in, name, options, diags);
+  const std::size_t first_warning = diags.warnings.size();
   auto r = core::guarded(name, fmt->id, [&] { return fmt->rewrite(ctx); });
-  if (!r) return stamp(r.error(), name, fmt);
-  if (!r.value()) return stamp(r.value().error(), name, fmt);
-  return std::move(r.value().value());
+  mark_warnings(diags, first_warning, in.within);
+  if (!r) return stamp(r.error(), name, fmt, in.within);
+  if (!r.value()) return stamp(r.value().error(), name, fmt, in.within);
+  return rewrap(std::move(r.value().value()), in, data, name);
 }
 
 result<bytes> pack(const scene& s, const format& f, const pack_context& ctx) {
@@ -188,6 +355,20 @@ result<bytes> pack(const scene& s, const format& f, const pack_context& ctx) {
     });
     if (!baked) return baked.error();
     return pack(baked.value(), f, ctx);  // flags cleared: no second bake
+  }
+  if (ctx.template_file) {
+    // A compressed template (an .sbfres) is packed as its payload and the result
+    // compressed the same way.
+    auto o = open_input(*ctx.template_file, ctx.template_path, &f);
+    if (!o) return o.error();
+    if (!o.value().u.chain.empty()) {
+      pack_context inner = ctx;
+      inner.template_file = o.value().u.data;
+      auto r = core::guarded(ctx.output_path, f.id, [&] { return f.pack(s, inner); });
+      if (!r) return r.error();
+      if (!r.value()) return stamp(r.value().error(), ctx.output_path, &f);
+      return rewrap(std::move(r.value().value()), o.value(), *ctx.template_file, ctx.output_path);
+    }
   }
   auto r = core::guarded(ctx.output_path, f.id, [&] { return f.pack(s, ctx); });
   if (!r) return r.error();

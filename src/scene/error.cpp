@@ -20,25 +20,26 @@ const diagnostic_info& info(code c) noexcept {
 }
 
 namespace {
-std::string where(const std::string& file, std::uint64_t offset) {
+std::string where(const std::string& file, std::uint64_t offset, const std::string& within) {
   std::string s = file.empty() ? std::string("<input>") : file;
   if (offset != no_offset) {
     char buf[40];
     std::snprintf(buf, sizeof buf, " @ 0x%llX", static_cast<unsigned long long>(offset));
     s += buf;
+    if (!within.empty()) s += " in " + within;
   }
   return s;
 }
 }  // namespace
 
 std::string error::to_string() const {
-  std::string s = where(file, offset) + ": " + std::string(info(code).id);
+  std::string s = where(file, offset, within) + ": " + std::string(info(code).id);
   if (!format.empty()) s += " [" + format + "]";
   return s + ": " + message;
 }
 
 std::string warning::to_string() const {
-  return where(file, offset) + ": " + std::string(info(code).id) + ": " + message;
+  return where(file, offset, within) + ": " + std::string(info(code).id) + ": " + message;
 }
 
 }  // namespace rigrip

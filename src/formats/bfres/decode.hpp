@@ -1,5 +1,5 @@
 // FRES raw layer -> neutral scene (decode), plus the rotation helpers shared with the
-// encoder (pack.cpp).
+// encoder (encode.cpp).
 #pragma once
 
 #include <optional>
@@ -9,8 +9,8 @@
 
 namespace rigrip::bfres {
 
-// Decompresses Yaz0 when present and parses the FRES image.
-[[nodiscard]] file load(std::span<const std::uint8_t> data, bool* was_yaz0);
+// Parses a FRES image (the registry has already taken it out of any Yaz0 stream).
+[[nodiscard]] file load(std::span<const std::uint8_t> data);
 [[nodiscard]] scene to_scene(const file& f, const read_context& ctx);
 
 // nw::g3d Euler XYZ: R = Rz(z) * Ry(y) * Rx(x) (column vectors), q = qz * qy * qx.

@@ -1,10 +1,11 @@
-#include "formats/bfres/yaz0.hpp"
+#include "containers/yaz0.hpp"
 
 #include <cstring>
 
 #include "core/byte_reader.hpp"
+#include "rigrip/registry.hpp"
 
-namespace rigrip::bfres {
+namespace rigrip::containers {
 
 bool is_yaz0(std::span<const std::uint8_t> d) {
   return d.size() >= 16 && std::memcmp(d.data(), "Yaz0", 4) == 0;
@@ -123,4 +124,33 @@ std::vector<std::uint8_t> yaz0_compress(std::span<const std::uint8_t> in, std::u
   return w.take();
 }
 
-}  // namespace rigrip::bfres
+}  // namespace rigrip::containers
+
+// ---- registration (src/containers/containers.inc) -----------------------------------
+
+namespace rigrip::containers {
+namespace {
+std::uint32_t be32(byte_view d, std::size_t at) {
+  return std::uint32_t(d[at]) << 24 | std::uint32_t(d[at + 1]) << 16 | std::uint32_t(d[at + 2]) << 8 | d[at + 3];
+}
+int detect_yaz0(byte_view d, std::string_view) { return is_yaz0(d) ? score::magic : score::none; }
+std::vector<container_entry> unpack_yaz0(byte_view d) { return {{std::string(), yaz0_decompress(d)}}; }
+bytes repack_yaz0(byte_view original, const std::vector<container_entry>& entries) {
+  if (entries.size() != 1) core::fail(code::bad_count, "a Yaz0 stream holds exactly one file");
+  // Keep the original header's alignment field (BotW files use it for the payload).
+  return yaz0_compress(entries[0].data, is_yaz0(original) ? be32(original, 8) : 0);
+}
+nlohmann::json dump_yaz0(byte_view d) {
+  if (!is_yaz0(d)) core::fail(code::bad_magic, "expected 'Yaz0'", 0);
+  return {{"magic", "Yaz0"}, {"decompressed_size", be32(d, 4)}, {"alignment", be32(d, 8)}};
+}
+}  // namespace
+}  // namespace rigrip::containers
+
+rigrip::container rigrip_container_yaz0() {
+  using namespace rigrip;
+  return container{"yaz0", "Nintendo Yaz0 compression (LZ77): one stream, opened before detection",
+                   {".szs", ".sbfres", ".sarc.szs"}, "content: 'Yaz0' magic",
+                   /*archive=*/false, "the Yaz0-decompressed data", containers::detect_yaz0,
+                   containers::unpack_yaz0, containers::repack_yaz0, containers::dump_yaz0};
+}

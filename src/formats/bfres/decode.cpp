@@ -1,7 +1,7 @@
 // FRES raw layer -> scene: FSKL skeletons and FSKA animations with the runtime's
 // exact curve semantics, skeleton pairing, and Segment Scale Compensate folded into
 // plain T*R*S locals so that any standard consumer shows the game's pose (README.md).
-#include "formats/bfres/convert.hpp"
+#include "formats/bfres/decode.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -13,7 +13,6 @@
 #include "core/failure.hpp"
 #include "core/math.hpp"
 #include "scene/pose.hpp"
-#include "formats/bfres/yaz0.hpp"
 
 namespace rigrip::bfres {
 namespace {
@@ -347,11 +346,8 @@ std::vector<std::string> sibling_model_paths(const std::string& path) {
   return out;
 }
 
-file load(std::span<const std::uint8_t> data, bool* was_yaz0) {
-  bool y = is_yaz0(data);
-  if (was_yaz0) *was_yaz0 = y;
-  std::vector<std::uint8_t> image = y ? yaz0_decompress(data) : std::vector<std::uint8_t>(data.begin(), data.end());
-  return parse(std::move(image));
+file load(std::span<const std::uint8_t> data) {
+  return parse(std::vector<std::uint8_t>(data.begin(), data.end()));
 }
 
 scene to_scene(const file& f, const read_context& ctx) {
@@ -371,7 +367,7 @@ scene to_scene(const file& f, const read_context& ctx) {
     if (!ctx.load) core::fail(code::missing_skeleton, "--skeleton given but no file system is available");
     auto b = ctx.load(*ctx.options.skeleton_path);
     if (!b) core::fail(b.error().code, "--skeleton " + *ctx.options.skeleton_path + ": " + b.error().message);
-    others.push_back(load(b.value(), nullptr));
+    others.push_back(load(b.value()));
     add_models(others.back(), *ctx.options.skeleton_path, false);
     if (candidates.empty())
       core::fail(code::missing_skeleton, "--skeleton " + *ctx.options.skeleton_path + " holds no FSKL skeleton");
@@ -393,7 +389,7 @@ scene to_scene(const file& f, const read_context& ctx) {
         }
         // A damaged sibling must not stop the animations from converting.
         try {
-          others.push_back(load(b.value(), nullptr));
+          others.push_back(load(b.value()));
           add_models(others.back(), c, false);
         } catch (const core::failure& e) {
           ctx.warn(code::w_pairing, "sibling model file " + c + " is not a readable FRES (" + e.error().message + "); ignored");

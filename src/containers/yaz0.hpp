@@ -1,11 +1,11 @@
-// Yaz0: Nintendo's LZ77 variant wrapping .sbfres files.
+// Yaz0: Nintendo's LZ77 variant (.sbfres, .szs, .sbactorpack ...): one compressed stream.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <vector>
 
-namespace rigrip::bfres {
+namespace rigrip::containers {
 
 [[nodiscard]] bool is_yaz0(std::span<const std::uint8_t> data);
 // Decompresses; the output size comes from the header and is checked against a bound
@@ -16,4 +16,4 @@ namespace rigrip::bfres {
 [[nodiscard]] std::vector<std::uint8_t> yaz0_compress(std::span<const std::uint8_t> data,
                                                       std::uint32_t alignment = 0);
 
-}  // namespace rigrip::bfres
+}  // namespace rigrip::containers
