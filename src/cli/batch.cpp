@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <new>
 
 namespace fs = std::filesystem;
 
@@ -25,7 +26,10 @@ void add_directory_jobs(const std::string& dir, const std::string& output_dir,
   }
   std::sort(files.begin(), files.end());
   for (const auto& p : files) {
-    fs::path rel = fs::relative(p, dir, ec);
+    // Named from the path as given, never from where a symlink points: the output
+    // stays inside -o (fs::relative would resolve links and could climb out of it).
+    fs::path rel = p.lexically_normal().lexically_relative(fs::path(dir).lexically_normal());
+    if (rel.empty() || *rel.begin() == "..") rel = p.filename();
     fs::path o = fs::path(output_dir) / rel;
     o.replace_extension(ext);
     jobs.push_back({p.string(), o.string(), true});
@@ -46,6 +50,13 @@ void separate_shared_outputs(std::vector<job>& jobs) {
     }
 }
 
+json failed_job(const job& jb, const std::string& code, const std::string& message) {
+  return json{{"input", jb.input},
+              {"output", jb.output},
+              {"status", "failed"},
+              {"error", {{"code", code}, {"message", message}, {"file", jb.input}}}};
+}
+
 // A worker thread must never see an exception escape (std::terminate would take every other
 // input down with it): whatever a job throws becomes that input's failure.
 json run_isolated(const job& jb, const batch_options& o, const job_runner& run) {
@@ -56,14 +67,12 @@ json run_isolated(const job& jb, const batch_options& o, const job_runner& run) 
                   {"status", "skipped"},
                   {"reason", "output exists"}};
     return run(jb);
+  } catch (const std::bad_alloc&) {
+    return failed_job(jb, "E_LIMIT", "out of memory");
   } catch (const std::exception& e) {
-    return json{{"input", jb.input},
-                {"output", jb.output},
-                {"status", "failed"},
-                {"error",
-                 {{"code", "E_INTERNAL"},
-                  {"message", std::string("unexpected exception: ") + e.what()},
-                  {"file", jb.input}}}};
+    return failed_job(jb, "E_INTERNAL", std::string("unexpected exception: ") + e.what());
+  } catch (...) {
+    return failed_job(jb, "E_INTERNAL", "unexpected exception");
   }
 }
 
@@ -144,7 +153,8 @@ void print_summary(const tally& t) {
   for (const auto& f : t.failed_inputs) std::cout << "  failed: " << f.get<std::string>() << "\n";
 }
 
-void write_report(const std::string& path, const tally& t, const std::vector<json>& reports) {
+// The report is part of the result: false (after printing why) when it could not be written.
+bool write_report(const std::string& path, const tally& t, const std::vector<json>& reports) {
   json rj{{"summary",
            {{"converted", t.ok},
             {"failed", t.failed},
@@ -153,6 +163,7 @@ void write_report(const std::string& path, const tally& t, const std::vector<jso
           {"inputs", reports}};
   auto w = save_text(path, text_of(rj, 1) + "\n");
   if (!w) print_error(w.error());
+  return w.ok();
 }
 
 }  // namespace
@@ -178,7 +189,7 @@ int run_batch(const std::vector<job>& jobs, const batch_options& o, const job_ru
   auto reports = run_pool(jobs, o, run);
   tally t = count(reports);
   print_summary(t);
-  if (!o.report.empty()) write_report(o.report, t, reports);
+  if (!o.report.empty() && !write_report(o.report, t, reports)) return 1;  // no report, no success
   if (jobs.empty()) {
     std::cerr << "error: no input files\n";
     return 1;

@@ -34,7 +34,8 @@ struct batch_options {
 using job_runner = std::function<json(const job&)>;
 
 // Runs every job, prints each outcome, a progress bar on a terminal and a summary, writes the
-// report. Returns the exit code: 1 when any input failed or there was none, else 0.
+// report. Returns the exit code: 1 when any input failed, there was none or the report could
+// not be written, else 0.
 [[nodiscard]] int run_batch(const std::vector<job>& jobs, const batch_options& o,
                             const job_runner& run);
 

@@ -123,7 +123,11 @@ json convert_one(const job& jb, const convert_options& o, const format* forced) 
   json rep{{"input", jb.input}, {"output", jb.output}};
   diagnostics d;
   d.file = jb.input;
-  auto data = load_file(jb.input);
+  // Judged by its first bytes before it is read whole: a big file no format claims costs
+  // one small read (and, found in a folder, is skipped like any other unrecognised file).
+  auto data = load_input(jb.input, 1ull << 31, forced);
+  if (!data && data.error().code == code::unknown_format && jb.from_directory)
+    return mark_skipped(rep, "not a recognised game file");
   if (!data) return mark_failed(rep, error_json(data.error()));
   if (!forced && jb.from_directory && is_foreign_file(data.value(), jb.input))
     return mark_skipped(rep, "not a recognised game file");

@@ -26,7 +26,7 @@ result<json> dump_json(const bytes& data, const dump_options& o, diagnostics& d,
 int run_dump(const dump_options& o) {
   const auto forced = forced_format(o.common);
   if (!forced) return 2;
-  auto data = load_file(o.file);
+  auto data = load_input(o.file, 1ull << 31, *forced);
   if (!data) return fail(data.error());
   diagnostics d;
   d.file = o.file;

@@ -31,7 +31,7 @@ bool report_difference(const bytes& in, const bytes& out, const rewrite_options&
 int run_rewrite(const rewrite_options& o) {
   const auto forced = forced_format(o.common);
   if (!forced) return 2;
-  auto data = load_file(o.input);
+  auto data = load_input(o.input, 1ull << 31, *forced);
   if (!data) return fail(data.error());
   diagnostics d;
   d.file = o.input;

@@ -7,10 +7,12 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "rigrip/registry.hpp"
 
 using namespace rigrip::cli;
 
 int main(int argc, char** argv) {
+  rigrip::remove_temporaries_on_signals();  // Ctrl-C / kill leave no temporaries behind
   CLI::App app{
       "rigrip: game skeletal animation (BFRES, Shining Force III, Telltale, FF7, morpheme) "
       "to glTF 2.0 and back"};

@@ -66,3 +66,11 @@ rigrip_cli_test(pack_family_name ARGS pack ${OUT}/cli/tt_wave.glb --format tellt
 rigrip_cli_test(pack_family_ambiguous ARGS pack ${OUT}/cli/tt_wave.glb --format telltale -o ${OUT}/cli/tt_wave.bin
   EXIT 2 EXPECT "writes several formats \\(telltale-anm, telltale-skl\\)" ABSENT ${OUT}/cli/tt_wave.bin)
 set_tests_properties(cli.pack_family_name cli.pack_family_ambiguous PROPERTIES DEPENDS cli.pack_family_convert)
+
+# Issue 14: faults mid-batch, outputs that stay inside -o, temporaries, special outputs
+# (tests/cli/hostile_cli.sh: one case per row of the issue's table that needs the real binary).
+foreach(c symlink_tree dotdot_input batch_deep_json report_unwritable own_gltf long_name special_outputs signals huge_unknown)
+  add_test(NAME cli.hostile_${c}
+    COMMAND bash ${CMAKE_SOURCE_DIR}/tests/cli/hostile_cli.sh ${c} $<TARGET_FILE:rigrip_cli> ${WAVE} ${OUT}/hostile-cli)
+  set_tests_properties(cli.hostile_${c} PROPERTIES ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0" TIMEOUT 120)
+endforeach()
