@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -185,12 +186,28 @@ std::vector<job> plan_jobs(const std::vector<std::string>& inputs, const std::st
   return jobs;
 }
 
+bool apply_shard(std::vector<job>& jobs, const std::string& shard) {
+  unsigned si = 0, sn = 0;
+  char slash = 0, extra = 0;
+  if (std::sscanf(shard.c_str(), "%u%c%u%c", &si, &slash, &sn, &extra) != 3 || slash != '/' ||
+      sn == 0 || si >= sn) {
+    std::cerr << "error: --shard takes I/N with 0 <= I < N, e.g. --shard 0/4\n";
+    return false;
+  }
+  std::stable_sort(jobs.begin(), jobs.end(),
+                   [](const job& a, const job& b) { return a.input < b.input; });
+  std::vector<job> mine;
+  for (std::size_t i = si; i < jobs.size(); i += sn) mine.push_back(jobs[i]);
+  jobs = std::move(mine);
+  return true;
+}
+
 int run_batch(const std::vector<job>& jobs, const batch_options& o, const job_runner& run) {
   auto reports = run_pool(jobs, o, run);
   tally t = count(reports);
   print_summary(t);
   if (!o.report.empty() && !write_report(o.report, t, reports)) return 1;  // no report, no success
-  if (jobs.empty()) {
+  if (jobs.empty() && o.shard.empty()) {  // a shard may be empty: fewer files than shards
     std::cerr << "error: no input files\n";
     return 1;
   }

@@ -22,7 +22,13 @@ struct batch_options {
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   std::string report;          // path of the JSON report; empty: none
   bool skip_existing = false;  // inputs whose output exists are skipped
+  std::string shard;           // "I/N": only the I-th (0-based) of N shares of the sorted inputs
 };
+
+// --shard I/N: the inputs sorted by path, every N-th from the I-th, so N machines given the
+// same arguments convert disjoint sets that together cover all inputs. False (after printing
+// why) when `shard` is not I/N with 0 <= I < N.
+[[nodiscard]] bool apply_shard(std::vector<job>& jobs, const std::string& shard);
 
 // One job per input file: directories are walked recursively (sorted), every output goes under
 // output_dir with extension ext (".glb"), keeping the relative path of directory inputs.

@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "rigrip/gltf.hpp"
+#include "rigrip/scene_text.hpp"
 
 namespace fs = std::filesystem;
 
@@ -115,7 +116,7 @@ void refuse_empty_scene(json& rep, const job& jb, const scene& s) {
 result<void> write_output(const scene& s, const std::string& path, const convert_options& o,
                           diagnostics& d) {
   if (o.out_format != "json") return gltf::write_file(s, path, o.gltf, d);
-  return save_text(path, text_of(scene_json::to_json(gltf::prepare(s, o.gltf, d)), 1) + "\n");
+  return save_text(path, scene_json::to_text(gltf::prepare(s, o.gltf, d), 1) + "\n");  // streamed
 }
 
 json convert_one(const job& jb, const convert_options& o, const format* forced) {
@@ -167,6 +168,7 @@ int run_convert(convert_options o) {
   if (o.resample > 0) o.gltf.resample_fps = o.resample;
   o.gltf.bone_display_mesh = !o.no_bone_mesh;
   std::vector<job> jobs = plan_convert_jobs(o);
+  if (!o.batch.shard.empty() && !apply_shard(jobs, o.batch.shard)) return 2;
   o.gltf.binary = o.out_format != "gltf";
   return run_batch(jobs, o.batch, [&](const job& jb) { return convert_one(jb, o, *forced); });
 }
@@ -184,6 +186,8 @@ void add_convert_options(CLI::App* c, convert_options& o) {
   c->add_flag("--skip-existing", o.batch.skip_existing,
               "Do not convert inputs whose output already exists");
   c->add_option("--report", o.batch.report, "Write a JSON report of every input");
+  c->add_option("--shard", o.batch.shard,
+                "I/N: convert only the I-th (0-based) of N deterministic shares of the sorted inputs");
   c->add_option("--scale", o.gltf.scale, "Uniform scale applied at the root")
       ->check(CLI::PositiveNumber);
   c->add_option("--up", o.up, "Up axis of the source data, y or z (converted at the root)")
