@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -51,6 +52,13 @@ void separate_shared_outputs(std::vector<job>& jobs) {
     }
 }
 
+json failed_job(const job& jb, const std::string& code, const std::string& message) {
+  return json{{"input", jb.input},
+              {"output", jb.output},
+              {"status", "failed"},
+              {"error", {{"code", code}, {"message", message}, {"file", jb.input}}}};
+}
+
 // A worker thread must never see an exception escape (std::terminate would take every other
 // input down with it): whatever a job throws becomes that input's failure.
 json run_isolated(const job& jb, const batch_options& o, const job_runner& run) {
@@ -62,19 +70,11 @@ json run_isolated(const job& jb, const batch_options& o, const job_runner& run) 
                   {"reason", "output exists"}};
     return run(jb);
   } catch (const std::bad_alloc&) {
-    return json{{"input", jb.input}, {"output", jb.output}, {"status", "failed"},
-                {"error", {{"code", "E_LIMIT"}, {"message", "out of memory"}, {"file", jb.input}}}};
+    return failed_job(jb, "E_LIMIT", "out of memory");
   } catch (const std::exception& e) {
-    return json{{"input", jb.input},
-                {"output", jb.output},
-                {"status", "failed"},
-                {"error",
-                 {{"code", "E_INTERNAL"},
-                  {"message", std::string("unexpected exception: ") + e.what()},
-                  {"file", jb.input}}}};
+    return failed_job(jb, "E_INTERNAL", std::string("unexpected exception: ") + e.what());
   } catch (...) {
-    return json{{"input", jb.input}, {"output", jb.output}, {"status", "failed"},
-                {"error", {{"code", "E_INTERNAL"}, {"message", "unexpected exception"}, {"file", jb.input}}}};
+    return failed_job(jb, "E_INTERNAL", "unexpected exception");
   }
 }
 
@@ -187,6 +187,7 @@ void print_summary(const tally& t) {
   for (const auto& f : t.failed_inputs) std::cout << "  failed: " << f.get<std::string>() << "\n";
 }
 
+// The report is part of the result: false (after printing why) when it could not be written.
 bool write_report(const std::string& path, const tally& t, const std::vector<json>& reports) {
   json rj{{"summary",
            {{"converted", t.ok},
@@ -218,13 +219,28 @@ std::vector<job> plan_jobs(const std::vector<std::string>& inputs, const std::st
   return jobs;
 }
 
+bool apply_shard(std::vector<job>& jobs, const std::string& shard) {
+  unsigned si = 0, sn = 0;
+  char slash = 0, extra = 0;
+  if (std::sscanf(shard.c_str(), "%u%c%u%c", &si, &slash, &sn, &extra) != 3 || slash != '/' ||
+      sn == 0 || si >= sn) {
+    std::cerr << "error: --shard takes I/N with 0 <= I < N, e.g. --shard 0/4\n";
+    return false;
+  }
+  std::stable_sort(jobs.begin(), jobs.end(),
+                   [](const job& a, const job& b) { return a.input < b.input; });
+  std::vector<job> mine;
+  for (std::size_t i = si; i < jobs.size(); i += sn) mine.push_back(jobs[i]);
+  jobs = std::move(mine);
+  return true;
+}
+
 int run_batch(const std::vector<job>& jobs, const batch_options& o, const job_runner& run) {
   auto reports = run_pool(jobs, o, run);
   tally t = count(reports);
   print_summary(t);
-  // The report is part of the result: no report, no success.
-  if (!o.report.empty() && !write_report(o.report, t, reports)) return 1;
-  if (jobs.empty()) {
+  if (!o.report.empty() && !write_report(o.report, t, reports)) return 1;  // no report, no success
+  if (jobs.empty() && o.shard.empty()) {  // a shard may be empty: fewer files than shards
     std::cerr << "error: no input files\n";
     return 1;
   }

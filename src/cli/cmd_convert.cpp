@@ -11,6 +11,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "rigrip/gltf.hpp"
+#include "rigrip/scene_text.hpp"
 
 namespace fs = std::filesystem;
 
@@ -136,7 +137,7 @@ void refuse_empty_scene(json& rep, const job& jb, const scene& s) {
 result<void> write_output(const scene& s, const std::string& path, const convert_options& o,
                           diagnostics& d) {
   if (o.out_format != "json") return gltf::write_file(s, path, o.gltf, d);
-  return save_text(path, text_of(scene_json::to_json(gltf::prepare(s, o.gltf, d)), 1) + "\n");
+  return save_text(path, scene_json::to_text(gltf::prepare(s, o.gltf, d), 1) + "\n");  // streamed
 }
 
 // A --clip filter that keeps nothing would write a file without the animation the user
@@ -279,6 +280,7 @@ int run_convert(convert_options o) {
   o.gltf.native_units = o.units == "native" || o.scale > 0;
   if (o.scale > 0) o.gltf.scale = static_cast<float>(o.scale);
   std::vector<job> jobs = plan_convert_jobs(o);
+  if (!o.batch.shard.empty() && !apply_shard(jobs, o.batch.shard)) return 2;
   o.gltf.binary = o.out_format != "gltf";
   return run_batch(jobs, o.batch, [&](const job& jb) { return convert_one(jb, o, *forced); });
 }
@@ -296,6 +298,8 @@ void add_convert_options(CLI::App* c, convert_options& o) {
   c->add_flag("--skip-existing", o.batch.skip_existing,
               "Do not convert inputs whose output already exists");
   c->add_option("--report", o.batch.report, "Write a JSON report of every input");
+  c->add_option("--shard", o.batch.shard,
+                "I/N: convert only the I-th (0-based) of N deterministic shares of the sorted inputs");
   c->add_option("--scale", o.scale,
                 "Metres per source unit, replacing the family's documented factor "
                 "(docs/gltf-output.md); goes into the data, never a scaled node")

@@ -3,6 +3,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "rigrip/gltf.hpp"  // scene_json
+#include "rigrip/scene_text.hpp"
 
 namespace rigrip::cli {
 namespace {
@@ -15,12 +16,19 @@ struct dump_options {
   common_options common;
 };
 
-result<json> dump_json(const bytes& data, const dump_options& o, diagnostics& d,
-                       const format* forced) {
-  if (o.raw) return dump_raw(data, o.file, o.common.read(), d, forced);
+// The scene is streamed as text (no DOM: the biggest scenes are the slowest to dump); the raw
+// structures are a DOM the families build.
+result<std::string> dump_text(const bytes& data, const dump_options& o, diagnostics& d,
+                              const format* forced) {
+  const int indent = o.compact ? -1 : 1;
+  if (o.raw) {
+    auto r = dump_raw(data, o.file, o.common.read(), d, forced);
+    if (!r) return r.error();
+    return o.compact ? text_of(r.value()) : text_of(r.value(), indent);
+  }
   auto s = read_scene(data, o.file, o.common.read(), d, forced);
   if (!s) return s.error();
-  return scene_json::to_json(s.value());
+  return scene_json::to_text(s.value(), indent);
 }
 
 int run_dump(const dump_options& o) {
@@ -30,9 +38,9 @@ int run_dump(const dump_options& o) {
   if (!data) return fail(data.error());
   diagnostics d;
   d.file = o.file;
-  auto j = dump_json(data.value(), o, d, *forced);
-  if (!j) return fail(j.error());
-  std::string text = o.compact ? text_of(j.value()) : text_of(j.value(), 1);
+  auto t = dump_text(data.value(), o, d, *forced);
+  if (!t) return fail(t.error());
+  std::string text = std::move(t.value());
   text += "\n";
   if (o.output.empty()) {
     std::cout << text;

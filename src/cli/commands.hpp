@@ -22,6 +22,7 @@ command add_dump_command(CLI::App& app);
 command add_convert_command(CLI::App& app);
 command add_rewrite_command(CLI::App& app);
 command add_pack_command(CLI::App& app);
+command add_report_command(CLI::App& app);
 command add_diagnostics_command(CLI::App& app);
 
 }  // namespace rigrip::cli
