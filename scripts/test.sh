@@ -17,13 +17,19 @@ export UBSAN_OPTIONS=print_stacktrace=1
 ctest --test-dir build-test -j"$(nproc)" --output-on-failure --timeout 900
 
 echo "== main job with the tested build, checked in Blender (out-test/blender-report.json)"
+# Budgeted (RIGRIP_BLENDER_SECONDS, default 300 s; about 1-2 min here). install-deps.sh installs
+# Blender, so on CI it is there; a machine without it skips this step and says so.
 rm -rf out-test
 ./build-test/rigrip convert examples -o out-test/examples -j"$(nproc)" --report out-test/examples-report.json >/dev/null
 if [ -d ../shared/samples ]; then
   ./build-test/rigrip convert ../shared/samples -o out-test/samples -j"$(nproc)" \
     --report out-test/samples-report.json >/dev/null || true  # failures are the CLI tests' business
 fi
-scripts/blender_check.sh ./build-test/rigrip out-test
+if command -v blender >/dev/null; then
+  scripts/blender_check.sh ./build-test/rigrip out-test
+else
+  echo "SKIPPED Blender check: blender is not installed (scripts/install-deps.sh installs it)"
+fi
 
 if [ -x scripts/fuzz.sh ]; then
   echo "== fuzzing (short budget: ${RIGRIP_FUZZ_SECONDS:-45} s per target)"

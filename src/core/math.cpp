@@ -85,13 +85,31 @@ void make_hemisphere_continuous(std::vector<float>& v, std::size_t stride_keys) 
   }
 }
 
+// T * R * S written out (the products glm forms with identity and diagonal matrices, term
+// for term, without them): the hot path of every pose evaluation and SSC bake, which glm's
+// unoptimised templates made the slowest part of a Debug build.
 mat4 compose(const vec3& t, const quat& r, const vec3& s) {
-  glm::mat4 m = glm::translate(glm::mat4(1.0f), glm::vec3(t[0], t[1], t[2])) *
-                glm::mat4_cast(to_glm(normalize(r))) *
-                glm::scale(glm::mat4(1.0f), glm::vec3(s[0], s[1], s[2]));
-  return from_glm(m);
+  const quat q = normalize(r);
+  const float x = q[0], y = q[1], z = q[2], w = q[3];
+  const float xx = x * x, yy = y * y, zz = z * z, xz = x * z, xy = x * y, yz = y * z;
+  const float wx = w * x, wy = w * y, wz = w * z;
+  const float rot[3][3] = {{1.0f - 2.0f * (yy + zz), 2.0f * (xy + wz), 2.0f * (xz - wy)},
+                           {2.0f * (xy - wz), 1.0f - 2.0f * (xx + zz), 2.0f * (yz + wx)},
+                           {2.0f * (xz + wy), 2.0f * (yz - wx), 1.0f - 2.0f * (xx + yy)}};
+  mat4 m{};
+  for (std::size_t c = 0; c < 3; ++c)
+    for (std::size_t row = 0; row < 3; ++row) m[c * 4 + row] = rot[c][row] * s[c];
+  m[12] = t[0], m[13] = t[1], m[14] = t[2], m[15] = 1.0f;
+  return m;
 }
-mat4 multiply(const mat4& a, const mat4& b) { return from_glm(to_glm(a) * to_glm(b)); }
+mat4 multiply(const mat4& a, const mat4& b) {  // column-major, summed in glm's order
+  mat4 m{};
+  for (std::size_t c = 0; c < 4; ++c)
+    for (std::size_t row = 0; row < 4; ++row)
+      m[c * 4 + row] = a[row] * b[c * 4] + a[4 + row] * b[c * 4 + 1] + a[8 + row] * b[c * 4 + 2] +
+                       a[12 + row] * b[c * 4 + 3];
+  return m;
+}
 mat4 inverse(const mat4& m) { return from_glm(glm::inverse(to_glm(m))); }
 mat4 identity() { return from_glm(glm::mat4(1.0f)); }
 

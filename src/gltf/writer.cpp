@@ -4,6 +4,7 @@
 // scene animation. Everything written is checked by gltf-validator in the tests.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <filesystem>
 #include <fnmatch.h>
 #include <map>
@@ -330,11 +331,35 @@ void apply_additive_onto_rest(scene& s) {
   }
 }
 
+// A clip runs from time 0, but an importer starts the action at its first key (Blender:
+// SF3's all-frames clip, keyed from frame 1, became a 132-frame action for 133 frames). Every
+// track whose first key is after 0 gets a key at 0 holding its first value — what glTF plays
+// before the first key anyway, so nothing moves; a cubic first key's unused in-tangent is zeroed.
+void hold_from_zero(animation& a) {
+  float first = std::numeric_limits<float>::infinity();
+  for (const auto& t : a.tracks)
+    if (!t.times.empty()) first = std::min(first, t.times.front());
+  if (!(first > 1e-6f) || !std::isfinite(first)) return;
+  for (auto& t : a.tracks) {
+    if (t.times.empty() || !(t.times.front() > 1e-6f)) continue;
+    const std::size_t c = static_cast<std::size_t>(components(t.path)), e = t.elements_per_key();
+    std::vector<float> key(t.values.begin(), t.values.begin() + static_cast<std::ptrdiff_t>(e * c));
+    if (e == 3) {  // flat tangents on the new key, none into the old first key
+      std::fill(key.begin(), key.begin() + static_cast<std::ptrdiff_t>(c), 0.0f);
+      std::fill(key.end() - static_cast<std::ptrdiff_t>(c), key.end(), 0.0f);
+      std::fill(t.values.begin(), t.values.begin() + static_cast<std::ptrdiff_t>(c), 0.0f);
+    }
+    t.times.insert(t.times.begin(), 0.0f);
+    t.values.insert(t.values.begin(), key.begin(), key.end());
+  }
+}
+
 // A glTF animation lasts until its last key: a clip whose keys end before its duration
 // (the engine holds the last pose) gets a key at the duration holding the last value, so
 // the action's frame range is the clip's length.
 void hold_until_duration(scene& s) {
   for (auto& a : s.animations) {
+    hold_from_zero(a);
     const float end = static_cast<float>(a.duration);
     float last = 0;
     for (const auto& t : a.tracks)

@@ -544,10 +544,39 @@ void accumulate(const std::vector<mat4>& a, const std::vector<mat4>& b, bake_err
     }
   }
 }
+// The bake is exact (nothing to measure) unless the parent of a compensating bone has a
+// non-uniform scale: in the rest pose, or (anim >= 0) in any key or tangent of that clip.
+bool may_differ(const scene& s, int anim) {
+  for (const auto& sk : s.skeletons) {
+    std::vector<char> parent_of_ssc(sk.bones.size(), 0);
+    bool any = false;
+    for (const auto& b : sk.bones)
+      if (b.segment_scale_compensate && b.parent >= 0 && static_cast<std::size_t>(b.parent) < sk.bones.size())
+        parent_of_ssc[static_cast<std::size_t>(b.parent)] = 1, any = true;
+    if (!any) continue;
+    for (std::size_t i = 0; i < sk.bones.size(); ++i)
+      if (parent_of_ssc[i] && !uniform(sk.bones[i].scale.data())) return true;
+  }
+  if (anim < 0 || static_cast<std::size_t>(anim) >= s.animations.size()) return false;
+  const animation& a = s.animations[static_cast<std::size_t>(anim)];
+  if (a.skeleton < 0 || static_cast<std::size_t>(a.skeleton) >= s.skeletons.size()) return false;
+  const skeleton& sk = s.skeletons[static_cast<std::size_t>(a.skeleton)];
+  for (const auto& t : a.tracks) {
+    if (t.path != path::scale) continue;
+    const int bi = sk.find(t.bone);
+    if (bi < 0) continue;
+    bool parent_of_ssc = false;
+    for (const auto& b : sk.bones) parent_of_ssc = parent_of_ssc || (b.segment_scale_compensate && b.parent == bi);
+    if (!parent_of_ssc) continue;
+    if (!uniform(t)) return true;
+  }
+  return false;
+}
 }  // namespace
 
 bake_error measure_bake_error(const scene& original, const scene& baked, int anim) {
   bake_error e;
+  if (!may_differ(original, anim)) return e;  // exact by construction: skip the sampling
   if (anim < 0) {
     for (std::size_t si = 0; si < original.skeletons.size() && si < baked.skeletons.size(); ++si)
       accumulate(world_matrices(original.skeletons[si]), world_matrices(baked.skeletons[si]), e);

@@ -52,3 +52,11 @@ set_tests_properties(cli.bfres_pack_ssc_readback PROPERTIES DEPENDS cli.bfres_pa
 # Issue 15: info reports the worst world error of the default SSC bake per clip.
 rigrip_cli_test(bfres_info_ssc_bake_error ARGS info ${BX}/ssc_nonuniform_parent.bfres
   EXPECT "segment scale compensation baked \\(default glTF\\): worst world error [0-9.e-]+ units, [0-9.e-]+ degrees")
+# Issue 15: a --skeleton that binds less than half of the animated bones is an error naming the
+# count (the Bass's rig has 5 of the Dog's 32 animated bones); --force converts anyway.
+rigrip_cli_test(bfres_wrong_skeleton ARGS convert ${BF}/Animal_Dog_Animation.bfres
+  --skeleton ${BF}/Animal_Bass.bfres -o ${OUT}/bfres/wrong_rig.glb EXIT 1
+  EXPECT "binds only 5 of 32 animated bones \\(27 are not in it\\).*--force" ABSENT ${OUT}/bfres/wrong_rig.glb)
+rigrip_cli_test(bfres_wrong_skeleton_force ARGS convert ${BF}/Animal_Dog_Animation.bfres
+  --skeleton ${BF}/Animal_Bass.bfres --force -o ${OUT}/bfres/wrong_rig_forced.glb
+  EXPECT "W_MISSING_BONE" VALIDATE ${OUT}/bfres/wrong_rig_forced.glb)

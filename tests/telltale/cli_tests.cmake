@@ -60,3 +60,6 @@ rigrip_cli_test(telltale_lipsync_json ARGS convert ${TT}/a371405036.anm -o ${OUT
 rigrip_cli_test(telltale_wrong_skeleton ARGS convert ${TT}/sk62_clementine400StandA_talkWithHandsGestureB.anm
   --skeleton ${TTX}/sk99_demo.skl -o ${OUT}/telltale/wrong_rig.glb EXIT 1
   EXPECT "binds only [0-9]+ of [0-9]+ animated bones.*--force" ABSENT ${OUT}/telltale/wrong_rig.glb)
+rigrip_cli_test(telltale_wrong_skeleton_force ARGS convert ${TT}/sk62_clementine400StandA_talkWithHandsGestureB.anm
+  --skeleton ${TTX}/sk99_demo.skl --force -o ${OUT}/telltale/wrong_rig_forced.glb
+  EXPECT "are not in skeleton" VALIDATE ${OUT}/telltale/wrong_rig_forced.glb)

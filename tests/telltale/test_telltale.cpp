@@ -539,6 +539,104 @@ TEST(Encoder, PackGlbBackToAnmAndReadAgain) {
   EXPECT_TRUE(rot_ok && pos_ok);
 }
 
+// Issue 15: an additive (_add) clip converted with its skeleton plays on top of the rest
+// pose: .skl + additive .anm written by our encoders, read back paired with the skeleton,
+// written as glTF; every bone keeps its rest-pose length to its parent at every frame, and the
+// deltas move it. `--additive raw` (the deltas alone) collapses the chain, as before.
+TEST(Encoder, AdditiveClipWithSkeletonPlaysOnTheRestPose) {
+  const char* names[] = {"root", "spine1", "neck", "head"};
+  const float lengths[] = {0.0f, 0.5f, 0.3f, 0.2f};
+  skeleton_file f;
+  f.ms.classes = skeleton_class_table();
+  scene s;
+  skeleton sk;
+  sk.name = "rig";
+  for (int i = 0; i < 4; ++i) {
+    skl_entry e;
+    e.joint = crc64(names[i]);
+    e.parent_index = i - 1;
+    e.local_pos[1] = lengths[i];
+    f.entries.push_back(e);
+    bone b;
+    b.name = names[i];
+    b.parent = i - 1;
+    b.translation = {0, lengths[i], 0};
+    sk.bones.push_back(b);
+  }
+  auto skl = write_skeleton(f);
+  const std::string skl_path = test::out_path("sk98_add.skl");
+  test::write_bytes(skl_path, skl);
+  s.skeletons.push_back(sk);
+  animation an;
+  an.name = "nod_add";
+  an.duration = 1.0;
+  an.extras = {{"additive", true}};
+  for (int i = 1; i < 4; ++i) {  // a rotation delta on every child, no translation delta
+    track r;
+    r.bone = names[i];
+    r.path = path::rotation;
+    for (int k = 0; k <= 10; ++k) {
+      const float a = 0.08f * static_cast<float>(k) * static_cast<float>(i);
+      r.times.push_back(0.1f * static_cast<float>(k));
+      r.values.insert(r.values.end(), {std::sin(a / 2), 0, 0, std::cos(a / 2)});
+    }
+    an.tracks.push_back(r);
+    track t;
+    t.bone = names[i];
+    t.path = path::translation;
+    t.times = {0, 1};
+    t.values = {0, 0, 0, 0, 0, 0};
+    an.tracks.push_back(t);
+  }
+  s.animations.push_back(an);
+  pack_context pc;
+  pc.output_path = test::out_path("sk98_add_nod_add.anm");
+  pc.skeleton_file = skl;
+  pc.skeleton_path = skl_path;
+  auto out = pack_anm(s, pc);
+  ASSERT_TRUE(out.ok()) << out.error().to_string();
+  test::write_bytes(pc.output_path, out.value());
+  diagnostics d;
+  auto ctx = make_ctx(pc.output_path, out.value(), d);
+  ctx.options.skeleton_path = skl_path;
+  auto back = read_anm(ctx);
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  ASSERT_EQ(back->animations.size(), 1u);
+  ASSERT_EQ(back->animations[0].extras.value("additive", false), true);
+  ASSERT_EQ(back->skeletons.size(), 1u);
+  const auto& rig = back->skeletons[0];
+  const auto rest = scene_ops::world_matrices(rig);
+  auto dist = [](const std::array<float, 16>& a, const std::array<float, 16>& b) {
+    return std::hypot(a[12] - b[12], a[13] - b[13], a[14] - b[14]);
+  };
+  for (bool raw : {false, true}) {
+    gltf::write_options wo;
+    wo.additive_raw = raw;
+    diagnostics wd;
+    auto enc = gltf::write(*back, wo, wd);
+    ASSERT_TRUE(enc.ok()) << enc.error().to_string();
+    test::gltf_evaluator ev(enc->main);
+    double worst = 0, moved = 0;
+    for (int fr = 0; fr <= 30; ++fr) {
+      auto w = ev.worlds(0, static_cast<float>(fr) / 30.0f);
+      for (std::size_t bi = 1; bi < rig.bones.size(); ++bi) {
+        const auto p = static_cast<std::size_t>(rig.bones[bi].parent);
+        const auto* c = test::find_world(w, rig.bones[bi].name);
+        const auto* pp = test::find_world(w, rig.bones[p].name);
+        ASSERT_TRUE(c && pp) << rig.bones[bi].name;
+        worst = std::max(worst, static_cast<double>(std::fabs(dist(*c, *pp) - dist(rest[bi], rest[p]))));
+        moved = std::max(moved, static_cast<double>(dist(*c, rest[bi])));
+      }
+    }
+    if (!raw) {
+      EXPECT_LT(worst, 1e-3) << "rest-pose bone lengths kept at every frame";
+      EXPECT_GT(moved, 0.05) << "the deltas move the bones";
+    } else {
+      EXPECT_GT(worst, 0.1) << "raw deltas alone collapse the chain";
+    }
+  }
+}
+
 TEST(Hostile, CountFFFFFFFFIsACleanQuickError) {
   RIGRIP_REQUIRE_SAMPLE(p, "telltale/sk54_idle_crawfordDocDead.anm");
   auto b = test::read_bytes(p);

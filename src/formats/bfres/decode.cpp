@@ -421,6 +421,22 @@ scene to_scene(const file& f, const read_context& ctx) {
                    !candidates[k].same_file);
     if (best < 0 ? hits > 0 : better) best = static_cast<int>(k), best_hits = hits;
   }
+  // A --skeleton that binds less than half of the animated bones is almost surely the wrong
+  // rig: converting anyway would look like a success and be nonsense (--force goes on).
+  if (ctx.options.skeleton_path && !ctx.options.force) {
+    std::set<std::string> animated, bound;
+    for (const auto& a : f.anims)
+      for (const auto& b : a.bone_anims) animated.insert(b.name);
+    if (best >= 0)
+      for (const auto& b : candidates[static_cast<std::size_t>(best)].raw->bones)
+        if (animated.count(b.name)) bound.insert(b.name);
+    if (bound.size() * 2 < animated.size())
+      core::fail(code::missing_skeleton,
+                 "--skeleton " + *ctx.options.skeleton_path + " binds only " + std::to_string(bound.size()) +
+                     " of " + std::to_string(animated.size()) + " animated bones (" +
+                     std::to_string(animated.size() - bound.size()) +
+                     " are not in it): probably the wrong skeleton; --force converts anyway");
+  }
   const skeleton* raw_rig = nullptr;
   if (best >= 0) {
     const rig& r = candidates[static_cast<std::size_t>(best)];
