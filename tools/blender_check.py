@@ -84,9 +84,9 @@ def reset():
 
 
 def height_of(objs):
-    # Vertical extent in metres of the meshes as deformed in the pose shown; a file without
-    # meshes (animation-only, skeleton-only) is measured at its bone heads (joint positions).
-    # Bone tails are not used: Blender invents them (bone length heuristics), the file has none.
+    # Vertical extent in metres of the meshes as deformed in the pose shown and of the joints
+    # (bone heads): a file may hold only some of the model's parts (FF7's waist alone). Bone
+    # tails are not used: Blender invents them (bone length heuristics), the file has none.
     lo, hi = math.inf, -math.inf
     deps = bpy.context.evaluated_depsgraph_get()
     meshes = [o for o in objs if o.type == "MESH"]
@@ -98,7 +98,7 @@ def height_of(objs):
             z = (mw @ v.co).z
             lo, hi = min(lo, z), max(hi, z)
         ev.to_mesh_clear()
-    if not meshes:
+    if True:
         for o in objs:
             if o.type != "ARMATURE":
                 continue
