@@ -18,8 +18,9 @@ reports=()
 # examples/ are synthetic test files of arbitrary size: every check but the height.
 [ -f "$out/examples-report.json" ] && reports+=(--no-height "$out/examples-report.json")
 [ -f "$out/samples-report.json" ] && reports+=(--report "$out/samples-report.json")
-# Files that hold one standing human character: 1-3 m tall (docs/gltf-output.md).
-characters=(--character aafe.a --character X8PC00A.BIN)
+# Files that hold standing human characters (Cloud; SF3 X8PC00A, its X8AN00 clips, X8PC41X's
+# models side by side): 1-3 m tall (docs/gltf-output.md).
+characters=(--character aafe.a --character X8PC00A.BIN --character X8AN00.BIN --character X8PC41X.BIN)
 budget=${RIGRIP_BLENDER_SECONDS:-300}
 start=$(date +%s)
 timeout $((2 * budget + 60)) blender -b --factory-startup --python-exit-code 1 --python tools/blender_check.py -- \

@@ -25,6 +25,13 @@ if [ -d ../shared/samples ]; then
   ./build-test/rigrip convert ../shared/samples -o out-test/samples -j"$(nproc)" \
     --report out-test/samples-report.json >/dev/null || true  # failures are the CLI tests' business
 fi
+# Every file of the main job: gltf-validator 0 errors and 0 warnings, assimp loads it.
+node tools/gltf_validate.mjs out-test > out-test/validator.txt || { grep -v ": 0 errors" out-test/validator.txt | head -20; exit 1; }
+if grep -E ", [1-9][0-9]* warnings" out-test/validator.txt; then echo "gltf-validator reported warnings"; exit 1; fi
+echo "gltf-validator: $(grep -c ': 0 errors, 0 warnings' out-test/validator.txt) files, 0 errors, 0 warnings"
+find out-test -name '*.glb' | sort | while read -r f; do
+  assimp info "$f" >/dev/null 2>&1 || { echo "assimp FAILED: $f"; exit 1; }
+done
 if command -v blender >/dev/null; then
   scripts/blender_check.sh ./build-test/rigrip out-test
 else

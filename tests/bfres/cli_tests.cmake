@@ -60,3 +60,11 @@ rigrip_cli_test(bfres_wrong_skeleton ARGS convert ${BF}/Animal_Dog_Animation.bfr
 rigrip_cli_test(bfres_wrong_skeleton_force ARGS convert ${BF}/Animal_Dog_Animation.bfres
   --skeleton ${BF}/Animal_Bass.bfres --force -o ${OUT}/bfres/wrong_rig_forced.glb
   EXPECT "W_MISSING_BONE" VALIDATE ${OUT}/bfres/wrong_rig_forced.glb)
+# The default bake under a non-uniformly scaled parent names each clip's worst world error
+# (console and the --report's warnings); info --json has the source frame rate per clip.
+rigrip_cli_test(bfres_convert_ssc_bake_error ARGS convert ${BX}/ssc_nonuniform_parent.bfres
+  -o ${OUT}/bfres/ssc_bake_err.glb --report ${OUT}/bfres/ssc_bake_err.json
+  EXPECT "W_LOSSY: animation 'Grow': segment scale compensation baked with up to [0-9.e-]+ units and [0-9.e-]+ degrees"
+  EXPECT_FILE ${OUT}/bfres/ssc_bake_err.json)
+rigrip_cli_test(bfres_info_json_fps ARGS info --json ${BF}/Animal_Bass_Animation.bfres --fps 60
+  EXPECT "\"fps\": 60.0")
