@@ -50,3 +50,7 @@ set_tests_properties(cli.sf3_example_pack PROPERTIES DEPENDS cli.sf3_example_con
 # Issue 15: --split-models writes one glb per model of an X8PCnnX container.
 rigrip_cli_test(sf3_split_models ARGS convert ${SF3}/X8PC41X.BIN -o ${SF3_OUT}/split/X8PC41X.glb --split-models
   EXPECT_FILE ${SF3_OUT}/split/X8PC41X_1.glb VALIDATE ${SF3_OUT}/split/X8PC41X_0.glb|${SF3_OUT}/split/X8PC41X_1.glb)
+# Issue 15: info on a glb we wrote counts what is in it (it said 0, 0 and 0 here).
+rigrip_cli_test(sf3_info_glb_counts ARGS info ${SF3_OUT}/X8PC00A.glb
+  EXPECT "meshes: 23 \\(2070 vertices\\), textures: 1, materials: 2")
+set_tests_properties(cli.sf3_info_glb_counts PROPERTIES DEPENDS cli.sf3_convert_x8pc)
