@@ -440,6 +440,51 @@ void local_trs(const tg::Node& n, bone& b) {
     b.scale = {static_cast<float>(n.scale[0]), static_cast<float>(n.scale[1]), static_cast<float>(n.scale[2])};
 }
 
+// What the writer added for players, taken back so that `pack` gets the source's clip: the
+// full name of a clip cut to 63 bytes, the hold keys at time 0 ("hold_key_at_0": every key at 0
+// is the writer's, since no track had one), and an additive clip applied onto the rest pose
+// ("additive_applied": t - t_rest, r_rest^-1 * r, s / s_rest, tangents alike but translation's).
+void undo_writer_keys(animation& a, json& ex, const skeleton& sk) {
+  if (ex.contains("name") && ex["name"].is_string()) {
+    a.name = ex["name"].get<std::string>();
+    ex.erase("name");
+  }
+  if (ex.value("hold_key_at_0", false)) {
+    for (auto& t : a.tracks) {
+      const std::size_t n = t.elements_per_key() * static_cast<std::size_t>(components(t.path));
+      if (t.times.size() > 1 && t.times.front() == 0.0f && t.values.size() >= n) {
+        t.times.erase(t.times.begin());
+        t.values.erase(t.values.begin(), t.values.begin() + static_cast<std::ptrdiff_t>(n));
+      }
+    }
+    ex.erase("hold_key_at_0");
+  }
+  if (ex.contains("additive_applied") && ex.value("additive", false)) {
+    for (auto& t : a.tracks) {
+      const int bi = sk.find(t.bone);
+      if (bi < 0) continue;
+      const auto& b = sk.bones[static_cast<std::size_t>(bi)];
+      const std::size_t e = t.elements_per_key(), c = static_cast<std::size_t>(components(t.path));
+      const quat inv = core::conjugate(core::normalize(b.rotation));
+      for (std::size_t k = 0; k * e * c + e * c <= t.values.size(); ++k)
+        for (std::size_t el = 0; el < e; ++el) {
+          float* v = &t.values[(k * e + el) * c];
+          if (t.path == path::translation) {
+            if (e != 3 || el == 1)
+              for (std::size_t i = 0; i < 3; ++i) v[i] -= b.translation[i];
+          } else if (t.path == path::rotation) {
+            const quat r = core::multiply(inv, quat{v[0], v[1], v[2], v[3]});
+            std::copy(r.begin(), r.end(), v);
+          } else {
+            for (std::size_t i = 0; i < 3; ++i)
+              if (b.scale[i] != 0.0f) v[i] /= b.scale[i];
+          }
+        }
+    }
+    ex.erase("additive_applied");
+  }
+}
+
 scene convert(const tg::Model& m, diagnostics& diags) {
   scene s;
   float units_scale = 1;  // the writer's size conversion, undone so `pack` gets source units
@@ -569,6 +614,7 @@ scene convert(const tg::Model& m, diagnostics& diags) {
     }
     if (skel < 0) continue;
     a.skeleton = skel;
+    undo_writer_keys(a, ex, s.skeletons[static_cast<std::size_t>(skel)]);
     a.duration = ex.contains("duration") && ex["duration"].is_number() ? std::max(ex["duration"].get<double>(), max_t) : max_t;
     if (ex.contains("source_fps") && ex["source_fps"].is_number()) a.fps = ex["source_fps"].get<double>();
     for (const char* k : {"duration", "source_fps", "source_format", "skeleton"}) ex.erase(k);

@@ -352,6 +352,8 @@ void hold_from_zero(animation& a) {
     t.times.insert(t.times.begin(), 0.0f);
     t.values.insert(t.values.begin(), key.begin(), key.end());
   }
+  if (!a.extras.is_object()) a.extras = json::object();
+  a.extras["hold_key_at_0"] = true;  // the reader drops these keys again (pack round trips)
 }
 
 // A glTF animation lasts until its last key: a clip whose keys end before its duration

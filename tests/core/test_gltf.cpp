@@ -292,20 +292,69 @@ TEST(Gltf, PoseClipLastsAFrameAndLongNamesStayUnique) {
   auto back = gltf::read(enc->main, "pose_names.glb", d);
   ASSERT_TRUE(back.ok());
   ASSERT_EQ(back->animations.size(), 3u);
-  const std::string n1 = back->animations[1].name, n2 = back->animations[2].name;
-  EXPECT_LE(n1.size(), 63u);
-  EXPECT_LE(n2.size(), 63u);
-  EXPECT_NE(n1, n2);
-  EXPECT_EQ(n1, std::string(62, 'a'));  // cut before the 2-byte character, not inside it
-  EXPECT_EQ(n2.substr(n2.size() - 2), "~2");
+  // In the file: cut before the 2-byte character (not inside it), the second made unique.
   const std::string text(enc->main.begin(), enc->main.end());
+  EXPECT_NE(text.find("\"name\":\"" + std::string(62, 'a') + "\""), std::string::npos);
+  EXPECT_NE(text.find("\"name\":\"" + std::string(61, 'a') + "~2\""), std::string::npos);
   EXPECT_NE(text.find("_pose_two\""), std::string::npos);  // full name in extras
+  // Read back (what `pack` gets): the full names again.
+  EXPECT_EQ(back->animations[1].name, stem + "_pose_one");
+  EXPECT_EQ(back->animations[2].name, stem + "_pose_two");
   EXPECT_NE(text.find("\"source_fps\":15"), std::string::npos);
   EXPECT_GT(back->animations[1].duration, 0.0);
 }
 
 // Issue 15: an additive clip (deltas) is layered onto the rest pose by default, so every
 // bone keeps its rest length at every frame; --additive raw keeps the deltas.
+// A clip keyed from after 0 gets hold keys at 0 in the file (Blender's action then covers the
+// whole clip); an additive clip is applied onto the rest pose. Reading the glb back (what
+// `pack` writes from) gives the source's keys and deltas again.
+TEST(Gltf, WriterHoldKeysAndAdditiveAreUndoneOnRead) {
+  scene s = load_example();
+  const auto& sk = s.skeletons[0];
+  animation a;
+  a.name = "late_add";
+  a.skeleton = 0;
+  a.fps = 30;
+  a.duration = 1;
+  a.extras = {{"additive", true}};
+  track r;
+  r.bone = sk.bones[1].name;
+  r.path = path::rotation;
+  r.times = {0.25f, 1};
+  for (float ang : {0.2f, -0.4f}) {
+    quat q = core::axis_angle({0, 0, 1}, ang);
+    r.values.insert(r.values.end(), q.begin(), q.end());
+  }
+  track t;
+  t.bone = sk.bones[1].name;
+  t.path = path::translation;
+  t.times = {0.5f, 1};
+  t.values = {0.1f, 0, 0, 0, 0.2f, 0};
+  a.tracks = {r, t};
+  s.animations = {a};
+  diagnostics d;
+  auto enc = gltf::write(s, {}, d);
+  ASSERT_TRUE(enc.ok());
+  const std::string text(enc->main.begin(), enc->main.end());
+  EXPECT_NE(text.find("\"hold_key_at_0\":true"), std::string::npos);
+  EXPECT_NE(text.find("\"additive_applied\""), std::string::npos);
+  auto back = gltf::read(enc->main, "late_add.glb", d);
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  ASSERT_EQ(back->animations.size(), 1u);
+  const auto& b = back->animations[0];
+  EXPECT_FALSE(b.extras.contains("hold_key_at_0"));
+  EXPECT_FALSE(b.extras.contains("additive_applied"));
+  EXPECT_EQ(b.extras.value("additive", false), true);
+  ASSERT_EQ(b.tracks.size(), 2u);
+  for (const auto& bt : b.tracks) {
+    const track& want = bt.path == path::rotation ? r : t;
+    ASSERT_EQ(bt.times, want.times);
+    ASSERT_EQ(bt.values.size(), want.values.size());
+    for (std::size_t i = 0; i < want.values.size(); ++i) EXPECT_NEAR(bt.values[i], want.values[i], 1e-5f) << i;
+  }
+}
+
 TEST(Gltf, AdditiveClipIsAppliedOntoTheRestPose) {
   scene s = load_example();
   const auto& sk = s.skeletons[0];
