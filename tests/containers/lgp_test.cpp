@@ -308,7 +308,8 @@ TEST(LgpHostile, TruncationsAndFlipsNeverCrash) {
   byte_vec a = bytes_of("alpha"), b = bytes_of("bravo!"), c = bytes_of("charlie");
   auto data = lgp::build({{"rtaa", a}, {"x/rtda", b}, {"y/rtda", c}});
   std::size_t parsed = 0;
-  for (std::size_t n = 0; n <= data.size(); ++n) {
+  // Every length around the header, TOC and tables, a stride through the rest, the whole tail.
+  for (std::size_t n = 0; n <= data.size(); n += (n < 200 || n + 300 > data.size()) ? 1 : 7) {
     byte_vec cut(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(n));
     try {
       auto p = lgp::parse(cut);
@@ -320,7 +321,7 @@ TEST(LgpHostile, TruncationsAndFlipsNeverCrash) {
   }
   EXPECT_GT(parsed, 0u);
   std::mt19937 rng(23);
-  for (int k = 0; k < 1500; ++k) {
+  for (int k = 0; k < 600; ++k) {
     byte_vec m = data;
     for (int f = 0; f < 3; ++f) m[rng() % m.size()] = static_cast<std::uint8_t>(rng());
     try {
