@@ -39,7 +39,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     files.push_back({"e" + std::to_string(i), d, a.toc[i].check});
     datas.push_back(d);
   }
-  auto rebuilt = lgp::parse(lgp::build(files));
+  const auto built = lgp::build(files);
+  auto rebuilt = lgp::parse(built);  // (records are views into `built`)
   if (!rebuilt.warnings.empty() || rebuilt.toc.size() != files.size()) die("rebuilt archive has warnings");
   for (std::size_t i = 0; i < rebuilt.toc.size(); ++i) {
     auto d = lgp::entry_data(rebuilt, i);

@@ -200,9 +200,11 @@ void read_table_region(std::span<const std::uint8_t> data, archive& a, std::uint
 void check_lookup(archive& a, warner& warn) {
   const std::uint64_t table_at = header_size + toc_entry_size * a.toc.size();
   const std::size_t n = a.toc.size();
+  std::vector<std::optional<std::size_t>> slot_of(n);
+  for (std::size_t i = 0; i < n; ++i) slot_of[i] = lookup_slot(a.toc[i].name);
   for (std::size_t i = 0; i < n; ++i) {
     const auto& e = a.toc[i];
-    auto slot = lookup_slot(e.name);
+    const auto& slot = slot_of[i];
     if (!slot) {
       warn("names the game cannot look up", code::w_suspicious_value,
            describe(i, e.name) + ": the game cannot look this name up (its first two characters must be letters, "
@@ -229,11 +231,15 @@ void check_lookup(archive& a, warner& warn) {
            table_at + 4 * s);
       continue;
     }
+    // The first stranger ends the walk: one message per slot, and the walks together stay
+    // linear in the TOC size (a run of entries matches one slot only).
     for (std::size_t j = l.first - 1; j < std::size_t(l.first) - 1 + l.count; ++j)
-      if (lookup_slot(a.toc[j].name) != s)
+      if (slot_of[j] != s) {
         warn("lookup table", code::w_suspicious_value,
              "lookup slot '" + slot_prefix(s) + "' covers " + describe(j, a.toc[j].name) +
                  ", whose name does not start with that prefix", table_at + 4 * s);
+        break;
+      }
   }
 }
 
