@@ -26,6 +26,7 @@ namespace {
 
 struct common_options {
   std::string skeleton;
+  std::vector<std::string> anims;
   double fps = 0;
   std::string input_format;
   bool upper_case_bones = false;
@@ -33,6 +34,7 @@ struct common_options {
   read_options read() const {
     read_options o;
     if (!skeleton.empty()) o.skeleton_path = skeleton;
+    o.animations = anims;
     if (fps > 0) o.fps = fps;
     o.upper_case_bones = upper_case_bones;
     return o;
@@ -41,6 +43,7 @@ struct common_options {
 
 void add_common(CLI::App* c, common_options& o) {
   c->add_option("--skeleton", o.skeleton, "Skeleton/rig file for animation-only inputs")->check(CLI::ExistingFile);
+  c->add_option("--anim", o.anims, "Animations (file or glob; repeatable) to put on a mesh's skeleton (Telltale .d3dmesh + .skl)");
   c->add_option("--fps", o.fps, "Frame rate for formats that count frames (e.g. BFRES, default 30)")->check(CLI::PositiveNumber);
   c->add_option("--input-format", o.input_format, "Force the input format id (see `rigrip formats`)");
   c->add_flag("--upper-case-bones", o.upper_case_bones, "Upper-case bone names (morpheme / Forgelight)");
