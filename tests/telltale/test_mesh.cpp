@@ -29,9 +29,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* mesh_samples[] = {"sk62_clementine_hoodDown.d3dmesh", "ui_boot_title.d3dmesh", "obj_flashlightMaglite.d3dmesh"};
-const char* texture_samples[] = {"TLSE_Development_IconCamera.d3dtx", "color_7F7F7F.d3dtx", "fx_fallingLeaf.d3dtx",
-                                 "fx_waterStream_foam.d3dtx", "obj_flashlightMagLiteLens.d3dtx",
+const char* mesh_samples[] = {"sk62_clementine_hoodDown.d3dmesh", "ui_boot_title.d3dmesh",
+                              "obj_flashlightMaglite.d3dmesh"};
+const char* texture_samples[] = {"TLSE_Development_IconCamera.d3dtx",
+                                 "color_7F7F7F.d3dtx",
+                                 "fx_fallingLeaf.d3dtx",
+                                 "fx_waterStream_foam.d3dtx",
+                                 "obj_flashlightMagLiteLens.d3dtx",
                                  "obj_flashlightMagLiteLens_nm.d3dtx"};
 
 read_context ctx_for(const std::string& path, const bytes& data, diagnostics& d) {
@@ -65,7 +69,8 @@ struct block_bits {
   int pos = 0;
   void put(unsigned v, int n) {
     for (int i = 0; i < n; ++i, ++pos)
-      if ((v >> i) & 1) b[static_cast<std::size_t>(pos >> 3)] |= static_cast<std::uint8_t>(1u << (pos & 7));
+      if ((v >> i) & 1)
+        b[static_cast<std::size_t>(pos >> 3)] |= static_cast<std::uint8_t>(1u << (pos & 7));
   }
 };
 std::array<std::uint8_t, 64> bc7(const block_bits& w) {
@@ -73,14 +78,17 @@ std::array<std::uint8_t, 64> bc7(const block_bits& w) {
   decode_bc7_block(w.b.data(), px.data(), 16);
   return px;
 }
-int lerp(int a, int b, int w) { return (a * (64 - w) + b * w + 32) >> 6; }
+int lerp(int a, int b, int w) {
+  return (a * (64 - w) + b * w + 32) >> 6;
+}
 
 }  // namespace
 
 // ------------------------------------------------------------------ surfaces
 
 TEST(Surface, Bc7SpecVectors) {
-  const int w4[16] = {0, 4, 9, 13, 17, 21, 26, 30, 34, 38, 43, 47, 51, 55, 60, 64};  // the spec's 4-bit weights
+  const int w4[16] = {0,  4,  9,  13, 17, 21, 26, 30,
+                      34, 38, 43, 47, 51, 55, 60, 64};  // the spec's 4-bit weights
   {  // an all-zero block has no mode bit: reserved, decodes to transparent black
     block_bits z;
     auto px = bc7(z);
@@ -105,28 +113,37 @@ TEST(Surface, Bc7SpecVectors) {
     block_bits w;
     w.put(2, 2);
     w.put(13, 6);
-    for (int c = 0; c < 3; ++c) w.put(63, 6), w.put(63, 6), w.put(c == 1 ? 32 : 0, 6), w.put(c == 1 ? 32 : 0, 6);
+    for (int c = 0; c < 3; ++c)
+      w.put(63, 6), w.put(63, 6), w.put(c == 1 ? 32 : 0, 6), w.put(c == 1 ? 32 : 0, 6);
     w.put(1, 1);  // subset 0: 63<<1|1 = 127 -> 255
     w.put(0, 1);  // subset 1: G 32<<1 = 64 -> 64<<1 | 64>>6 = 129
     for (int i = 0; i < 16; ++i) w.put(0, i == 0 || i == 15 ? 2 : 3);
     auto px = bc7(w);
     for (int i = 0; i < 16; ++i) {
       const auto* p = &px[static_cast<std::size_t>(i * 4)];
-      if (i < 8) EXPECT_EQ((std::array<int, 4>{p[0], p[1], p[2], p[3]}), (std::array<int, 4>{255, 255, 255, 255})) << i;
-      else EXPECT_EQ((std::array<int, 4>{p[0], p[1], p[2], p[3]}), (std::array<int, 4>{0, 129, 0, 255})) << i;
+      if (i < 8)
+        EXPECT_EQ((std::array<int, 4>{p[0], p[1], p[2], p[3]}),
+                  (std::array<int, 4>{255, 255, 255, 255}))
+            << i;
+      else
+        EXPECT_EQ((std::array<int, 4>{p[0], p[1], p[2], p[3]}),
+                  (std::array<int, 4>{0, 129, 0, 255}))
+            << i;
     }
   }
   {  // mode 4, rotation 1 (swap R and A), index selector 1 (colour takes the 3-bit indices)
     block_bits w;
     w.put(1u << 4, 5);
-    w.put(1, 2);  // rotation
-    w.put(1, 1);  // selector
-    w.put(0, 5), w.put(31, 5);    // R 0 -> 255
-    w.put(0, 5), w.put(0, 5);     // G 0
-    w.put(0, 5), w.put(0, 5);     // B 0
-    w.put(63, 6), w.put(0, 6);    // A 255 -> 0
-    for (int i = 0; i < 16; ++i) w.put(i == 0 ? 0 : 3, i == 0 ? 1 : 2);  // 2-bit set (alpha here): index 3 -> e1
-    for (int i = 0; i < 16; ++i) w.put(i == 0 ? 0 : 7, i == 0 ? 2 : 3);  // 3-bit set (colour): 7 -> e1
+    w.put(1, 2);                // rotation
+    w.put(1, 1);                // selector
+    w.put(0, 5), w.put(31, 5);  // R 0 -> 255
+    w.put(0, 5), w.put(0, 5);   // G 0
+    w.put(0, 5), w.put(0, 5);   // B 0
+    w.put(63, 6), w.put(0, 6);  // A 255 -> 0
+    for (int i = 0; i < 16; ++i)
+      w.put(i == 0 ? 0 : 3, i == 0 ? 1 : 2);  // 2-bit set (alpha here): index 3 -> e1
+    for (int i = 0; i < 16; ++i)
+      w.put(i == 0 ? 0 : 7, i == 0 ? 2 : 3);  // 3-bit set (colour): 7 -> e1
     auto px = bc7(w);
     // pixel 0: colour e0 (R 0), alpha e0 (255); rotation swaps -> R 255, A 0
     EXPECT_EQ(px[0], 255);
@@ -169,10 +186,11 @@ TEST(Surface, UncompressedAndBc1) {
   bytes blocks = {0x00, 0xF8, 0x1F, 0x00, 0, 0, 0, 0, 0x00, 0xF8, 0x1F, 0x00, 0, 0, 0, 0};
   p = decode_surface(64, 5, 3, blocks);
   ASSERT_EQ(p.size(), 5u * 3 * 4);
-  for (std::size_t i = 0; i < 15; ++i) EXPECT_EQ((bytes{p[i * 4], p[i * 4 + 1], p[i * 4 + 2], p[i * 4 + 3]}), (bytes{255, 0, 0, 255}));
+  for (std::size_t i = 0; i < 15; ++i)
+    EXPECT_EQ((bytes{p[i * 4], p[i * 4 + 1], p[i * 4 + 2], p[i * 4 + 3]}), (bytes{255, 0, 0, 255}));
   EXPECT_EQ(surface_bytes(66, 128, 128), 16384u);
   EXPECT_EQ(surface_bytes(64, 1, 1), 8u);
-  EXPECT_THROW((void)decode_surface(64, 8, 8, blocks), core::failure);   // 4 blocks needed
+  EXPECT_THROW((void)decode_surface(64, 8, 8, blocks), core::failure);     // 4 blocks needed
   EXPECT_THROW((void)decode_surface(70, 4, 4, bytes(16)), core::failure);  // BC6H: refused by name
 }
 
@@ -322,10 +340,13 @@ TEST(Meshes, StaticMeshesTexturedFromSiblingTextures) {
     // material 0 is the lens (its PropertySet names obj_flashlightMagLiteLens.d3dtx, in d3dtx/);
     // material 1 names obj_flashlightMaglite.d3dtx, which the samples do not have.
     ASSERT_GE(s->materials[0].texture, 0);
-    EXPECT_EQ(s->textures[static_cast<std::size_t>(s->materials[0].texture)].name, "obj_flashlightMagLiteLens");
+    EXPECT_EQ(s->textures[static_cast<std::size_t>(s->materials[0].texture)].name,
+              "obj_flashlightMagLiteLens");
     EXPECT_EQ(s->materials[1].texture, -1);
     bool warned = false;
-    for (const auto& w : d.warnings) warned |= w.code == code::w_fallback && w.message.find("not next to the mesh") != std::string::npos;
+    for (const auto& w : d.warnings)
+      warned |=
+          w.code == code::w_fallback && w.message.find("not next to the mesh") != std::string::npos;
     EXPECT_TRUE(warned);
     auto f = parse_d3dmesh(b);
     // UN10x3_UN2 positions dequantise inside the bounds.
@@ -394,7 +415,8 @@ TEST(Character, MeshSkeletonAndAnimationsInOneGlb) {
   diagnostics d;
   auto ctx = ctx_for(p, mb, d);
   ctx.options.skeleton_path = skl;
-  ctx.options.animations = {fs::path(gesture).parent_path().string() + "/sk62_clementine400StandA_*.anm"};
+  ctx.options.animations = {fs::path(gesture).parent_path().string() +
+                            "/sk62_clementine400StandA_*.anm"};
   auto s = read_d3dmesh(ctx);
   ASSERT_TRUE(s.ok()) << s.error().to_string();
   ASSERT_EQ(s->skeletons.size(), 1u);
@@ -437,7 +459,9 @@ void pack_round_trip(const std::string& path, float pos_tol_fraction) {
       m0.positions.back()[1] += 0.001f * static_cast<float>(k + 1);
       if (!m0.normals.empty()) m0.normals.push_back(m0.normals[static_cast<std::size_t>(k)]);
       if (!m0.uvs.empty()) m0.uvs.push_back(m0.uvs[static_cast<std::size_t>(k)]);
-      if (!m0.joints.empty()) m0.joints.push_back(m0.joints[static_cast<std::size_t>(k)]), m0.weights.push_back(m0.weights[static_cast<std::size_t>(k)]);
+      if (!m0.joints.empty())
+        m0.joints.push_back(m0.joints[static_cast<std::size_t>(k)]),
+            m0.weights.push_back(m0.weights[static_cast<std::size_t>(k)]);
     }
     m0.indices.insert(m0.indices.end(), {base, base + 1, base + 2});
   }
@@ -467,9 +491,12 @@ void pack_round_trip(const std::string& path, float pos_tol_fraction) {
     for (std::size_t k = 0; k < a.indices.size(); ++k) {
       const auto& pa = a.positions[a.indices[k]];
       const auto& pb = b.positions[b.indices[k]];
-      for (int c = 0; c < 3; ++c) ASSERT_NEAR(pa[c], pb[c], ext * pos_tol_fraction + 1e-6f) << mi << " corner " << k;
+      for (int c = 0; c < 3; ++c)
+        ASSERT_NEAR(pa[c], pb[c], ext * pos_tol_fraction + 1e-6f) << mi << " corner " << k;
       if (!a.uvs.empty())
-        for (int c = 0; c < 2; ++c) ASSERT_NEAR(a.uvs[a.indices[k]][c], b.uvs[b.indices[k]][c], 2e-4f) << mi << " corner " << k;
+        for (int c = 0; c < 2; ++c)
+          ASSERT_NEAR(a.uvs[a.indices[k]][c], b.uvs[b.indices[k]][c], 2e-4f)
+              << mi << " corner " << k;
       if (!a.normals.empty()) {
         const auto &na = a.normals[a.indices[k]], &nb = b.normals[b.indices[k]];
         EXPECT_GT(na[0] * nb[0] + na[1] * nb[1] + na[2] * nb[2], 0.999f);
@@ -482,7 +509,8 @@ void pack_round_trip(const std::string& path, float pos_tol_fraction) {
           const auto& nameA = s->skeletons[0].bones[a.joints[a.indices[k]][j]].name;
           float wb = 0;
           for (int jj = 0; jj < 4; ++jj)
-            if (back->skeletons[0].bones[b.joints[b.indices[k]][jj]].name == nameA) wb += b.weights[b.indices[k]][jj];
+            if (back->skeletons[0].bones[b.joints[b.indices[k]][jj]].name == nameA)
+              wb += b.weights[b.indices[k]][jj];
           EXPECT_NEAR(wa, wb, 1e-4f);
         }
       }
@@ -521,9 +549,11 @@ TEST(Pack, NeedsATemplate) {
 TEST(Hostile, MeshAndTextureMutationsNeverCrash) {
   std::vector<std::pair<std::string, bytes>> inputs;
   for (const char* n : mesh_samples)
-    if (auto p = test::sample(std::string("telltale/") + n)) inputs.emplace_back(n, test::read_bytes(*p));
+    if (auto p = test::sample(std::string("telltale/") + n))
+      inputs.emplace_back(n, test::read_bytes(*p));
   for (const char* n : {"color_7F7F7F.d3dtx", "obj_flashlightMagLiteLens_nm.d3dtx"})
-    if (auto p = test::sample(std::string("telltale/d3dtx/") + n)) inputs.emplace_back(n, test::read_bytes(*p));
+    if (auto p = test::sample(std::string("telltale/d3dtx/") + n))
+      inputs.emplace_back(n, test::read_bytes(*p));
   if (inputs.empty()) GTEST_SKIP() << "shared sample not present: telltale/*.d3dmesh";
   std::mt19937 rng(77);
   const char* env = std::getenv("RIGRIP_TELLTALE_MUTATIONS");
@@ -538,7 +568,8 @@ TEST(Hostile, MeshAndTextureMutationsNeverCrash) {
       } else {
         int flips = 1 + it % 4;
         for (int k = 0; k < flips; ++k)
-          m[std::uniform_int_distribution<std::size_t>(0, std::min<std::size_t>(m.size(), 40000) - 1)(rng)] ^=
+          m[std::uniform_int_distribution<std::size_t>(
+              0, std::min<std::size_t>(m.size(), 40000) - 1)(rng)] ^=
               static_cast<std::uint8_t>(1 + rng() % 255);
       }
       diagnostics d;
@@ -570,7 +601,8 @@ TEST(Hostile, IndexAndPaletteOutOfRangeAreCleanErrors) {
     auto r = read_d3dmesh(ctx_for("/nonexistent/x.d3dmesh", b, d));
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().code, code::bad_value);
-    EXPECT_NE(r.error().message.find("beyond the vertex count"), std::string::npos) << r.error().message;
+    EXPECT_NE(r.error().message.find("beyond the vertex count"), std::string::npos)
+        << r.error().message;
   }
   {  // a bone palette entry beyond the palette
     auto g = f;
@@ -592,6 +624,7 @@ TEST(Hostile, IndexAndPaletteOutOfRangeAreCleanErrors) {
     diagnostics d;
     auto r = read_d3dmesh(ctx_for("/nonexistent/x.d3dmesh", w, d));
     ASSERT_FALSE(r.ok());
-    EXPECT_TRUE(r.error().code == code::bad_count || r.error().code == code::truncated) << r.error().to_string();
+    EXPECT_TRUE(r.error().code == code::bad_count || r.error().code == code::truncated)
+        << r.error().to_string();
   }
 }

@@ -15,10 +15,10 @@ struct mode_info {
   int subsets, partition_bits, rotation_bits, selector_bits, color_bits, alpha_bits;
   int endpoint_pbits, shared_pbits, index_bits, index2_bits;
 };
-constexpr mode_info modes[8] = {
-    {3, 4, 0, 0, 4, 0, 1, 0, 3, 0}, {2, 6, 0, 0, 6, 0, 0, 1, 3, 0}, {3, 6, 0, 0, 5, 0, 0, 0, 2, 0},
-    {2, 6, 0, 0, 7, 0, 1, 0, 2, 0}, {1, 0, 2, 1, 5, 6, 0, 0, 2, 3}, {1, 0, 2, 0, 7, 8, 0, 0, 2, 2},
-    {1, 0, 0, 0, 7, 7, 1, 0, 4, 0}, {2, 6, 0, 0, 5, 5, 1, 0, 2, 0}};
+constexpr mode_info modes[8] = {{3, 4, 0, 0, 4, 0, 1, 0, 3, 0}, {2, 6, 0, 0, 6, 0, 0, 1, 3, 0},
+                                {3, 6, 0, 0, 5, 0, 0, 0, 2, 0}, {2, 6, 0, 0, 7, 0, 1, 0, 2, 0},
+                                {1, 0, 2, 1, 5, 6, 0, 0, 2, 3}, {1, 0, 2, 0, 7, 8, 0, 0, 2, 2},
+                                {1, 0, 0, 0, 7, 7, 1, 0, 4, 0}, {2, 6, 0, 0, 5, 5, 1, 0, 2, 0}};
 
 constexpr int weights2[4] = {0, 21, 43, 64};
 constexpr int weights3[8] = {0, 9, 18, 27, 37, 46, 55, 64};
@@ -74,7 +74,8 @@ void decode_bc7_block(const std::uint8_t* block, std::uint8_t* rgba, std::size_t
   const int ne = m.subsets * 2;
   for (int c = 0; c < 3; ++c)
     for (int e = 0; e < ne; ++e) ep[e][c] = static_cast<int>(in.get(m.color_bits));
-  for (int e = 0; e < ne; ++e) ep[e][3] = m.alpha_bits ? static_cast<int>(in.get(m.alpha_bits)) : 255;
+  for (int e = 0; e < ne; ++e)
+    ep[e][3] = m.alpha_bits ? static_cast<int>(in.get(m.alpha_bits)) : 255;
   int cbits = m.color_bits, abits = m.alpha_bits;
   if (m.endpoint_pbits || m.shared_pbits) {
     std::array<unsigned, 6> p{};
@@ -96,7 +97,8 @@ void decode_bc7_block(const std::uint8_t* block, std::uint8_t* rgba, std::size_t
   }
 
   unsigned idx1[16], idx2[16];
-  for (int i = 0; i < 16; ++i) idx1[i] = in.get(is_anchor(m, partition, i) ? m.index_bits - 1 : m.index_bits);
+  for (int i = 0; i < 16; ++i)
+    idx1[i] = in.get(is_anchor(m, partition, i) ? m.index_bits - 1 : m.index_bits);
   if (m.index2_bits)
     for (int i = 0; i < 16; ++i) idx2[i] = in.get(i == 0 ? m.index2_bits - 1 : m.index2_bits);
 
@@ -108,7 +110,8 @@ void decode_bc7_block(const std::uint8_t* block, std::uint8_t* rgba, std::size_t
     if (m.index2_bits) {
       // Mode 4/5: colour and alpha use separate index sets; mode 4's selector swaps them.
       unsigned ci = selector ? idx2[i] : idx1[i], ai = selector ? idx1[i] : idx2[i];
-      int cb = selector ? m.index2_bits : m.index_bits, ab = selector ? m.index_bits : m.index2_bits;
+      int cb = selector ? m.index2_bits : m.index_bits,
+          ab = selector ? m.index_bits : m.index2_bits;
       for (int c = 0; c < 3; ++c) px[c] = interpolate(e0[c], e1[c], ci, cb);
       px[3] = interpolate(e0[3], e1[3], ai, ab);
     } else {
@@ -116,7 +119,8 @@ void decode_bc7_block(const std::uint8_t* block, std::uint8_t* rgba, std::size_t
       if (!m.alpha_bits) px[3] = 255;
     }
     if (rotation) std::swap(px[3], px[rotation - 1]);
-    std::uint8_t* out = rgba + static_cast<std::size_t>(i / 4) * stride + static_cast<std::size_t>(i % 4) * 4;
+    std::uint8_t* out =
+        rgba + static_cast<std::size_t>(i / 4) * stride + static_cast<std::size_t>(i % 4) * 4;
     for (int c = 0; c < 4; ++c) out[c] = static_cast<std::uint8_t>(px[c]);
   }
 }

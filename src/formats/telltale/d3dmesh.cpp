@@ -27,13 +27,17 @@ void read_block(byte_reader& r, const char* what, Fn&& fn) {
   std::size_t start = r.tell();
   std::uint32_t size = r.u32();
   if (size < 4 || size - 4 > r.remaining())
-    fail(code::bad_count, std::string(what) + ": block size " + std::to_string(size) + " outside 4.." +
-                              std::to_string(r.remaining() + 4), at);
+    fail(code::bad_count,
+         std::string(what) + ": block size " + std::to_string(size) + " outside 4.." +
+             std::to_string(r.remaining() + 4),
+         at);
   byte_reader sub = r.sub(r.tell(), size - 4);
   fn(sub);
   if (sub.tell() != sub.size())
-    fail(code::bad_value, std::string(what) + ": block of " + std::to_string(size) + " bytes, the members use " +
-                              std::to_string(sub.tell() + 4) + " (a different class version?)", at);
+    fail(code::bad_value,
+         std::string(what) + ": block of " + std::to_string(size) + " bytes, the members use " +
+             std::to_string(sub.tell() + 4) + " (a different class version?)",
+         at);
   r.seek(start + size);
 }
 
@@ -41,15 +45,19 @@ std::vector<std::uint8_t> read_opaque_block(byte_reader& r, const char* what) {
   std::uint64_t at = r.abs();
   std::uint32_t size = r.u32_at(r.tell());
   if (size < 4 || size > r.remaining())
-    fail(code::bad_count, std::string(what) + ": block size " + std::to_string(size) + " outside 4.." +
-                              std::to_string(r.remaining()), at);
+    fail(code::bad_count,
+         std::string(what) + ": block size " + std::to_string(size) + " outside 4.." +
+             std::to_string(r.remaining()),
+         at);
   auto b = r.bytes(size);
   return {b.begin(), b.end()};
 }
 
 std::uint32_t read_count(byte_reader& r, std::uint64_t min_elem, const char* what) {
   std::uint32_t n = r.u32();
-  if (n > max_elements) fail(code::bad_count, std::string(what) + ": count " + std::to_string(n) + " is implausible", r.abs() - 4);
+  if (n > max_elements)
+    fail(code::bad_count, std::string(what) + ": count " + std::to_string(n) + " is implausible",
+         r.abs() - 4);
   r.checked_count(n, min_elem, what);
   return n;
 }
@@ -57,12 +65,18 @@ std::uint32_t read_count(byte_reader& r, std::uint64_t min_elem, const char* wha
 std::uint8_t read_bool(byte_reader& r, const char* what) {
   std::uint8_t b = r.u8();
   if (b != '0' && b != '1')
-    fail(code::bad_value, std::string(what) + ": bool must be the byte '0' or '1', found " + byte_reader::hex(b), r.abs() - 1);
+    fail(code::bad_value,
+         std::string(what) + ": bool must be the byte '0' or '1', found " + byte_reader::hex(b),
+         r.abs() - 1);
   return b;
 }
 
-std::array<float, 3> read_v3(byte_reader& r) { return {r.f32(), r.f32(), r.f32()}; }
-box3 read_box(byte_reader& r) { return {read_v3(r), read_v3(r)}; }
+std::array<float, 3> read_v3(byte_reader& r) {
+  return {r.f32(), r.f32(), r.f32()};
+}
+box3 read_box(byte_reader& r) {
+  return {read_v3(r), read_v3(r)};
+}
 sphere3 read_sphere(byte_reader& r) {
   sphere3 s;
   read_block(r, "Sphere", [&](byte_reader& b) {
@@ -97,7 +111,8 @@ mesh_batch read_batch(byte_reader& r, bool v37) {
     while (true) {
       std::uint32_t slot = t.u32();
       if (slot == 0xFFFFFFFFu) break;
-      if (b.texture_indices.size() >= 64) fail(code::bad_count, "T3MeshTextureIndices: more than 64 entries", t.abs());
+      if (b.texture_indices.size() >= 64)
+        fail(code::bad_count, "T3MeshTextureIndices: more than 64 entries", t.abs());
       b.texture_indices.emplace_back(slot, t.i32());
     }
   });
@@ -157,8 +172,10 @@ vertex_state read_vertex_state(byte_reader& r) {
   v.vertex_count_per_instance = r.u32();
   std::uint32_t nib = r.u32(), nvb = r.u32(), nattr = r.u32();
   if (nib > 64 || nvb > 64 || nattr > 64)
-    fail(code::bad_count, "T3GFXVertexState: " + std::to_string(nib) + " index buffers, " + std::to_string(nvb) +
-                              " vertex buffers, " + std::to_string(nattr) + " attributes (at most 64 each)", r.abs() - 12);
+    fail(code::bad_count,
+         "T3GFXVertexState: " + std::to_string(nib) + " index buffers, " + std::to_string(nvb) +
+             " vertex buffers, " + std::to_string(nattr) + " attributes (at most 64 each)",
+         r.abs() - 12);
   r.checked_count(std::uint64_t{nattr} * 20 + std::uint64_t{nib + nvb} * 20, 1, "T3GFXVertexState");
   for (std::uint32_t i = 0; i < nattr; ++i) {
     vertex_attribute a;
@@ -268,7 +285,9 @@ void read_mesh_data(byte_reader& r, d3dmesh_file& f) {
   m.flags = r.u32();
   if (!v37) m.mesh_preload = read_opaque_block(r, "T3MeshData.mMeshPreload");
   std::uint32_t ntc = read_count(r, v37 ? 20 : 24, "texture coordinate transforms");
-  if (ntc > 16) fail(code::bad_count, "texture coordinate transforms: " + std::to_string(ntc) + " (at most 16)", r.abs() - 4);
+  if (ntc > 16)
+    fail(code::bad_count, "texture coordinate transforms: " + std::to_string(ntc) + " (at most 16)",
+         r.abs() - 4);
   for (std::uint32_t i = 0; i < ntc; ++i) {
     texcoord_transform t;
     t.index = r.u32();
@@ -282,9 +301,12 @@ void read_mesh_data(byte_reader& r, d3dmesh_file& f) {
       read_block(r, "T3MeshTexCoordTransform", body);
     m.texcoord_transforms.push_back(t);
   }
-  if (m.flags & mesh_flag_cpu_skinning) m.cpu_skinning = read_opaque_block(r, "T3MeshCPUSkinningData");
+  if (m.flags & mesh_flag_cpu_skinning)
+    m.cpu_skinning = read_opaque_block(r, "T3MeshCPUSkinningData");
   std::uint32_t nvs = read_count(r, 16, "T3MeshData.mVertexStates");
-  if (nvs > 256) fail(code::bad_count, "T3MeshData.mVertexStates: " + std::to_string(nvs) + " (at most 256)", r.abs() - 4);
+  if (nvs > 256)
+    fail(code::bad_count, "T3MeshData.mVertexStates: " + std::to_string(nvs) + " (at most 256)",
+         r.abs() - 4);
   for (std::uint32_t i = 0; i < nvs; ++i) m.vertex_states.push_back(read_vertex_state(r));
 }
 
@@ -327,7 +349,8 @@ d3dmesh_file parse_d3dmesh(std::span<const std::uint8_t> file) {
   d3dmesh_file f;
   f.ms = parse_metastream(file);
   if (!f.ms.has_class(sym_d3dmesh))
-    fail(code::bad_magic, "MetaStream without a 'D3DMesh' class in its class table: not a mesh", 16);
+    fail(code::bad_magic, "MetaStream without a 'D3DMesh' class in its class table: not a mesh",
+         16);
   byte_reader r(f.ms.default_section, core::endian::little, f.ms.default_offset);
   read_block(r, "D3DMesh.mName", [&](byte_reader& b) {
     std::uint32_t n = b.u32();
@@ -341,7 +364,9 @@ d3dmesh_file parse_d3dmesh(std::span<const std::uint8_t> file) {
              " is not supported; mVersion 55 (The Walking Dead Definitive Series) and 37 are read",
          r.abs() - 4);
   f.tool_props = read_bool(r, "D3DMesh.mToolProps");
-  if (f.tool_props == '1') fail(code::unsupported_feature, "D3DMesh.mToolProps holds a PropertySet; not supported", r.abs() - 1);
+  if (f.tool_props == '1')
+    fail(code::unsupported_feature, "D3DMesh.mToolProps holds a PropertySet; not supported",
+         r.abs() - 1);
   if (f.is_v37()) f.v37_fields = {r.u32(), r.u32()};
   f.lightmap_global_scale = r.f32();
   f.lightmap_texcoord_version = r.i32();
@@ -364,17 +389,21 @@ d3dmesh_file parse_d3dmesh(std::span<const std::uint8_t> file) {
   f.mesh_data_offset = r.abs();
   read_block(r, "T3MeshData", [&](byte_reader& b) { read_mesh_data(b, f); });
   if (!r.eof())
-    fail(code::bad_value, std::to_string(r.remaining()) + " bytes after T3MeshData in the default section", r.abs());
+    fail(code::bad_value,
+         std::to_string(r.remaining()) + " bytes after T3MeshData in the default section", r.abs());
 
   // The async section holds every vertex state's index buffers, then its vertex buffers.
-  const std::uint64_t async_base = f.ms.default_offset + f.ms.default_section.size() + f.ms.debug_section.size();
+  const std::uint64_t async_base =
+      f.ms.default_offset + f.ms.default_section.size() + f.ms.debug_section.size();
   f.async_offset = async_base;
   byte_reader a(f.ms.async_section, core::endian::little, async_base);
   for (auto& vs : f.mesh.vertex_states) {
     for (auto* list : {&vs.index_buffers, &vs.vertex_buffers})
       for (auto& b : *list) {
         if (b.stride == 0 || b.stride > 256)
-          fail(code::bad_value, "T3GFXBuffer stride " + std::to_string(b.stride) + " outside 1..256", f.mesh_data_offset);
+          fail(code::bad_value,
+               "T3GFXBuffer stride " + std::to_string(b.stride) + " outside 1..256",
+               f.mesh_data_offset);
         a.checked_count(b.count, b.stride, "T3GFXBuffer data in the async section");
         auto d = a.bytes(std::uint64_t{b.count} * b.stride);
         b.data.assign(d.begin(), d.end());
@@ -590,7 +619,6 @@ std::vector<std::uint8_t> write_d3dmesh(const d3dmesh_file& f) {
   return write_metastream(ms);
 }
 
-
 // ------------------------------------------------------------------ PropertySet texture handles
 
 namespace {
@@ -602,21 +630,35 @@ constexpr std::uint64_t key_emissive = 0xB3022EA7FD418B40ull;  // "Material - Em
 
 std::string texture_key_label(std::uint64_t k) {
   switch (k) {
-    case key_diffuse_texture: return "Material - Diffuse Texture";
-    case key_normal: return "Material - Normal Map Texture";
-    case key_detail: return "Material - Detail Texture";
-    case key_specular: return "Material - Specular Map Texture";
-    case key_emissive: return "Material - Emissive Texture";
-    default: return hex16(k);
+    case key_diffuse_texture:
+      return "Material - Diffuse Texture";
+    case key_normal:
+      return "Material - Normal Map Texture";
+    case key_detail:
+      return "Material - Detail Texture";
+    case key_specular:
+      return "Material - Specular Map Texture";
+    case key_emissive:
+      return "Material - Emissive Texture";
+    default:
+      return hex16(k);
   }
 }
 
 std::vector<property_texture> property_set_textures(std::span<const std::uint8_t> body) {
-  static const std::pair<std::uint64_t, int> sizes[] = {
-      {crc64("bool"), 1},     {crc64("Symbol"), 8},   {crc64("float"), 4},   {crc64("int"), 4},
-      {crc64("long"), 4},     {crc64("Flags"), 4},    {crc64("Color"), 16},  {crc64("Vector2"), 8},
-      {crc64("Vector3"), 12}, {crc64("Vector4"), 16}, {crc64("Handle<T3Texture>"), 8},
-      {crc64("Handle<PropertySet>"), 8}, {crc64("Polar"), 12}};
+  static const std::pair<std::uint64_t, int> sizes[] = {{crc64("bool"), 1},
+                                                        {crc64("Symbol"), 8},
+                                                        {crc64("float"), 4},
+                                                        {crc64("int"), 4},
+                                                        {crc64("long"), 4},
+                                                        {crc64("Flags"), 4},
+                                                        {crc64("Color"), 16},
+                                                        {crc64("Vector2"), 8},
+                                                        {crc64("Vector3"), 12},
+                                                        {crc64("Vector4"), 16},
+                                                        {crc64("Handle<T3Texture>"), 8},
+                                                        {crc64("Handle<PropertySet>"), 8},
+                                                        {crc64("Polar"), 12}};
   static const std::uint64_t handle_texture = crc64("Handle<T3Texture>");
   std::vector<property_texture> out;
   byte_reader r(body);
@@ -653,14 +695,23 @@ std::vector<property_texture> property_set_textures(std::span<const std::uint8_t
 nlohmann::json d3dmesh_to_json(const d3dmesh_file& f) {
   using nlohmann::json;
   auto box_json = [](const box3& b) { return json{{"min", b.min}, {"max", b.max}}; };
-  auto sphere_json = [](const sphere3& s) { return json{{"center", s.center}, {"radius", s.radius}}; };
+  auto sphere_json = [](const sphere3& s) {
+    return json{{"center", s.center}, {"radius", s.radius}};
+  };
   const auto& m = f.mesh;
   auto batch_json = [&](const mesh_batch& b) {
     json tex = json::array();
-    for (const auto& [slot, idx] : b.texture_indices) tex.push_back(json{{"slot", slot}, {"index", idx}});
-    json j{{"bounds", box_json(b.box)}, {"sphere", sphere_json(b.sphere)}, {"usage", b.usage},
-           {"min_vertex", b.min_vertex}, {"max_vertex", b.max_vertex}, {"start_index", b.start_index},
-           {"num_primitives", b.num_primitives}, {"texture_indices", tex}, {"material_index", b.material_index},
+    for (const auto& [slot, idx] : b.texture_indices)
+      tex.push_back(json{{"slot", slot}, {"index", idx}});
+    json j{{"bounds", box_json(b.box)},
+           {"sphere", sphere_json(b.sphere)},
+           {"usage", b.usage},
+           {"min_vertex", b.min_vertex},
+           {"max_vertex", b.max_vertex},
+           {"start_index", b.start_index},
+           {"num_primitives", b.num_primitives},
+           {"texture_indices", tex},
+           {"material_index", b.material_index},
            {"adjacency_start_index", b.adjacency_start}};
     if (f.is_v37()) {
       j["bone_palette_index"] = b.bone_palette_index;
@@ -677,9 +728,16 @@ nlohmann::json d3dmesh_to_json(const d3dmesh_file& f) {
     for (const auto& b : l.batches[0]) b0.push_back(batch_json(b));
     for (const auto& b : l.batches[1]) b1.push_back(batch_json(b));
     for (auto s : l.bones) bones.push_back(symbol_label(s));
-    json j{{"batches", b0}, {"shadow_batches", b1}, {"vertex_streams", l.vertex_streams}, {"bounds", box_json(l.box)},
-           {"sphere", sphere_json(l.sphere)}, {"flags", l.flags}, {"num_primitives", l.num_primitives},
-           {"num_batches", l.num_batches}, {"pixel_size", l.pixel_size}, {"bones", bones}};
+    json j{{"batches", b0},
+           {"shadow_batches", b1},
+           {"vertex_streams", l.vertex_streams},
+           {"bounds", box_json(l.box)},
+           {"sphere", sphere_json(l.sphere)},
+           {"flags", l.flags},
+           {"num_primitives", l.num_primitives},
+           {"num_batches", l.num_batches},
+           {"pixel_size", l.pixel_size},
+           {"bones", bones}};
     if (!f.is_v37()) {
       j["vertex_state_index"] = l.vertex_state_index;
       j["vertex_start"] = l.vertex_start;
@@ -691,35 +749,53 @@ nlohmann::json d3dmesh_to_json(const d3dmesh_file& f) {
   }
   json mats = json::array();
   for (const auto& t : m.materials)
-    mats.push_back(json{{"handle", hex16(t.handle)}, {"base_material", hex16(t.base_material)},
-                        {"legacy_texture_property", hex16(t.legacy_texture_property)}, {"bounds", box_json(t.box)},
+    mats.push_back(json{{"handle", hex16(t.handle)},
+                        {"base_material", hex16(t.base_material)},
+                        {"legacy_texture_property", hex16(t.legacy_texture_property)},
+                        {"bounds", box_json(t.box)},
                         {"flags", t.flags}});
   json texs = json::array();
   for (const auto& t : m.textures)
-    texs.push_back(json{{"type", t.type}, {"handle", hex16(t.handle)}, {"name", hex16(t.name)}, {"bounds", box_json(t.box)}});
+    texs.push_back(json{{"type", t.type},
+                        {"handle", hex16(t.handle)},
+                        {"name", hex16(t.name)},
+                        {"bounds", box_json(t.box)}});
   json palettes = json::array();
   for (const auto& p : m.bone_palettes) {
     json pj = json::array();
     for (const auto& b : p)
-      pj.push_back(json{{"bone", symbol_label(b.name)}, {"symbol", hex16(b.name)}, {"bounds", box_json(b.box)},
-                        {"sphere", sphere_json(b.sphere)}, {"num_vertices", b.num_vertices}});
+      pj.push_back(json{{"bone", symbol_label(b.name)},
+                        {"symbol", hex16(b.name)},
+                        {"bounds", box_json(b.box)},
+                        {"sphere", sphere_json(b.sphere)},
+                        {"num_vertices", b.num_vertices}});
     palettes.push_back(std::move(pj));
   }
   json states = json::array();
   for (const auto& vs : m.vertex_states) {
     json attrs = json::array(), ibs = json::array(), vbs = json::array();
     for (const auto& a : vs.attributes)
-      attrs.push_back(json{{"attribute", gfx_attribute_name(a.attribute)}, {"attribute_id", a.attribute},
-                           {"format", gfx_format_name(a.format)}, {"format_id", a.format}, {"index", a.attribute_index},
-                           {"buffer", a.buffer_index}, {"offset", a.buffer_offset}});
+      attrs.push_back(json{{"attribute", gfx_attribute_name(a.attribute)},
+                           {"attribute_id", a.attribute},
+                           {"format", gfx_format_name(a.format)},
+                           {"format_id", a.format},
+                           {"index", a.attribute_index},
+                           {"buffer", a.buffer_index},
+                           {"offset", a.buffer_offset}});
     auto buf = [](const gfx_buffer& b) {
-      return json{{"resource_usage", b.resource_usage}, {"format", gfx_format_name(b.buffer_format)}, {"format_id", b.buffer_format},
-                  {"buffer_usage", b.buffer_usage}, {"count", b.count}, {"stride", b.stride}};
+      return json{{"resource_usage", b.resource_usage},
+                  {"format", gfx_format_name(b.buffer_format)},
+                  {"format_id", b.buffer_format},
+                  {"buffer_usage", b.buffer_usage},
+                  {"count", b.count},
+                  {"stride", b.stride}};
     };
     for (const auto& b : vs.index_buffers) ibs.push_back(buf(b));
     for (const auto& b : vs.vertex_buffers) vbs.push_back(buf(b));
-    states.push_back(json{{"vertex_count_per_instance", vs.vertex_count_per_instance}, {"attributes", attrs},
-                          {"index_buffers", ibs}, {"vertex_buffers", vbs}});
+    states.push_back(json{{"vertex_count_per_instance", vs.vertex_count_per_instance},
+                          {"attributes", attrs},
+                          {"index_buffers", ibs},
+                          {"vertex_buffers", vbs}});
   }
   json res = json::array();
   for (const auto& r : f.resources) {
@@ -733,7 +809,8 @@ nlohmann::json d3dmesh_to_json(const d3dmesh_file& f) {
     res.push_back(std::move(rj));
   }
   json tc = json::array();
-  for (const auto& t : m.texcoord_transforms) tc.push_back(json{{"index", t.index}, {"scale", t.scale}, {"offset", t.offset}});
+  for (const auto& t : m.texcoord_transforms)
+    tc.push_back(json{{"index", t.index}, {"scale", t.scale}, {"offset", t.offset}});
   json j{{"format", "telltale-d3dmesh"},
          {"stream", stream_version_name(f.ms.magic).value_or("?")},
          {"name", f.name},
@@ -772,11 +849,11 @@ nlohmann::json d3dmesh_to_json(const d3dmesh_file& f) {
   return j;
 }
 
-
 // ------------------------------------------------------------------ formats
 
 const char* gfx_attribute_name(std::int32_t a) {
-  static const char* names[] = {"Position", "Normal", "Tangent", "BlendWeight", "BlendIndex", "Color", "TexCoord"};
+  static const char* names[] = {"Position",   "Normal", "Tangent", "BlendWeight",
+                                "BlendIndex", "Color",  "TexCoord"};
   return a >= 0 && a < 7 ? names[a] : "unknown";
 }
 
@@ -786,21 +863,22 @@ struct fmt_info {
   int size;
 };
 constexpr fmt_info fmt_table[] = {
-    {"None", 0},     {"F32", 4},       {"F32x2", 8},     {"F32x3", 12},    {"F32x4", 16},   {"F16x2", 4},
-    {"F16x4", 8},    {"S32", 4},       {"U32", 4},       {"S32x2", 8},     {"U32x2", 8},    {"S32x3", 12},
-    {"U32x3", 12},   {"S32x4", 16},    {"U32x4", 16},    {"S16", 2},       {"U16", 2},      {"S16x2", 4},
-    {"U16x2", 4},    {"S16x4", 8},     {"U16x4", 8},     {"SN16", 2},      {"UN16", 2},     {"SN16x2", 4},
-    {"UN16x2", 4},   {"SN16x4", 8},    {"UN16x4", 8},    {"S8", 1},        {"U8", 1},       {"S8x2", 2},
-    {"U8x2", 2},     {"S8x4", 4},      {"U8x4", 4},      {"SN8", 1},       {"UN8", 1},      {"SN8x2", 2},
-    {"UN8x2", 2},    {"SN8x4", 4},     {"UN8x4", 4},     {"SN10_SN11_SN11", 4}, {"SN10x3_SN2", 4}, {"UN10x3_UN2", 4},
-    {"D3DCOLOR", 4}};
+    {"None", 0},       {"F32", 4},        {"F32x2", 8},   {"F32x3", 12}, {"F32x4", 16},
+    {"F16x2", 4},      {"F16x4", 8},      {"S32", 4},     {"U32", 4},    {"S32x2", 8},
+    {"U32x2", 8},      {"S32x3", 12},     {"U32x3", 12},  {"S32x4", 16}, {"U32x4", 16},
+    {"S16", 2},        {"U16", 2},        {"S16x2", 4},   {"U16x2", 4},  {"S16x4", 8},
+    {"U16x4", 8},      {"SN16", 2},       {"UN16", 2},    {"SN16x2", 4}, {"UN16x2", 4},
+    {"SN16x4", 8},     {"UN16x4", 8},     {"S8", 1},      {"U8", 1},     {"S8x2", 2},
+    {"U8x2", 2},       {"S8x4", 4},       {"U8x4", 4},    {"SN8", 1},    {"UN8", 1},
+    {"SN8x2", 2},      {"UN8x2", 2},      {"SN8x4", 4},   {"UN8x4", 4},  {"SN10_SN11_SN11", 4},
+    {"SN10x3_SN2", 4}, {"UN10x3_UN2", 4}, {"D3DCOLOR", 4}};
 constexpr int fmt_count = static_cast<int>(sizeof(fmt_table) / sizeof(fmt_table[0]));
 
 float half_to_float(std::uint16_t h) {
   int s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
-  float v = e == 0 ? std::ldexp(static_cast<float>(m), -24)
-          : e == 31 ? (m ? NAN : INFINITY)
-                    : std::ldexp(static_cast<float>(m | 1024), e - 25);
+  float v = e == 0    ? std::ldexp(static_cast<float>(m), -24)
+            : e == 31 ? (m ? NAN : INFINITY)
+                      : std::ldexp(static_cast<float>(m | 1024), e - 25);
   return s ? -v : v;
 }
 std::uint16_t float_to_half(float f) {
@@ -812,7 +890,9 @@ std::uint16_t float_to_half(float f) {
   int e;
   float m = std::frexp(f, &e);  // f = m * 2^e, m in [0.5, 1)
   int he = e + 14;
-  if (he <= 0) return static_cast<std::uint16_t>(s | static_cast<std::uint16_t>(std::lround(std::ldexp(f, 24))));
+  if (he <= 0)
+    return static_cast<std::uint16_t>(s |
+                                      static_cast<std::uint16_t>(std::lround(std::ldexp(f, 24))));
   int mant = static_cast<int>(std::lround((m * 2 - 1) * 1024));
   if (mant == 1024) mant = 0, ++he;
   if (he >= 31) return s | 0x7C00;
@@ -828,51 +908,88 @@ template <class T>
 void store(std::uint8_t* p, T v) {
   std::memcpy(p, &v, sizeof v);
 }
-float sn(int v, int max) { return std::max(-1.0f, static_cast<float>(v) / static_cast<float>(max)); }
+float sn(int v, int max) {
+  return std::max(-1.0f, static_cast<float>(v) / static_cast<float>(max));
+}
 long q(float v, float scale, long lo, long hi) {
   if (!std::isfinite(v)) v = 0;
   return std::clamp(std::lround(static_cast<double>(v) * scale), lo, hi);
 }
 }  // namespace
 
-const char* gfx_format_name(std::int32_t f) { return f >= 0 && f < fmt_count ? fmt_table[f].name : "unknown"; }
-int gfx_format_size(std::int32_t f) { return f > 0 && f < fmt_count ? fmt_table[f].size : 0; }
+const char* gfx_format_name(std::int32_t f) {
+  return f >= 0 && f < fmt_count ? fmt_table[f].name : "unknown";
+}
+int gfx_format_size(std::int32_t f) {
+  return f > 0 && f < fmt_count ? fmt_table[f].size : 0;
+}
 
 bool gfx_decode(std::int32_t f, const std::uint8_t* p, float o[4]) {
   o[0] = o[1] = o[2] = 0;
   o[3] = 0;
   switch (f) {
-    case 1: case 2: case 3: case 4:
+    case 1:
+    case 2:
+    case 3:
+    case 4:
       for (int i = 0; i < f; ++i) o[i] = load<float>(p + 4 * i);
       return true;
-    case 5: case 6:
-      for (int i = 0; i < (f == 5 ? 2 : 4); ++i) o[i] = half_to_float(load<std::uint16_t>(p + 2 * i));
+    case 5:
+    case 6:
+      for (int i = 0; i < (f == 5 ? 2 : 4); ++i)
+        o[i] = half_to_float(load<std::uint16_t>(p + 2 * i));
       return true;
-    case 8: case 10: case 12: case 14:
-      for (int i = 0; i < (f - 6) / 2; ++i) o[i] = static_cast<float>(load<std::uint32_t>(p + 4 * i));
+    case 8:
+    case 10:
+    case 12:
+    case 14:
+      for (int i = 0; i < (f - 6) / 2; ++i)
+        o[i] = static_cast<float>(load<std::uint32_t>(p + 4 * i));
       return true;
-    case 16: case 18: case 20:
-      for (int i = 0; i < (f == 16 ? 1 : f == 18 ? 2 : 4); ++i) o[i] = load<std::uint16_t>(p + 2 * i);
+    case 16:
+    case 18:
+    case 20:
+      for (int i = 0; i < (f == 16 ? 1 : f == 18 ? 2 : 4); ++i)
+        o[i] = load<std::uint16_t>(p + 2 * i);
       return true;
-    case 15: case 17: case 19:
-      for (int i = 0; i < (f == 15 ? 1 : f == 17 ? 2 : 4); ++i) o[i] = load<std::int16_t>(p + 2 * i);
+    case 15:
+    case 17:
+    case 19:
+      for (int i = 0; i < (f == 15 ? 1 : f == 17 ? 2 : 4); ++i)
+        o[i] = load<std::int16_t>(p + 2 * i);
       return true;
-    case 21: case 23: case 25:
-      for (int i = 0; i < (f == 21 ? 1 : f == 23 ? 2 : 4); ++i) o[i] = sn(load<std::int16_t>(p + 2 * i), 32767);
+    case 21:
+    case 23:
+    case 25:
+      for (int i = 0; i < (f == 21 ? 1 : f == 23 ? 2 : 4); ++i)
+        o[i] = sn(load<std::int16_t>(p + 2 * i), 32767);
       return true;
-    case 22: case 24: case 26:
-      for (int i = 0; i < (f == 22 ? 1 : f == 24 ? 2 : 4); ++i) o[i] = load<std::uint16_t>(p + 2 * i) / 65535.0f;
+    case 22:
+    case 24:
+    case 26:
+      for (int i = 0; i < (f == 22 ? 1 : f == 24 ? 2 : 4); ++i)
+        o[i] = load<std::uint16_t>(p + 2 * i) / 65535.0f;
       return true;
-    case 28: case 30: case 32:
+    case 28:
+    case 30:
+    case 32:
       for (int i = 0; i < (f == 28 ? 1 : f == 30 ? 2 : 4); ++i) o[i] = p[i];
       return true;
-    case 27: case 29: case 31:
-      for (int i = 0; i < (f == 27 ? 1 : f == 29 ? 2 : 4); ++i) o[i] = static_cast<std::int8_t>(p[i]);
+    case 27:
+    case 29:
+    case 31:
+      for (int i = 0; i < (f == 27 ? 1 : f == 29 ? 2 : 4); ++i)
+        o[i] = static_cast<std::int8_t>(p[i]);
       return true;
-    case 33: case 35: case 37:
-      for (int i = 0; i < (f == 33 ? 1 : f == 35 ? 2 : 4); ++i) o[i] = sn(static_cast<std::int8_t>(p[i]), 127);
+    case 33:
+    case 35:
+    case 37:
+      for (int i = 0; i < (f == 33 ? 1 : f == 35 ? 2 : 4); ++i)
+        o[i] = sn(static_cast<std::int8_t>(p[i]), 127);
       return true;
-    case 34: case 36: case 38:
+    case 34:
+    case 36:
+    case 38:
       for (int i = 0; i < (f == 34 ? 1 : f == 36 ? 2 : 4); ++i) o[i] = p[i] / 255.0f;
       return true;
     case 41: {
@@ -905,33 +1022,52 @@ bool gfx_decode(std::int32_t f, const std::uint8_t* p, float o[4]) {
 
 bool gfx_encode(std::int32_t f, const float in[4], std::uint8_t* p) {
   switch (f) {
-    case 1: case 2: case 3: case 4:
+    case 1:
+    case 2:
+    case 3:
+    case 4:
       for (int i = 0; i < f; ++i) store<float>(p + 4 * i, in[i]);
       return true;
-    case 5: case 6:
-      for (int i = 0; i < (f == 5 ? 2 : 4); ++i) store<std::uint16_t>(p + 2 * i, float_to_half(in[i]));
+    case 5:
+    case 6:
+      for (int i = 0; i < (f == 5 ? 2 : 4); ++i)
+        store<std::uint16_t>(p + 2 * i, float_to_half(in[i]));
       return true;
-    case 16: case 18: case 20:
+    case 16:
+    case 18:
+    case 20:
       for (int i = 0; i < (f == 16 ? 1 : f == 18 ? 2 : 4); ++i)
         store<std::uint16_t>(p + 2 * i, static_cast<std::uint16_t>(q(in[i], 1, 0, 65535)));
       return true;
-    case 21: case 23: case 25:
+    case 21:
+    case 23:
+    case 25:
       for (int i = 0; i < (f == 21 ? 1 : f == 23 ? 2 : 4); ++i)
         store<std::int16_t>(p + 2 * i, static_cast<std::int16_t>(q(in[i], 32767, -32767, 32767)));
       return true;
-    case 22: case 24: case 26:
+    case 22:
+    case 24:
+    case 26:
       for (int i = 0; i < (f == 22 ? 1 : f == 24 ? 2 : 4); ++i)
         store<std::uint16_t>(p + 2 * i, static_cast<std::uint16_t>(q(in[i], 65535, 0, 65535)));
       return true;
-    case 28: case 30: case 32:
-      for (int i = 0; i < (f == 28 ? 1 : f == 30 ? 2 : 4); ++i) p[i] = static_cast<std::uint8_t>(q(in[i], 1, 0, 255));
+    case 28:
+    case 30:
+    case 32:
+      for (int i = 0; i < (f == 28 ? 1 : f == 30 ? 2 : 4); ++i)
+        p[i] = static_cast<std::uint8_t>(q(in[i], 1, 0, 255));
       return true;
-    case 33: case 35: case 37:
+    case 33:
+    case 35:
+    case 37:
       for (int i = 0; i < (f == 33 ? 1 : f == 35 ? 2 : 4); ++i)
         p[i] = static_cast<std::uint8_t>(static_cast<std::int8_t>(q(in[i], 127, -127, 127)));
       return true;
-    case 34: case 36: case 38:
-      for (int i = 0; i < (f == 34 ? 1 : f == 36 ? 2 : 4); ++i) p[i] = static_cast<std::uint8_t>(q(in[i], 255, 0, 255));
+    case 34:
+    case 36:
+    case 38:
+      for (int i = 0; i < (f == 34 ? 1 : f == 36 ? 2 : 4); ++i)
+        p[i] = static_cast<std::uint8_t>(q(in[i], 255, 0, 255));
       return true;
     case 41: {
       std::uint32_t v = static_cast<std::uint32_t>(q(in[0], 1023, 0, 1023)) |

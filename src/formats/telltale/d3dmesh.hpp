@@ -5,11 +5,10 @@
 
 #include <array>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "formats/telltale/metastream.hpp"
 
@@ -28,10 +27,11 @@ struct mesh_batch {
   sphere3 sphere;
   std::uint32_t usage = 0;
   std::uint32_t min_vertex = 0, max_vertex = 0;
-  std::uint32_t base_index = 0;    // v55
+  std::uint32_t base_index = 0;  // v55
   std::uint32_t start_index = 0, num_primitives = 0;
-  std::uint32_t num_indices = 0;   // v55
-  std::vector<std::pair<std::uint32_t, std::int32_t>> texture_indices;  // (slot, index), 0xFFFFFFFF-terminated
+  std::uint32_t num_indices = 0;  // v55
+  std::vector<std::pair<std::uint32_t, std::int32_t>>
+      texture_indices;  // (slot, index), 0xFFFFFFFF-terminated
   std::int32_t material_index = 0;
   std::int32_t bone_palette_index = 0;      // v37
   std::int32_t local_transform_index = -1;  // v37
@@ -48,8 +48,8 @@ struct mesh_lod {
   std::uint32_t num_primitives = 0;      // draw + shadow triangles
   std::uint32_t num_batches = 0;
   std::uint32_t vertex_start = 0, vertex_count = 0, atlas_width = 0, atlas_height = 0;  // v55
-  float pixel_size = 0;  // v37: the only float; decreasing with the LOD
-  float distance = 0;    // v55
+  float pixel_size = 0;              // v37: the only float; decreasing with the LOD
+  float distance = 0;                // v55
   std::vector<std::uint64_t> bones;  // symbols used by this LOD
 };
 
@@ -61,7 +61,7 @@ struct mesh_texture {  // T3MeshTexture
   float max_area = 0, average_area = 0;
 };
 
-struct mesh_material {  // T3MeshMaterial
+struct mesh_material {       // T3MeshMaterial
   std::uint64_t handle = 0;  // names an internal PropertySet resource
   std::uint64_t base_material = 0, legacy_texture_property = 0;
   box3 box;
@@ -87,7 +87,7 @@ struct texcoord_transform {
   std::array<float, 2> scale{1, 1}, offset{0, 0};
 };
 
-struct vertex_attribute {  // GFXPlatformAttributeParams
+struct vertex_attribute {      // GFXPlatformAttributeParams
   std::int32_t attribute = 0;  // 0 position 1 normal 2 tangent 3 weight 4 index 5 colour 6 uv
   std::int32_t format = 0;     // GFXPlatformFormat
   std::uint32_t attribute_index = 0, buffer_index = 0, buffer_offset = 0;
@@ -122,14 +122,17 @@ struct mesh_data {  // T3MeshData
   box3 box;
   sphere3 sphere;
   std::int32_t endian = 0;
-  std::array<float, 3> position_scale{1, 1, 1}, position_w_scale{0, 0, 0}, position_offset{0, 0, 0};  // v55
+  std::array<float, 3> position_scale{1, 1, 1}, position_w_scale{0, 0, 0},
+      position_offset{0, 0, 0};  // v55
   float lightmap_texel_area = 0;
   std::uint64_t property_key_base = 0;
   std::uint32_t vertex_count = 0;
   std::uint32_t flags = 0;
-  std::vector<std::uint8_t> mesh_preload;  // v55 DCArray<T3MeshEffectPreload>, kept as bytes (with its size)
+  std::vector<std::uint8_t>
+      mesh_preload;  // v55 DCArray<T3MeshEffectPreload>, kept as bytes (with its size)
   std::vector<texcoord_transform> texcoord_transforms;
-  std::vector<std::uint8_t> cpu_skinning;  // flag 0x10: blocked T3MeshCPUSkinningData, kept as bytes
+  std::vector<std::uint8_t>
+      cpu_skinning;  // flag 0x10: blocked T3MeshCPUSkinningData, kept as bytes
   std::vector<vertex_state> vertex_states;
 };
 
@@ -148,8 +151,8 @@ struct d3dmesh_file {
   std::uint8_t has_occlusion = '0';           // v55
   std::vector<std::uint8_t> occlusion_block;  // when '1' (with its size)
   mesh_data mesh;
-  std::vector<std::uint8_t> trailing_async;   // async bytes after the buffers (none in the samples)
-  std::uint64_t mesh_data_offset = 0;         // file offset of T3MeshData, for messages
+  std::vector<std::uint8_t> trailing_async;  // async bytes after the buffers (none in the samples)
+  std::uint64_t mesh_data_offset = 0;        // file offset of T3MeshData, for messages
   std::uint64_t async_offset = 0;
   [[nodiscard]] bool is_v37() const { return version < 52; }
 };
@@ -169,8 +172,10 @@ struct property_texture {
   std::uint64_t key = 0;      // property name symbol, e.g. "Material - Diffuse Texture"
   std::uint64_t texture = 0;  // crc64 of the .d3dtx file name
 };
-[[nodiscard]] std::vector<property_texture> property_set_textures(std::span<const std::uint8_t> body);
-inline constexpr std::uint64_t key_diffuse_texture = 0x8648FA82D1DBEE1Aull;  // "Material - Diffuse Texture"
+[[nodiscard]] std::vector<property_texture> property_set_textures(
+    std::span<const std::uint8_t> body);
+inline constexpr std::uint64_t key_diffuse_texture =
+    0x8648FA82D1DBEE1Aull;  // "Material - Diffuse Texture"
 [[nodiscard]] std::string texture_key_label(std::uint64_t key);
 
 // `dump --raw`: the whole structure, symbols named where the database knows them.

@@ -4,12 +4,11 @@
 
 #include <array>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "formats/telltale/metastream.hpp"
 
@@ -29,7 +28,8 @@ struct texture_file {
   float import_scale = 1;
   std::uint8_t tool_props = '0';
   std::uint32_t num_mips = 1, width = 0, height = 0, depth = 1, array_size = 1;
-  std::uint32_t surface_format = 0, layout = 0, gamma = 0, multisample = 0, resource_usage = 0, type = 0;
+  std::uint32_t surface_format = 0, layout = 0, gamma = 0, multisample = 0, resource_usage = 0,
+                type = 0;
   std::array<std::uint8_t, 4> swizzle{0, 1, 2, 3};
   float specular_gloss = 0, hdr_lightmap_scale = 0, toon_gradient_cutoff = 0;
   std::int32_t alpha_mode = 0, color_mode = 0;
@@ -55,10 +55,12 @@ inline constexpr std::uint64_t sym_t3texture = 0x3E249E7E6F38CCE2ull;  // crc64(
 
 [[nodiscard]] const char* surface_format_name(std::uint32_t f);
 // Bytes of one mip level of the format (0 when the format is not known).
-[[nodiscard]] std::uint64_t surface_bytes(std::uint32_t format, std::uint32_t width, std::uint32_t height);
+[[nodiscard]] std::uint64_t surface_bytes(std::uint32_t format, std::uint32_t width,
+                                          std::uint32_t height);
 // Decodes `width` x `height` pixels of `format` to RGBA8 (rows top to bottom). Fails with
 // E_UNSUPPORTED_FEATURE naming formats it cannot decode, E_TRUNCATED when data is short.
-[[nodiscard]] std::vector<std::uint8_t> decode_surface(std::uint32_t format, std::uint32_t width, std::uint32_t height,
+[[nodiscard]] std::vector<std::uint8_t> decode_surface(std::uint32_t format, std::uint32_t width,
+                                                       std::uint32_t height,
                                                        std::span<const std::uint8_t> data);
 
 }  // namespace rigrip::telltale

@@ -22,7 +22,7 @@ struct vtx {
   vec3 n{0, 1, 0};
   vec4 t{1, 0, 0, 1};
   vec2 uv{0, 0};
-  std::array<std::uint16_t, 4> j{0, 0, 0, 0};  // palette indices
+  std::array<std::uint16_t, 4> j{0, 0, 0, 0};      // palette indices
   std::array<std::uint16_t, 4> w{65535, 0, 0, 0};  // quantised, sum 65535
 };
 
@@ -38,7 +38,8 @@ box3 bounds_of(const std::vector<vtx>& v, std::uint32_t first, std::uint32_t cou
   if (count == 0) return b;
   b.min = b.max = v[first].p;
   for (std::uint32_t i = first; i < first + count; ++i)
-    for (int c = 0; c < 3; ++c) b.min[c] = std::min(b.min[c], v[i].p[c]), b.max[c] = std::max(b.max[c], v[i].p[c]);
+    for (int c = 0; c < 3; ++c)
+      b.min[c] = std::min(b.min[c], v[i].p[c]), b.max[c] = std::max(b.max[c], v[i].p[c]);
   return b;
 }
 sphere3 sphere_of(const box3& b, const std::vector<const vec3*>& pts) {
@@ -55,7 +56,8 @@ sphere3 sphere_of(const box3& b, const std::vector<const vec3*>& pts) {
 }
 box3 merge(const box3& a, const box3& b) {
   box3 r;
-  for (int c = 0; c < 3; ++c) r.min[c] = std::min(a.min[c], b.min[c]), r.max[c] = std::max(a.max[c], b.max[c]);
+  for (int c = 0; c < 3; ++c)
+    r.min[c] = std::min(a.min[c], b.min[c]), r.max[c] = std::max(a.max[c], b.max[c]);
   return r;
 }
 
@@ -63,7 +65,8 @@ box3 merge(const box3& a, const box3& b) {
 std::array<std::uint16_t, 4> quantise_weights(const vec4& w) {
   float sum = w[0] + w[1] + w[2] + w[3];
   std::array<double, 4> f{};
-  for (int i = 0; i < 4; ++i) f[i] = sum > 0 ? std::max(0.0f, w[i]) / sum * 65535.0 : (i == 0 ? 65535.0 : 0.0);
+  for (int i = 0; i < 4; ++i)
+    f[i] = sum > 0 ? std::max(0.0f, w[i]) / sum * 65535.0 : (i == 0 ? 65535.0 : 0.0);
   std::array<std::uint16_t, 4> q{};
   int total = 0;
   for (int i = 0; i < 4; ++i) q[i] = static_cast<std::uint16_t>(std::floor(f[i])), total += q[i];
@@ -83,9 +86,11 @@ std::array<std::uint16_t, 4> quantise_weights(const vec4& w) {
 std::vector<vec3> face_normals(const mesh& m) {
   std::vector<vec3> n(m.positions.size(), vec3{0, 0, 0});
   for (std::size_t t = 0; t + 2 < m.indices.size(); t += 3) {
-    const auto &a = m.positions[m.indices[t]], &b = m.positions[m.indices[t + 1]], &c = m.positions[m.indices[t + 2]];
+    const auto &a = m.positions[m.indices[t]], &b = m.positions[m.indices[t + 1]],
+               &c = m.positions[m.indices[t + 2]];
     vec3 e1{b[0] - a[0], b[1] - a[1], b[2] - a[2]}, e2{c[0] - a[0], c[1] - a[1], c[2] - a[2]};
-    vec3 x{e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+    vec3 x{e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+           e1[0] * e2[1] - e1[1] * e2[0]};
     for (int k = 0; k < 3; ++k)
       for (int i = 0; i < 3; ++i) n[m.indices[t + static_cast<std::size_t>(k)]][i] += x[i];
   }
@@ -101,14 +106,17 @@ void make_tangents(std::vector<vtx>& v, const std::vector<std::uint32_t>& tris) 
   std::vector<vec3> tan(v.size(), vec3{0, 0, 0}), bit(v.size(), vec3{0, 0, 0});
   for (std::size_t t = 0; t + 2 < tris.size(); t += 3) {
     const vtx &a = v[tris[t]], &b = v[tris[t + 1]], &c = v[tris[t + 2]];
-    float du1 = b.uv[0] - a.uv[0], dv1 = b.uv[1] - a.uv[1], du2 = c.uv[0] - a.uv[0], dv2 = c.uv[1] - a.uv[1];
+    float du1 = b.uv[0] - a.uv[0], dv1 = b.uv[1] - a.uv[1], du2 = c.uv[0] - a.uv[0],
+          dv2 = c.uv[1] - a.uv[1];
     float det = du1 * dv2 - du2 * dv1;
     if (std::fabs(det) < 1e-12f) continue;
     float r = 1.0f / det;
     for (int i = 0; i < 3; ++i) {
       float e1 = b.p[i] - a.p[i], e2 = c.p[i] - a.p[i];
       float sd = (e1 * dv2 - e2 * dv1) * r, td = (e2 * du1 - e1 * du2) * r;
-      for (int k = 0; k < 3; ++k) tan[tris[t + static_cast<std::size_t>(k)]][i] += sd, bit[tris[t + static_cast<std::size_t>(k)]][i] += td;
+      for (int k = 0; k < 3; ++k)
+        tan[tris[t + static_cast<std::size_t>(k)]][i] += sd,
+            bit[tris[t + static_cast<std::size_t>(k)]][i] += td;
     }
   }
   for (std::size_t i = 0; i < v.size(); ++i) {
@@ -130,14 +138,18 @@ void make_tangents(std::vector<vtx>& v, const std::vector<std::uint32_t>& tris) 
 // D3D "triangle list with adjacency": v0, n01, v1, n12, v2, n20 where nXY is the far vertex
 // of the triangle across edge XY (matched by position, so UV seams still connect); a
 // border edge repeats the triangle's own opposite vertex.
-std::vector<std::uint32_t> adjacency(const std::vector<vtx>& v, const std::vector<std::uint32_t>& tris) {
+std::vector<std::uint32_t> adjacency(const std::vector<vtx>& v,
+                                     const std::vector<std::uint32_t>& tris) {
   std::map<std::array<float, 3>, std::uint32_t> weld;
   std::vector<std::uint32_t> id(v.size());
-  for (std::size_t i = 0; i < v.size(); ++i) id[i] = weld.emplace(v[i].p, static_cast<std::uint32_t>(weld.size())).first->second;
-  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> far;  // directed welded edge -> opposite vertex
+  for (std::size_t i = 0; i < v.size(); ++i)
+    id[i] = weld.emplace(v[i].p, static_cast<std::uint32_t>(weld.size())).first->second;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t>
+      far;  // directed welded edge -> opposite vertex
   for (std::size_t t = 0; t + 2 < tris.size(); t += 3)
     for (int k = 0; k < 3; ++k) {
-      std::uint32_t a = tris[t + static_cast<std::size_t>(k)], b = tris[t + static_cast<std::size_t>((k + 1) % 3)],
+      std::uint32_t a = tris[t + static_cast<std::size_t>(k)],
+                    b = tris[t + static_cast<std::size_t>((k + 1) % 3)],
                     c = tris[t + static_cast<std::size_t>((k + 2) % 3)];
       far.emplace(std::make_pair(id[a], id[b]), c);
     }
@@ -145,7 +157,8 @@ std::vector<std::uint32_t> adjacency(const std::vector<vtx>& v, const std::vecto
   out.reserve(tris.size() * 2);
   for (std::size_t t = 0; t + 2 < tris.size(); t += 3)
     for (int k = 0; k < 3; ++k) {
-      std::uint32_t a = tris[t + static_cast<std::size_t>(k)], b = tris[t + static_cast<std::size_t>((k + 1) % 3)],
+      std::uint32_t a = tris[t + static_cast<std::size_t>(k)],
+                    b = tris[t + static_cast<std::size_t>((k + 1) % 3)],
                     c = tris[t + static_cast<std::size_t>((k + 2) % 3)];
       auto it = far.find({id[b], id[a]});
       out.push_back(a);
@@ -167,7 +180,8 @@ void put_index(gfx_buffer& b, std::uint32_t i) {
 // scale/offset (and the 2-bit quarter on the long axis), floats as they are.
 void encode_position(const d3dmesh_file& f, const vertex_attribute& a, const vec3& p, float in[4]) {
   const auto& m = f.mesh;
-  bool norm = a.format == 41 || (a.format >= 21 && a.format <= 26) || (a.format >= 33 && a.format <= 38);
+  bool norm =
+      a.format == 41 || (a.format >= 21 && a.format <= 26) || (a.format >= 33 && a.format <= 38);
   if (f.is_v37() || !norm) {
     for (int c = 0; c < 3; ++c) in[c] = p[c];
     in[3] = 1;
@@ -178,7 +192,8 @@ void encode_position(const d3dmesh_file& f, const vertex_attribute& a, const vec
     in[c] = m.position_scale[c] > 0 ? (p[c] - m.position_offset[c]) / m.position_scale[c] : 0;
     if (m.position_w_scale[c] > 0) wa = c;
   }
-  if (wa >= 0) {  // the long axis: a quarter index in w, the position inside the quarter in the axis
+  if (wa >=
+      0) {  // the long axis: a quarter index in w, the position inside the quarter in the axis
     float t = (p[wa] - m.position_offset[wa]) / m.position_scale[wa];
     float w = std::clamp(std::floor(t), 0.0f, 3.0f);
     in[3] = w / 3;
@@ -191,20 +206,28 @@ void encode_position(const d3dmesh_file& f, const vertex_attribute& a, const vec
 result<bytes> pack_d3dmesh(const scene& s, const pack_context& ctx) {
   return core::guarded(ctx.output_path, "telltale-d3dmesh", [&]() -> bytes {
     if (!ctx.template_file)
-      core::fail(code::usage, "telltale-d3dmesh pack needs --template ORIGINAL.d3dmesh: materials, vertex layout and everything the "
-                              "scene does not hold come from it");
+      core::fail(code::usage,
+                 "telltale-d3dmesh pack needs --template ORIGINAL.d3dmesh: materials, vertex "
+                 "layout and everything the "
+                 "scene does not hold come from it");
     d3dmesh_file f = parse_d3dmesh(*ctx.template_file);
     mesh_data& m = f.mesh;
     if (m.lods.empty()) core::fail(code::bad_value, "the template mesh has no LOD to replace");
     const std::uint32_t vsi = f.is_v37() ? 0 : m.lods[0].vertex_state_index;
-    if (vsi >= m.vertex_states.size()) core::fail(code::bad_value, "the template's LOD 0 names a missing vertex state");
+    if (vsi >= m.vertex_states.size())
+      core::fail(code::bad_value, "the template's LOD 0 names a missing vertex state");
     vertex_state& vs = m.vertex_states[vsi];
-    if (vs.index_buffers.empty() || vs.vertex_buffers.empty()) core::fail(code::bad_value, "the template has no index or vertex buffer");
+    if (vs.index_buffers.empty() || vs.vertex_buffers.empty())
+      core::fail(code::bad_value, "the template has no index or vertex buffer");
     for (const auto& a : vs.attributes)
       if (a.buffer_index >= vs.vertex_buffers.size() ||
-          a.buffer_offset + static_cast<std::uint32_t>(gfx_format_size(a.format)) > vs.vertex_buffers[a.buffer_index].stride)
+          a.buffer_offset + static_cast<std::uint32_t>(gfx_format_size(a.format)) >
+              vs.vertex_buffers[a.buffer_index].stride)
         core::fail(code::bad_value, "the template's vertex attributes do not fit its buffers");
-    auto has_attr = [&](int a) { return std::any_of(vs.attributes.begin(), vs.attributes.end(), [&](const vertex_attribute& x) { return x.attribute == a; }); };
+    auto has_attr = [&](int a) {
+      return std::any_of(vs.attributes.begin(), vs.attributes.end(),
+                         [&](const vertex_attribute& x) { return x.attribute == a; });
+    };
     const bool skinned = has_attr(3) && has_attr(4) && !m.bone_palettes.empty();
     const auto& tlod = m.lods[0];
 
@@ -214,10 +237,12 @@ result<bytes> pack_d3dmesh(const scene& s, const pack_context& ctx) {
     std::vector<mesh_bone>* palette = skinned ? &m.bone_palettes[0] : nullptr;
     std::map<std::uint64_t, std::uint16_t> palette_index;
     if (palette)
-      for (std::size_t i = 0; i < palette->size(); ++i) palette_index.emplace((*palette)[i].name, static_cast<std::uint16_t>(i));
+      for (std::size_t i = 0; i < palette->size(); ++i)
+        palette_index.emplace((*palette)[i].name, static_cast<std::uint16_t>(i));
     std::size_t unskinned = 0, added_bones = 0;
     std::map<std::string, int> material_by_name;
-    for (std::size_t i = 0; i < m.materials.size(); ++i) material_by_name.emplace(symbol_label(m.materials[i].handle), static_cast<int>(i));
+    for (std::size_t i = 0; i < m.materials.size(); ++i)
+      material_by_name.emplace(symbol_label(m.materials[i].handle), static_cast<int>(i));
     for (std::size_t mi = 0; mi < s.meshes.size(); ++mi) {
       const mesh& me = s.meshes[mi];
       if (me.positions.empty()) continue;
@@ -231,15 +256,19 @@ result<bytes> pack_d3dmesh(const scene& s, const pack_context& ctx) {
         auto it = material_by_name.find(s.materials[static_cast<std::size_t>(me.material)].name);
         if (it != material_by_name.end()) nb.material = it->second, named = true;
       }
-      if (!named && batches.size() < tlod.batches[0].size()) nb.material = std::max(0, tlod.batches[0][batches.size()].material_index);
+      if (!named && batches.size() < tlod.batches[0].size())
+        nb.material = std::max(0, tlod.batches[0][batches.size()].material_index);
       for (std::size_t tb = 0; tb < tlod.batches[0].size(); ++tb)
         if (tlod.batches[0][tb].material_index == nb.material) {
           nb.template_batch = static_cast<int>(tb);
           break;
         }
-      std::vector<vec3> normals = me.normals.size() == me.positions.size() ? me.normals : face_normals(me);
-      const skeleton* sk = me.skeleton >= 0 && static_cast<std::size_t>(me.skeleton) < s.skeletons.size()
-                               ? &s.skeletons[static_cast<std::size_t>(me.skeleton)] : nullptr;
+      std::vector<vec3> normals =
+          me.normals.size() == me.positions.size() ? me.normals : face_normals(me);
+      const skeleton* sk =
+          me.skeleton >= 0 && static_cast<std::size_t>(me.skeleton) < s.skeletons.size()
+              ? &s.skeletons[static_cast<std::size_t>(me.skeleton)]
+              : nullptr;
       for (std::size_t v = 0; v < me.positions.size(); ++v) {
         vtx x;
         x.p = me.positions[v];
@@ -257,18 +286,21 @@ result<bytes> pack_d3dmesh(const scene& s, const pack_context& ctx) {
           }
           std::array<std::uint16_t, 4> j{0, 0, 0, 0};
           for (int k = 0; k < 4; ++k) {
-            if (bones[k] < 0 || !(w[k] > 0) || static_cast<std::size_t>(bones[k]) >= sk->bones.size()) {
+            if (bones[k] < 0 || !(w[k] > 0) ||
+                static_cast<std::size_t>(bones[k]) >= sk->bones.size()) {
               w[k] = 0;
               continue;
             }
             std::uint64_t sym = symbol_of_label(sk->bones[static_cast<std::size_t>(bones[k])].name);
             auto it = palette_index.find(sym);
             if (it == palette_index.end()) {
-              if (palette->size() >= 256) core::fail(code::limit_exceeded, "more than 256 bones in the bone palette");
+              if (palette->size() >= 256)
+                core::fail(code::limit_exceeded, "more than 256 bones in the bone palette");
               mesh_bone nbn;
               nbn.name = sym;
               palette->push_back(nbn);
-              it = palette_index.emplace(sym, static_cast<std::uint16_t>(palette->size() - 1)).first;
+              it =
+                  palette_index.emplace(sym, static_cast<std::uint16_t>(palette->size() - 1)).first;
               ++added_bones;
             }
             j[k] = it->second;
@@ -281,17 +313,24 @@ result<bytes> pack_d3dmesh(const scene& s, const pack_context& ctx) {
       }
       std::vector<std::uint32_t> idx = me.indices;
       if (idx.empty())
-        for (std::uint32_t k = 0; k + 2 < nb.vertex_count; k += 3) idx.insert(idx.end(), {k, k + 1, k + 2});
+        for (std::uint32_t k = 0; k + 2 < nb.vertex_count; k += 3)
+          idx.insert(idx.end(), {k, k + 1, k + 2});
       for (auto i : idx) {
-        if (i >= nb.vertex_count) core::fail(code::bad_value, "mesh '" + me.name + "': index " + std::to_string(i) + " beyond its vertices");
+        if (i >= nb.vertex_count)
+          core::fail(code::bad_value,
+                     "mesh '" + me.name + "': index " + std::to_string(i) + " beyond its vertices");
         nb.tris.push_back(i + nb.first_vertex);
       }
       nb.tris.resize(nb.tris.size() / 3 * 3);
       batches.push_back(std::move(nb));
     }
     if (batches.empty()) core::fail(code::invalid_scene, "the scene has no mesh to write");
-    if (unskinned) ctx.warn(code::w_lossy, std::to_string(unskinned) + " vertices carry no skin; bound to the first palette bone");
-    if (added_bones) ctx.warn(code::w_lossy, std::to_string(added_bones) + " bones were not in the template's palette; appended");
+    if (unskinned)
+      ctx.warn(code::w_lossy, std::to_string(unskinned) +
+                                  " vertices carry no skin; bound to the first palette bone");
+    if (added_bones)
+      ctx.warn(code::w_lossy,
+               std::to_string(added_bones) + " bones were not in the template's palette; appended");
     const std::uint32_t nverts = static_cast<std::uint32_t>(verts.size());
     std::vector<std::uint32_t> all_tris;
     for (const auto& b : batches) all_tris.insert(all_tris.end(), b.tris.begin(), b.tris.end());
@@ -321,15 +360,18 @@ result<bytes> pack_d3dmesh(const scene& s, const pack_context& ctx) {
       uvmin[0] = uvmax[0] = verts[0].uv[0];
       uvmin[1] = uvmax[1] = verts[0].uv[1];
       for (const auto& v : verts)
-        for (int c = 0; c < 2; ++c) uvmin[c] = std::min(uvmin[c], v.uv[c]), uvmax[c] = std::max(uvmax[c], v.uv[c]);
+        for (int c = 0; c < 2; ++c)
+          uvmin[c] = std::min(uvmin[c], v.uv[c]), uvmax[c] = std::max(uvmax[c], v.uv[c]);
     }
 
     // ---- vertex buffers in the template's layout
     for (auto& b : vs.vertex_buffers) {
-      std::vector<std::uint8_t> first(b.data.begin(), b.data.begin() + std::min<std::size_t>(b.data.size(), b.stride));
+      std::vector<std::uint8_t> first(
+          b.data.begin(), b.data.begin() + std::min<std::size_t>(b.data.size(), b.stride));
       b.data.assign(std::size_t{nverts} * b.stride, 0);
       for (std::uint32_t v = 0; v < nverts && first.size() == b.stride; ++v)
-        std::copy(first.begin(), first.end(), b.data.begin() + std::ptrdiff_t{v} * b.stride);  // e.g. vertex colour
+        std::copy(first.begin(), first.end(),
+                  b.data.begin() + std::ptrdiff_t{v} * b.stride);  // e.g. vertex colour
       b.count = nverts;
     }
     for (const auto& a : vs.attributes) {
@@ -348,33 +390,54 @@ result<bytes> pack_d3dmesh(const scene& s, const pack_context& ctx) {
         std::uint8_t* out = b.data.data() + std::size_t{v} * b.stride + a.buffer_offset;
         const vtx& x = verts[v];
         if (a.attribute == 3 && a.format == 26) {  // UN16x4 weights: exactly the quantised sums
-          for (int c = 0; c < 4; ++c) out[2 * c] = static_cast<std::uint8_t>(x.w[c]), out[2 * c + 1] = static_cast<std::uint8_t>(x.w[c] >> 8);
+          for (int c = 0; c < 4; ++c)
+            out[2 * c] = static_cast<std::uint8_t>(x.w[c]),
+                    out[2 * c + 1] = static_cast<std::uint8_t>(x.w[c] >> 8);
           continue;
         }
         float in[4] = {0, 0, 0, 0};
         switch (a.attribute) {
-          case 0: encode_position(f, *pos_attr, x.p, in); break;
-          case 1: for (int c = 0; c < 3; ++c) in[c] = x.n[c]; break;
-          case 2: for (int c = 0; c < 4; ++c) in[c] = x.t[c]; break;
-          case 3: for (int c = 0; c < 4; ++c) in[c] = static_cast<float>(x.w[c]) / 65535.0f; break;
-          case 4: for (int c = 0; c < 4; ++c) in[c] = x.j[c]; break;
-          case 6:
-            for (int c = 0; c < 2; ++c) in[c] = tx ? (x.uv[c] - tx->offset[c]) / (tx->scale[c] != 0 ? tx->scale[c] : 1) : x.uv[c];
+          case 0:
+            encode_position(f, *pos_attr, x.p, in);
             break;
-          default: break;
+          case 1:
+            for (int c = 0; c < 3; ++c) in[c] = x.n[c];
+            break;
+          case 2:
+            for (int c = 0; c < 4; ++c) in[c] = x.t[c];
+            break;
+          case 3:
+            for (int c = 0; c < 4; ++c) in[c] = static_cast<float>(x.w[c]) / 65535.0f;
+            break;
+          case 4:
+            for (int c = 0; c < 4; ++c) in[c] = x.j[c];
+            break;
+          case 6:
+            for (int c = 0; c < 2; ++c)
+              in[c] =
+                  tx ? (x.uv[c] - tx->offset[c]) / (tx->scale[c] != 0 ? tx->scale[c] : 1) : x.uv[c];
+            break;
+          default:
+            break;
         }
         if (!gfx_encode(a.format, in, out))
-          core::fail(code::unsupported_feature, std::string("cannot write the template's ") + gfx_attribute_name(a.attribute) +
-                                                    " format " + gfx_format_name(a.format));
+          core::fail(code::unsupported_feature, std::string("cannot write the template's ") +
+                                                    gfx_attribute_name(a.attribute) + " format " +
+                                                    gfx_format_name(a.format));
       }
     }
-    bool uv_other = std::any_of(vs.attributes.begin(), vs.attributes.end(), [](const vertex_attribute& a) { return a.attribute == 6 && a.attribute_index != 0; });
-    if (uv_other) ctx.warn(code::w_lossy, "texture coordinate sets other than 0 (e.g. lightmap UVs) are written from set 0");
+    bool uv_other = std::any_of(
+        vs.attributes.begin(), vs.attributes.end(),
+        [](const vertex_attribute& a) { return a.attribute == 6 && a.attribute_index != 0; });
+    if (uv_other)
+      ctx.warn(code::w_lossy,
+               "texture coordinate sets other than 0 (e.g. lightmap UVs) are written from set 0");
 
     // ---- index buffers: draw triangles, then their adjacency; shadow triangles
     gfx_buffer& ib = vs.index_buffers[0];
     if (ib.stride == 2 && nverts > 65535)
-      core::fail(code::limit_exceeded, "the template's 16-bit index buffer cannot address " + std::to_string(nverts) + " vertices");
+      core::fail(code::limit_exceeded, "the template's 16-bit index buffer cannot address " +
+                                           std::to_string(nverts) + " vertices");
     std::uint64_t template_draw = 0;
     for (const auto& l : m.lods)
       for (const auto& b : l.batches[0]) template_draw += std::uint64_t{b.num_primitives} * 3;
@@ -383,7 +446,10 @@ result<bytes> pack_d3dmesh(const scene& s, const pack_context& ctx) {
     std::vector<mesh_batch> draw;
     std::uint32_t at = 0;
     for (const auto& nb : batches) {
-      mesh_batch b = nb.template_batch >= 0 ? tlod.batches[0][static_cast<std::size_t>(nb.template_batch)] : tlod.batches[0].empty() ? mesh_batch{} : tlod.batches[0][0];
+      mesh_batch b = nb.template_batch >= 0
+                         ? tlod.batches[0][static_cast<std::size_t>(nb.template_batch)]
+                     : tlod.batches[0].empty() ? mesh_batch{}
+                                               : tlod.batches[0][0];
       b.material_index = nb.material;
       b.start_index = at;
       b.num_primitives = static_cast<std::uint32_t>(nb.tris.size() / 3);
@@ -393,7 +459,8 @@ result<bytes> pack_d3dmesh(const scene& s, const pack_context& ctx) {
       b.max_vertex = nb.first_vertex + (nb.vertex_count ? nb.vertex_count - 1 : 0);
       b.box = bounds_of(verts, nb.first_vertex, nb.vertex_count);
       std::vector<const vec3*> pts;
-      for (std::uint32_t v = 0; v < nb.vertex_count; ++v) pts.push_back(&verts[nb.first_vertex + v].p);
+      for (std::uint32_t v = 0; v < nb.vertex_count; ++v)
+        pts.push_back(&verts[nb.first_vertex + v].p);
       b.sphere = sphere_of(b.box, pts);
       for (auto i : nb.tris) put_index(ib, i);
       at += static_cast<std::uint32_t>(nb.tris.size());
@@ -411,7 +478,8 @@ result<bytes> pack_d3dmesh(const scene& s, const pack_context& ctx) {
     std::vector<mesh_batch> shadow;
     if (vs.index_buffers.size() > 1 && !tlod.batches[1].empty()) {
       gfx_buffer& sb = vs.index_buffers[1];
-      if (sb.stride == 2 && nverts > 65535) core::fail(code::limit_exceeded, "16-bit shadow index buffer");
+      if (sb.stride == 2 && nverts > 65535)
+        core::fail(code::limit_exceeded, "16-bit shadow index buffer");
       sb.data.clear();
       std::uint32_t sat = 0;
       for (std::size_t k = 0; k < batches.size(); ++k) {
@@ -445,8 +513,10 @@ result<bytes> pack_d3dmesh(const scene& s, const pack_context& ctx) {
         for (int k = 0; k < 4; ++k)
           if (v.w[k] > 0) {
             auto j = v.j[k];
-            if (count[j] == 0) bb[j].min = bb[j].max = v.p;
-            else bb[j] = merge(bb[j], box3{v.p, v.p});
+            if (count[j] == 0)
+              bb[j].min = bb[j].max = v.p;
+            else
+              bb[j] = merge(bb[j], box3{v.p, v.p});
             ++count[j];
             bp[j].push_back(&v.p);
           }
@@ -473,7 +543,9 @@ result<bytes> pack_d3dmesh(const scene& s, const pack_context& ctx) {
       }
       if (palette) l.bones = used_bones;
     }
-    if (m.lods.size() > 1) ctx.warn(code::w_lossy, std::to_string(m.lods.size() - 1) + " coarser LODs now repeat the new LOD 0");
+    if (m.lods.size() > 1)
+      ctx.warn(code::w_lossy,
+               std::to_string(m.lods.size() - 1) + " coarser LODs now repeat the new LOD 0");
     for (std::size_t i = 0; i < m.materials.size(); ++i) {
       bool any = false;
       box3 bb;
@@ -483,7 +555,8 @@ result<bytes> pack_d3dmesh(const scene& s, const pack_context& ctx) {
           box3 x = bounds_of(verts, b.first_vertex, b.vertex_count);
           bb = any ? merge(bb, x) : x;
           any = true;
-          for (std::uint32_t v = 0; v < b.vertex_count; ++v) pts.push_back(&verts[b.first_vertex + v].p);
+          for (std::uint32_t v = 0; v < b.vertex_count; ++v)
+            pts.push_back(&verts[b.first_vertex + v].p);
         }
       if (any) m.materials[i].box = bb, m.materials[i].sphere = sphere_of(bb, pts);
     }
