@@ -9,7 +9,8 @@
 #include "core/math.hpp"
 #include "scene/pose.hpp"
 #include "ff7_test_util.hpp"
-#include "formats/ff7/scene_build.hpp"
+#include "formats/ff7/decode.hpp"
+#include "formats/ff7/encode.hpp"
 #include "synthetic.hpp"
 #include "test_support.hpp"
 

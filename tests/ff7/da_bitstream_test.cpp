@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "formats/ff7/ff7.hpp"
+#include "formats/ff7/da.hpp"
 
 using namespace rigrip;
 using namespace rigrip::ff7;

@@ -4,9 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "core/math.hpp"
+#include "formats/ff7/decode.hpp"
 #include "scene/pose.hpp"
-#include "formats/ff7/ff7.hpp"
-#include "formats/ff7/scene_build.hpp"
 #include "rigrip/registry.hpp"
 #include "ff7_test_util.hpp"
 #include "test_support.hpp"

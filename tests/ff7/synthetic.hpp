@@ -8,7 +8,15 @@
 #include <map>
 #include <string>
 
-#include "formats/ff7/ff7.hpp"
+#include "formats/ff7/aa.hpp"
+#include "formats/ff7/anim_a.hpp"
+#include "formats/ff7/da.hpp"
+#include "formats/ff7/euler.hpp"
+#include "formats/ff7/hrc.hpp"
+#include "formats/ff7/naming.hpp"
+#include "formats/ff7/p_model.hpp"
+#include "formats/ff7/rsd.hpp"
+#include "formats/ff7/tex.hpp"
 
 namespace ff7test {
 using namespace rigrip;

@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "core/byte_reader.hpp"
-#include "formats/sf3/raw.hpp"
+#include "formats/sf3/lzss.hpp"
+#include "formats/sf3/x8an.hpp"
+#include "formats/sf3/x8pc.hpp"
 
 namespace rigrip::sf3::synthetic {
 

@@ -1,10 +1,9 @@
-// AA battle skeletons (13-word header + 12-byte bone records), the game's Euler
-// convention, and the battle.lgp naming rule.
+// AA battle skeletons: 13-word header + 12-byte bone records, byte-faithful both ways.
 #include <cmath>
 #include <filesystem>
 
 #include "core/math.hpp"
-#include "formats/ff7/ff7.hpp"
+#include "formats/ff7/aa.hpp"
 
 namespace rigrip::ff7 {
 
@@ -64,68 +63,11 @@ int detect_aa(std::span<const std::uint8_t> data) {
   }
 }
 
-quat euler_yxz_degrees(float x, float y, float z) {
-  const float k = core::pi / 180.0f;
-  auto qx = core::axis_angle({1, 0, 0}, x * k);
-  auto qy = core::axis_angle({0, 1, 0}, y * k);
-  auto qz = core::axis_angle({0, 0, 1}, z * k);
-  return core::normalize(core::multiply(core::multiply(qy, qx), qz));
-}
-
-quat raw_rotation(const triple& r) {
-  auto deg = [](std::int16_t v) { return static_cast<float>(((v % 4096) + 4096) % 4096) * 360.0f / 4096.0f; };
-  return euler_yxz_degrees(deg(r[0]), deg(r[1]), deg(r[2]));
-}
-
-vec3 quat_to_euler_yxz_degrees(const quat& qin) {
-  auto q = core::normalize(qin);
-  const double x = q[0], y = q[1], z = q[2], w = q[3];
-  // Rotation matrix elements (row, column) of R = Ry * Rx * Rz.
-  double m02 = 2 * (x * z + w * y), m12 = 2 * (y * z - w * x), m22 = 1 - 2 * (x * x + y * y);
-  double m10 = 2 * (x * y + w * z), m11 = 1 - 2 * (x * x + z * z);
-  double m00 = 1 - 2 * (y * y + z * z), m20 = 2 * (x * z - w * y);
-  double s = std::clamp(-m12, -1.0, 1.0);
-  double a = std::asin(s), b, c;
-  if (std::abs(s) < 0.9999999) {
-    b = std::atan2(m02, m22);
-    c = std::atan2(m10, m11);
-  } else {  // gimbal lock: put the whole turn into Y
-    b = std::atan2(-m20, m00);
-    c = 0;
-  }
-  const double d = 180.0 / 3.14159265358979323846;
-  return {static_cast<float>(a * d), static_cast<float>(b * d), static_cast<float>(c * d)};
-}
-
-std::string to_lower(std::string s) {
-  for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return s;
-}
-
-int battle_suffix_index(const std::string& path) {
-  auto name = std::filesystem::path(path).filename().string();
-  if (name.size() != 4) return -1;
-  auto c1 = static_cast<char>(std::tolower(static_cast<unsigned char>(name[2])));
-  auto c2 = static_cast<char>(std::tolower(static_cast<unsigned char>(name[3])));
-  if (c1 < 'a' || c1 > 'z' || c2 < 'a' || c2 > 'z') return -1;
-  for (int i = 0; i < 2; ++i)
-    if (!std::isalnum(static_cast<unsigned char>(name[static_cast<std::size_t>(i)]))) return -1;
-  return (c1 - 'a') * 26 + (c2 - 'a');
-}
-
-std::string battle_sibling(const std::string& path, int suffix_index) {
-  std::filesystem::path p(path);
-  auto name = p.filename().string();
-  if (name.size() != 4 || suffix_index < 0 || suffix_index >= 26 * 26) return {};
-  bool upper = std::isupper(static_cast<unsigned char>(name[2])) != 0;
-  char c1 = static_cast<char>('a' + suffix_index / 26), c2 = static_cast<char>('a' + suffix_index % 26);
-  if (upper) {
-    c1 = static_cast<char>(std::toupper(c1));
-    c2 = static_cast<char>(std::toupper(c2));
-  }
-  name[2] = c1;
-  name[3] = c2;
-  return (p.parent_path() / name).string();
+// `dump --raw` of an AA file.
+nlohmann::json aa_to_json(const aa_file& a) {
+  nlohmann::json bones = nlohmann::json::array();
+  for (const auto& b : a.bones) bones.push_back({{"parent", b.parent}, {"length", b.length}, {"has_model", b.has_model}});
+  return nlohmann::json{{"format", "ff7-aa"}, {"header", a.header}, {"bones", bones}, {"trailing_bytes", a.trailing.size()}};
 }
 
 }  // namespace rigrip::ff7

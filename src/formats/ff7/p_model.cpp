@@ -4,7 +4,7 @@
 #include <cmath>
 #include <map>
 
-#include "formats/ff7/ff7.hpp"
+#include "formats/ff7/p_model.hpp"
 
 namespace rigrip::ff7 {
 namespace {

@@ -1,7 +1,9 @@
-// Registration of the ff7 family's formats: one id per file kind.
+// Registration of the ff7 family's formats: one id per file kind. Detection and the
+// registry entries only; the work is in the raw files (with their `--raw` JSON), decode and encode.
 #include <filesystem>
 
-#include "formats/ff7/scene_build.hpp"
+#include "formats/ff7/decode.hpp"
+#include "formats/ff7/encode.hpp"
 #include "rigrip/registry.hpp"
 
 namespace rigrip::ff7 {
@@ -63,20 +65,8 @@ result<scene> read_hrc(const read_context& c) { return read_hrc_scene(c); }
 result<scene> read_rsd(const read_context& c) { return read_rsd_scene(c); }
 result<scene> read_a(const read_context& c) { return read_a_scene(c); }
 
-result<nlohmann::json> dump_da(const read_context& c) {
-  auto p = parse_da(c.data);
-  auto src = load_skeleton_for_da(c);
-  auto j = dump_da_json(decode_pack(p, src.aa, &c));
-  j["skeleton"] = std::filesystem::path(src.path).filename().string();
-  if (!p.trailing.empty()) j["trailing_bytes"] = p.trailing.size();
-  return j;
-}
-result<nlohmann::json> dump_aa(const read_context& c) {
-  auto a = parse_aa(c.data);
-  nlohmann::json bones = nlohmann::json::array();
-  for (const auto& b : a.bones) bones.push_back({{"parent", b.parent}, {"length", b.length}, {"has_model", b.has_model}});
-  return nlohmann::json{{"format", "ff7-aa"}, {"header", a.header}, {"bones", bones}, {"trailing_bytes", a.trailing.size()}};
-}
+result<nlohmann::json> dump_da(const read_context& c) { return da_to_json(c); }
+result<nlohmann::json> dump_aa(const read_context& c) { return aa_to_json(parse_aa(c.data)); }
 
 result<bytes> rewrite_da(const read_context& c) { return serialise_da(parse_da(c.data)); }
 result<bytes> rewrite_aa(const read_context& c) { return serialise_aa(parse_aa(c.data)); }
@@ -84,20 +74,7 @@ result<bytes> rewrite_p(const read_context& c) { return serialise_p(parse_p(c.da
 result<bytes> rewrite_tex(const read_context& c) { return serialise_tex(parse_tex(c.data)); }
 result<bytes> rewrite_a(const read_context& c) { return serialise_a(parse_a(c.data)); }
 
-result<bytes> pack_da_fmt(const scene& s, const pack_context& c) {
-  if (!c.skeleton_file)
-    return make_error(code::missing_skeleton, "writing a DA pack needs the AA skeleton: pass --skeleton rtaa (the xxaa file)");
-  aa_file aa;
-  try {
-    aa = parse_aa(*c.skeleton_file);
-  } catch (const core::failure& f) {
-    auto e = f.error();
-    e.file = c.skeleton_path;
-    e.format = "ff7-aa";
-    return e;
-  }
-  return pack_da(s, aa, c.fps && *c.fps > 0 ? *c.fps : battle_fps, &c);
-}
+result<bytes> pack_da_fmt(const scene& s, const pack_context& c) { return pack_da_entry(s, c); }
 result<bytes> pack_p_fmt(const scene& s, const pack_context& c) { return pack_p(s, &c); }
 result<bytes> pack_aa_fmt(const scene& s, const pack_context& c) { return pack_aa(s, &c); }
 }  // namespace

@@ -2,17 +2,10 @@
 #include <algorithm>
 #include <map>
 
-#include "formats/ff7/ff7.hpp"
+#include "formats/ff7/tex.hpp"
 
 namespace rigrip::ff7 {
 namespace {
-// Header word indices (offset / 4).
-enum : std::size_t {
-  w_version = 0, w_color_key = 2, w_palettes = 12, w_colors_per_palette = 13, w_bit_depth = 14,
-  w_width = 15, w_height = 16, w_palette_flag = 19, w_bits_per_index = 20, w_palette_size = 22,
-  w_colors_per_palette2 = 23, w_bits_per_pixel = 25, w_bytes_per_pixel = 26, w_red_bits = 27,
-  w_red_mask = 31, w_red_shift = 35, w_red_max = 43, w_color_key_array = 47, w_ref_alpha = 49
-};
 constexpr std::uint64_t max_pixels = 16384ull * 16384ull;
 }  // namespace
 
@@ -67,61 +60,6 @@ int detect_tex(std::span<const std::uint8_t> data) {
   } catch (...) {
     return score::none;
   }
-}
-
-texture tex_to_texture(const tex_file& t, const std::string& name) {
-  const auto& h = t.header;
-  texture out;
-  out.name = name;
-  out.width = t.width();
-  out.height = t.height();
-  const std::size_t n = std::size_t{out.width} * out.height;
-  out.rgba.resize(n * 4);
-  const std::size_t bpp = h[w_bytes_per_pixel];
-  const bool color_key = h[w_color_key] != 0;
-  if (h[w_palette_flag]) {
-    const std::size_t entries = t.palette.size() / 4;
-    // Palette 0 only; further palettes are alternative colourings of the same pixels.
-    const std::size_t per = h[w_colors_per_palette] ? std::min<std::size_t>(h[w_colors_per_palette], entries) : entries;
-    bool any_alpha = false;
-    std::size_t bad = 0;
-    for (std::size_t i = 0; i < per; ++i) any_alpha |= t.palette[4 * i + 3] != 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      std::uint32_t idx = 0;
-      for (std::size_t b = 0; b < bpp; ++b) idx |= std::uint32_t{t.pixels[i * bpp + b]} << (8 * b);
-      std::uint8_t* o = &out.rgba[4 * i];
-      if (idx >= per) {  // out-of-palette index: transparent, reported in extras
-        o[0] = o[1] = o[2] = o[3] = 0;
-        ++bad;
-        continue;
-      }
-      const std::uint8_t* c = &t.palette[4 * idx];
-      o[0] = c[2];
-      o[1] = c[1];
-      o[2] = c[0];
-      o[3] = any_alpha ? c[3] : 255;
-      if (color_key && c[0] == 0 && c[1] == 0 && c[2] == 0) o[3] = 0;
-    }
-    if (bad) out.extras["bad_palette_indices"] = bad;
-    out.extras["palettes"] = h[w_palettes];
-    out.extras["colors_per_palette"] = h[w_colors_per_palette];
-  } else {
-    auto comp = [&](std::uint32_t v, std::size_t c) -> std::uint8_t {
-      std::uint32_t mask = h[w_red_mask + c], shift = h[w_red_shift + c], bits = h[w_red_bits + c];
-      if (bits == 0 || bits > 16 || shift > 31) return c == 3 ? 255 : 0;
-      std::uint32_t max = (1u << bits) - 1;
-      return static_cast<std::uint8_t>(((v & mask) >> shift) * 255u / max);
-    };
-    for (std::size_t i = 0; i < n; ++i) {
-      std::uint32_t v = 0;
-      for (std::size_t b = 0; b < bpp; ++b) v |= std::uint32_t{t.pixels[i * bpp + b]} << (8 * b);
-      std::uint8_t* o = &out.rgba[4 * i];
-      for (std::size_t c = 0; c < 4; ++c) o[c] = comp(v, c);
-      if (color_key && o[0] == 0 && o[1] == 0 && o[2] == 0) o[3] = 0;
-    }
-  }
-  out.extras["color_key"] = color_key;
-  return out;
 }
 
 tex_file build_tex(std::uint32_t width, std::uint32_t height, std::span<const std::uint8_t> rgba) {

@@ -3,10 +3,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 
+#include "core/failure.hpp"
 #include "core/math.hpp"
+#include "formats/sf3/names.hpp"
+#include "scene/pose.hpp"
 
 namespace rigrip::sf3 {
 namespace {
@@ -14,61 +19,6 @@ namespace {
 using core::byte_reader;
 using core::endian;
 using core::fail;
-
-std::string hex(std::uint64_t v) { return byte_reader::hex(v); }
-
-constexpr int max_depth = 256;          // push nesting; real files use < 16
-constexpr std::uint32_t max_points = 65536;
-
-vec3 read_point(byte_reader& r) {
-  vec3 p;
-  for (auto& c : p) c = fixed_to_float(r.i32());
-  return p;
-}
-
-xpdata read_xpdata(const byte_reader& mc, std::uint32_t at, const std::string& what, work_budget& budget) {
-  byte_reader h = mc.peek(at);
-  std::uint32_t pnt = h.u32(), np = h.u32(), plt = h.u32(), npl = h.u32(), att = h.u32(), vnt = h.u32();
-  xpdata x;
-  if (np > max_points) fail(code::bad_count, what + ": " + std::to_string(np) + " points exceed the 65536 limit", mc.base() + at + 4);
-  budget.spend(std::uint64_t{np} * 18 + std::uint64_t{npl} * 32, mc.base() + at, "mesh tables");
-  byte_reader p = mc.peek(pnt);
-  x.points.resize(p.checked_count(np, 12, (what + " points").c_str()));
-  for (auto& v : x.points) v = read_point(p);
-  byte_reader f = mc.peek(plt);
-  x.faces.resize(f.checked_count(npl, 20, (what + " polygons").c_str()));
-  for (std::size_t i = 0; i < x.faces.size(); ++i) {
-    auto& fc = x.faces[i];
-    fc.normal = read_point(f);
-    for (auto& v : fc.v) {
-      std::uint64_t o = f.abs();
-      v = f.u16();
-      if (v >= np)
-        fail(code::bad_value, what + " polygon " + std::to_string(i) + ": vertex " + std::to_string(v) + " of " +
-                                  std::to_string(np) + " points", o);
-    }
-  }
-  byte_reader a = mc.peek(att);
-  a.checked_count(npl, 12, (what + " attributes").c_str());
-  for (auto& fc : x.faces) {
-    fc.flag = a.u8();
-    fc.sort = a.u8();
-    fc.texno = a.u16();
-    fc.atrb = a.u16();
-    fc.colno = a.u16();
-    fc.gstb = a.u16();
-    fc.dir = a.u16();
-  }
-  // Vertex normals: 3 x int16 per point, 1.0 = 4096 (not SGL's FIXED VECTOR).
-  if (vnt != 0 && vnt < mc.size()) {
-    byte_reader n = mc.peek(vnt);
-    n.checked_count(np, 6, (what + " vertex normals").c_str());
-    x.normals.resize(np);
-    for (auto& v : x.normals)
-      for (auto& c : v) c = static_cast<float>(n.i16() / 4096.0);
-  }
-  return x;
-}
 
 float srgb_to_linear(float c) { return c <= 0.04045f ? c / 12.92f : std::pow((c + 0.055f) / 1.055f, 2.4f); }
 
@@ -213,74 +163,6 @@ std::string tag_name(std::uint8_t code) {
   }
 }
 
-skeleton_stream parse_skeleton(const byte_reader& mc, std::uint32_t offset) {
-  skeleton_stream s;
-  byte_reader r = mc.peek(offset);
-  std::vector<int> stack;  // push bones; empty = implicit root
-  std::size_t draw = 0;
-  while (true) {
-    std::uint64_t at = r.abs();
-    std::uint8_t c = r.u8();
-    if (c == 0xFD) {
-      if (stack.size() >= max_depth) fail(code::limit_exceeded, "skeleton nests deeper than 256 pushes", at);
-      if (s.parent.size() >= 4096) fail(code::limit_exceeded, "skeleton has more than 4096 bones", at);
-      s.parent.push_back(stack.empty() ? -1 : stack.back());
-      stack.push_back(static_cast<int>(s.parent.size() - 1));
-    } else if (c == 0xFE) {
-      if (stack.empty()) break;  // closes the implicit root: end of stream
-      stack.pop_back();
-    } else if (c == 0x00 || c == 0x80) {
-      s.mesh_bone.push_back(stack.empty() ? -1 : stack.back());
-      ++draw;
-    } else if (c == 0x01 || c == 0x09 || c == 0x10 || c == 0x11 || c == 0x12 || c == 0x20 || c == 0x21 || c == 0x22 ||
-               c == 0x30 || c == 0x81) {
-      // Tag: align to 4 from the stream start, then POINT (+ quaternion + scale for 0x30/0x81).
-      while ((r.tell() - offset) % 4) r.u8();
-      tag_node t;
-      t.code = c;
-      t.parent = stack.empty() ? -1 : stack.back();
-      t.position = read_point(r);
-      if (c == 0x30 || c == 0x81) {
-        t.has_rotation = true;
-        for (auto& q : t.rotation) q = fixed_to_float(r.i32());
-        t.scale = read_point(r);
-      }
-      if (s.tags.size() >= 4096) fail(code::limit_exceeded, "skeleton has more than 4096 tags", at);
-      s.tags.push_back(t);
-    } else {
-      fail(code::bad_value, "skeleton stream: unknown command byte " + hex(c), at);
-    }
-  }
-  s.length = static_cast<std::uint32_t>(r.tell() - offset);
-  return s;
-}
-
-model_geometry parse_geometry(const model_raw& m) {
-  model_geometry g;
-  const auto& e = m.entries[2];
-  byte_reader mc(m.data[2], endian::big, m.base + e.offset);
-  std::uint32_t skel = mc.u32_at(4);
-  std::vector<std::uint32_t> lists;
-  for (std::uint32_t at = 8;; at += 4) {
-    std::uint32_t v = mc.u32_at(at);
-    if (v == end_marker) break;
-    if (lists.size() >= 8) fail(code::bad_count, "mesh header: more than 8 mesh lists (no 0xFFFFFFFF)", mc.base() + at);
-    lists.push_back(v);
-  }
-  if (lists.empty()) fail(code::bad_value, "mesh header has no body mesh list", mc.base() + 8);
-  g.skel = parse_skeleton(mc, skel);
-  work_budget budget{2 * static_cast<std::uint64_t>(mc.size()) + 4096};
-  std::uint32_t at = lists[0];
-  std::size_t guard = mc.checked_count_at(at, (mc.size() - std::min<std::size_t>(at, mc.size())) / 24, 24, "body meshes");
-  for (std::size_t i = 0;; ++i, at += 24) {
-    if (mc.u32_at(at) == end_marker) break;
-    if (i >= guard) fail(code::truncated, "body mesh list has no 0xFFFFFFFF end marker", mc.base() + at);
-    g.body.push_back(read_xpdata(mc, at, "body mesh " + std::to_string(i), budget));
-  }
-  if (lists.size() > 1 && mc.u32_at(lists[1]) != end_marker) g.weapon = read_xpdata(mc, lists[1], "weapon mesh", budget);
-  return g;
-}
-
 decoded_textures decode_textures(const model_raw& m) {
   decoded_textures d;
   const auto& e = m.entries[1];
@@ -310,32 +192,6 @@ decoded_textures decode_textures(const model_raw& m) {
   return d;
 }
 
-std::pair<int, int> frame_range(const key_table& t) {
-  int lo = -1, hi = -1;
-  for (const auto& b : t.bones)
-    for (const auto* f : {&b.t_frames, &b.r_frames, &b.s_frames})
-      for (auto v : *f) {
-        if (lo < 0 || v < lo) lo = v;
-        if (v > hi) hi = v;
-      }
-  return {lo, hi};
-}
-
-std::vector<int> x8an_groups(const x8an_file& f) {
-  std::vector<int> g;
-  int group = 0;
-  int first = f.segments.empty() ? -1 : frame_range(f.segments[0].keys).first;
-  for (std::size_t i = 0; i < f.segments.size(); ++i) {
-    if (i > 0) {
-      bool bones_change = f.segments[i].keys.bones.size() != f.segments[i - 1].keys.bones.size();
-      bool restart = frame_range(f.segments[i].keys).first == first;
-      if (bones_change || restart) ++group;
-    }
-    g.push_back(group);
-  }
-  return g;
-}
-
 void set_root_transform(scene& s) {
   // Saturn/SGL: Y down, Z away from the viewer. 180 degrees about X gives glTF's Y up
   // (a proper rotation, so the polygon winding stays valid). 1/16 makes the ~28-unit
@@ -344,17 +200,12 @@ void set_root_transform(scene& s) {
   s.metadata["source_axes"] = "Saturn SGL: X right, Y down, Z forward; 1 unit = 1/16 m (assumed)";
 }
 
-void add_model(scene& s, const model_raw& m, const std::string& name, double fps, const read_context& ctx,
-               const sibling_animations& an, bool include_clips) {
-  model_geometry g = parse_geometry(m);
-  decoded_textures tex = decode_textures(m);
-  if (tex.vram_bytes != m.vram_size)
-    ctx.warn(code::w_suspicious_value, name + ": texture LZSS gave " + std::to_string(tex.vram_bytes) +
-                                           " bytes, vram_size says " + std::to_string(m.vram_size),
-             m.base + m.entries[1].offset);
+// ---- add_model, one step per part of the model ----
+namespace {
 
-  // ---- skeleton: push bones first (index = keyframe slot), then the tags ----
-  const int skel_index = static_cast<int>(s.skeletons.size());
+// Push bones first (index = keyframe slot), then the tags as attachment bones.
+// `weapon_bone` = the first tag with a rotation (0x30/0x81), -1 when none.
+skeleton build_skeleton(const model_geometry& g, const std::string& name, const read_context& ctx, int& weapon_bone) {
   skeleton sk;
   sk.name = name;
   for (std::size_t i = 0; i < g.skel.parent.size(); ++i) {
@@ -365,7 +216,7 @@ void add_model(scene& s, const model_raw& m, const std::string& name, double fps
     sk.bones.push_back(std::move(b));
   }
   std::map<std::string, int> used;
-  int weapon_bone = -1;
+  weapon_bone = -1;
   for (const auto& t : g.skel.tags) {
     bone b;
     b.name = tag_name(t.code);
@@ -385,11 +236,23 @@ void add_model(scene& s, const model_raw& m, const std::string& name, double fps
     sk.bones.push_back(std::move(b));
   }
   sk.extras = {{"sf3_bones", g.skel.parent.size()}, {"sf3_tags", g.skel.tags.size()}};
+  return sk;
+}
+
+void check_mesh_count(const model_geometry& g, const std::string& name, const read_context& ctx) {
   if (g.skel.mesh_bone.size() != g.body.size())
     ctx.warn(code::w_suspicious_value, name + ": skeleton draws " + std::to_string(g.skel.mesh_bone.size()) +
                                            " meshes, the body list has " + std::to_string(g.body.size()));
+}
 
-  // ---- atlas: shelf-pack the textures, plus a white block for flat-coloured faces ----
+// Where each texture sits in the model's atlas.
+struct atlas_layout {
+  std::vector<std::array<std::uint64_t, 2>> place;
+  std::uint32_t width = 0, height = 0;
+};
+
+// Shelf-packs the textures, plus a white block for flat-coloured faces; appends the atlas texture.
+atlas_layout add_atlas(scene& s, const model_raw& m, const decoded_textures& tex, const std::string& name) {
   const std::uint32_t atlas_w = 256;
   std::vector<std::size_t> order(tex.images.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -432,8 +295,12 @@ void add_model(scene& s, const model_raw& m, const std::string& name, double fps
     rects.push_back({place[i][0], place[i][1], t.width, t.height});
   }
   atlas.extras = {{"sf3_texture_rects", rects}, {"vram_size", m.vram_size}};
-  const int tex_index = static_cast<int>(s.textures.size());
   s.textures.push_back(std::move(atlas));
+  return {std::move(place), width, height};
+}
+
+// Two unlit materials on the atlas (single- and double-sided); returns the first index.
+int add_materials(scene& s, int tex_index, const std::string& name) {
   const int mat_base = static_cast<int>(s.materials.size());
   for (int ds = 0; ds < 2; ++ds) {
     material mt;
@@ -444,88 +311,88 @@ void add_model(scene& s, const model_raw& m, const std::string& name, double fps
     mt.unlit = true;                        // VDP1 polygons are pre-lit (Gouraud tables are off)
     s.materials.push_back(mt);
   }
+  return mat_base;
+}
 
-  // ---- meshes: one per part and sidedness, rigid on its bone ----
-  auto build = [&](const xpdata& x, int bone, const std::string& part) {
-    for (int ds = 0; ds < 2; ++ds) {
-      mesh me;
-      me.name = name + "_" + part + (ds ? "_ds" : "");
-      me.skeleton = bone >= 0 ? skel_index : -1;
-      me.bone = bone;
-      me.material = mat_base + ds;
-      std::size_t flat = 0, textured = 0;
-      for (const auto& f : x.faces) {
-        if (((f.flag & 1) != 0) != (ds != 0)) continue;
-        bool is_tex = (f.dir & 0x0F) == 2;
-        if (is_tex && f.texno >= tex.images.size()) {
-          ctx.warn(code::w_suspicious_value, name + " " + part + ": texture number " + std::to_string(f.texno) +
-                                                 " of " + std::to_string(tex.images.size()) + "; drawn flat");
-          is_tex = false;
+// What one model's meshes share.
+struct mesh_context {
+  const std::string& name;
+  int skel_index;
+  int mat_base;
+  const decoded_textures& tex;
+  const atlas_layout& atlas;
+  const read_context& ctx;
+};
+
+// One mesh per sidedness, rigid on `bone`.
+void add_part(scene& s, const mesh_context& mc, const xpdata& x, int bone, const std::string& part) {
+  const auto& [name, skel_index, mat_base, tex, atlas, ctx] = mc;
+  const auto& place = atlas.place;
+  const std::uint32_t width = atlas.width, height = atlas.height;
+  for (int ds = 0; ds < 2; ++ds) {
+    mesh me;
+    me.name = name + "_" + part + (ds ? "_ds" : "");
+    me.skeleton = bone >= 0 ? skel_index : -1;
+    me.bone = bone;
+    me.material = mat_base + ds;
+    std::size_t flat = 0, textured = 0;
+    for (const auto& f : x.faces) {
+      if (((f.flag & 1) != 0) != (ds != 0)) continue;
+      bool is_tex = (f.dir & 0x0F) == 2;
+      if (is_tex && f.texno >= tex.images.size()) {
+        ctx.warn(code::w_suspicious_value, name + " " + part + ": texture number " + std::to_string(f.texno) +
+                                               " of " + std::to_string(tex.images.size()) + "; drawn flat");
+        is_tex = false;
+      }
+      std::array<vec2, 4> uv;
+      vec4 colour{1, 1, 1, 1};
+      if (is_tex) {
+        const auto& t = tex.images[f.texno];
+        const auto& p = place[f.texno];
+        const std::array<vec2, 4> corner{vec2{0, 0}, vec2{1, 0}, vec2{1, 1}, vec2{0, 1}};
+        for (int k = 0; k < 4; ++k) {
+          vec2 c = corner[static_cast<std::size_t>(k)];
+          if (f.dir & 0x10) c[0] = 1 - c[0];  // horizontal flip
+          if (f.dir & 0x20) c[1] = 1 - c[1];  // vertical flip
+          // Texel centres of the corner texels, so nearest sampling never bleeds.
+          float w = static_cast<float>(std::max<std::uint32_t>(t.width, 1)), h = static_cast<float>(std::max<std::uint32_t>(t.height, 1));
+          uv[static_cast<std::size_t>(k)] = {(static_cast<float>(p[0]) + 0.5f + c[0] * (w - 1)) / static_cast<float>(width),
+                                             (static_cast<float>(p[1]) + 0.5f + c[1] * (h - 1)) / static_cast<float>(height)};
         }
-        std::array<vec2, 4> uv;
-        vec4 colour{1, 1, 1, 1};
-        if (is_tex) {
-          const auto& t = tex.images[f.texno];
-          const auto& p = place[f.texno];
-          const std::array<vec2, 4> corner{vec2{0, 0}, vec2{1, 0}, vec2{1, 1}, vec2{0, 1}};
-          for (int k = 0; k < 4; ++k) {
-            vec2 c = corner[static_cast<std::size_t>(k)];
-            if (f.dir & 0x10) c[0] = 1 - c[0];  // horizontal flip
-            if (f.dir & 0x20) c[1] = 1 - c[1];  // vertical flip
-            // Texel centres of the corner texels, so nearest sampling never bleeds.
-            float w = static_cast<float>(std::max<std::uint32_t>(t.width, 1)), h = static_cast<float>(std::max<std::uint32_t>(t.height, 1));
-            uv[static_cast<std::size_t>(k)] = {(static_cast<float>(p[0]) + 0.5f + c[0] * (w - 1)) / static_cast<float>(width),
-                                               (static_cast<float>(p[1]) + 0.5f + c[1] * (h - 1)) / static_cast<float>(height)};
-          }
-          ++textured;
-        } else {
-          uv.fill({2.0f / static_cast<float>(width), 2.0f / static_cast<float>(height)});
-          auto px = rgb555(f.colno | 0x8000);
-          colour = {srgb_to_linear(px[0] / 255.0f), srgb_to_linear(px[1] / 255.0f), srgb_to_linear(px[2] / 255.0f), 1};
-          ++flat;
-        }
-        auto same = [&](int a, int b) { return x.points[f.v[static_cast<std::size_t>(a)]] == x.points[f.v[static_cast<std::size_t>(b)]]; };
-        for (const auto& tri : {std::array<int, 3>{0, 1, 2}, std::array<int, 3>{0, 2, 3}}) {
-          if (same(tri[0], tri[1]) || same(tri[1], tri[2]) || same(tri[0], tri[2])) continue;  // degenerate: quad is a triangle
-          for (int k : tri) {
-            auto vi = f.v[static_cast<std::size_t>(k)];
-            me.positions.push_back(x.points[vi]);
-            vec3 n = x.normals.empty() ? f.normal : x.normals[vi];
-            if (!(std::fabs(n[0]) + std::fabs(n[1]) + std::fabs(n[2]) > 1e-6f)) n = f.normal;
-            if (!(std::fabs(n[0]) + std::fabs(n[1]) + std::fabs(n[2]) > 1e-6f)) n = {0, -1, 0};
-            me.normals.push_back(n);
-            me.uvs.push_back(uv[static_cast<std::size_t>(k)]);
-            me.colors.push_back(colour);
-          }
+        ++textured;
+      } else {
+        uv.fill({2.0f / static_cast<float>(width), 2.0f / static_cast<float>(height)});
+        auto px = rgb555(f.colno | 0x8000);
+        colour = {srgb_to_linear(px[0] / 255.0f), srgb_to_linear(px[1] / 255.0f), srgb_to_linear(px[2] / 255.0f), 1};
+        ++flat;
+      }
+      auto same = [&](int a, int b) { return x.points[f.v[static_cast<std::size_t>(a)]] == x.points[f.v[static_cast<std::size_t>(b)]]; };
+      for (const auto& tri : {std::array<int, 3>{0, 1, 2}, std::array<int, 3>{0, 2, 3}}) {
+        if (same(tri[0], tri[1]) || same(tri[1], tri[2]) || same(tri[0], tri[2])) continue;  // degenerate: quad is a triangle
+        for (int k : tri) {
+          auto vi = f.v[static_cast<std::size_t>(k)];
+          me.positions.push_back(x.points[vi]);
+          vec3 n = x.normals.empty() ? f.normal : x.normals[vi];
+          if (!(std::fabs(n[0]) + std::fabs(n[1]) + std::fabs(n[2]) > 1e-6f)) n = f.normal;
+          if (!(std::fabs(n[0]) + std::fabs(n[1]) + std::fabs(n[2]) > 1e-6f)) n = {0, -1, 0};
+          me.normals.push_back(n);
+          me.uvs.push_back(uv[static_cast<std::size_t>(k)]);
+          me.colors.push_back(colour);
         }
       }
-      for (const auto& p : me.positions)
-        if (!core::finite(p)) fail(code::bad_value, name + " " + part + ": vertex is not finite");
-      if (me.positions.empty()) continue;
-      me.extras = {{"sf3_part", part}, {"textured_faces", textured}, {"flat_faces", flat}};
-      s.meshes.push_back(std::move(me));
     }
-  };
-  for (std::size_t i = 0; i < g.body.size(); ++i) {
-    int bone = i < g.skel.mesh_bone.size() ? g.skel.mesh_bone[i] : -1;
-    char part[32];
-    std::snprintf(part, sizeof part, "body%02zu", i);
-    build(g.body[i], bone, part);
+    for (const auto& p : me.positions)
+      if (!core::finite(p)) fail(code::bad_value, name + " " + part + ": vertex is not finite");
+    if (me.positions.empty()) continue;
+    me.extras = {{"sf3_part", part}, {"textured_faces", textured}, {"flat_faces", flat}};
+    s.meshes.push_back(std::move(me));
   }
-  if (g.weapon) {
-    if (weapon_bone < 0)
-      ctx.warn(code::w_fallback, name + ": weapon mesh without a 0x30 weapon tag; left at the model origin");
-    build(*g.weapon, weapon_bone, "weapon");
-  }
-  s.skeletons.push_back(std::move(sk));
-  const skeleton& skr = s.skeletons.back();
+}
 
-  if (m.anim.keys.bones.size() != g.skel.parent.size())
-    ctx.warn(code::w_suspicious_value, name + ": keyframe table has " + std::to_string(m.anim.keys.bones.size()) +
-                                           " bones, the skeleton " + std::to_string(g.skel.parent.size()));
-  if (!include_clips) return;
-
-  // ---- animations: every key as stored, then one clip per animation-table entry ----
+// Every key as stored, then one clip per animation-table entry.
+void add_model_clips(scene& s, const model_raw& m, const model_geometry& g, const std::string& name, int skel_index,
+                     double fps, const read_context& ctx, const sibling_animations& an) {
+  const skeleton& skr = s.skeletons[static_cast<std::size_t>(skel_index)];
   s.animations.push_back(make_clip(m.anim.keys, skr, skel_index, 0, 0, fps, true, ctx, name + "_all_frames"));
   s.animations.back().extras = {{"sf3_all_frames", true}, {"sf3_model", name}};
   std::vector<int> groups;
@@ -588,6 +455,47 @@ void add_model(scene& s, const model_raw& m, const std::string& name, double fps
   }
 }
 
+}  // namespace
+
+void add_model(scene& s, const model_raw& m, const std::string& name, double fps, const read_context& ctx,
+               const sibling_animations& an, bool include_clips) {
+  model_geometry g = parse_geometry(m);
+  decoded_textures tex = decode_textures(m);
+  if (tex.vram_bytes != m.vram_size)
+    ctx.warn(code::w_suspicious_value, name + ": texture LZSS gave " + std::to_string(tex.vram_bytes) +
+                                           " bytes, vram_size says " + std::to_string(m.vram_size),
+             m.base + m.entries[1].offset);
+
+  const int skel_index = static_cast<int>(s.skeletons.size());
+  int weapon_bone = -1;
+  skeleton sk = build_skeleton(g, name, ctx, weapon_bone);
+  check_mesh_count(g, name, ctx);
+
+  const int tex_index = static_cast<int>(s.textures.size());
+  const atlas_layout atlas = add_atlas(s, m, tex, name);
+  const int mat_base = add_materials(s, tex_index, name);
+
+  const mesh_context mc{name, skel_index, mat_base, tex, atlas, ctx};
+  for (std::size_t i = 0; i < g.body.size(); ++i) {
+    int bone = i < g.skel.mesh_bone.size() ? g.skel.mesh_bone[i] : -1;
+    char part[32];
+    std::snprintf(part, sizeof part, "body%02zu", i);
+    add_part(s, mc, g.body[i], bone, part);
+  }
+  if (g.weapon) {
+    if (weapon_bone < 0)
+      ctx.warn(code::w_fallback, name + ": weapon mesh without a 0x30 weapon tag; left at the model origin");
+    add_part(s, mc, *g.weapon, weapon_bone, "weapon");
+  }
+  s.skeletons.push_back(std::move(sk));
+
+  if (m.anim.keys.bones.size() != g.skel.parent.size())
+    ctx.warn(code::w_suspicious_value, name + ": keyframe table has " + std::to_string(m.anim.keys.bones.size()) +
+                                           " bones, the skeleton " + std::to_string(g.skel.parent.size()));
+  if (!include_clips) return;
+  add_model_clips(s, m, g, name, skel_index, fps, ctx, an);
+}
+
 void add_x8an_animations(scene& s, int skel, const x8an_file& f, int group, double fps, const read_context& ctx,
                          const std::string& prefix) {
   auto groups = x8an_groups(f);
@@ -616,6 +524,158 @@ void add_x8an_animations(scene& s, int skel, const x8an_file& f, int group, doub
   if (!added)
     ctx.warn(code::w_pairing, "no x8an segment of group " + std::to_string(group) + " matches the model's " +
                                   std::to_string(push_bones) + " bones");
+}
+
+// ---------------------------------------------------------------- file readers
+namespace {
+
+double fps_of(const read_context& ctx) {
+  double f = ctx.options.fps.value_or(30.0);  // battle scenes: 30 fps assumed (unconfirmed)
+  return f > 0 && f < 1000 ? f : 30.0;
+}
+
+// Loads a sibling trying the name as written, upper case and lower case.
+std::optional<bytes> load_sibling(const read_context& ctx, const std::string& dir, const std::string& name,
+                                  std::string* found) {
+  if (!ctx.load) return std::nullopt;
+  std::string up = upper(name), lo = lower(name);
+  for (const auto& n : {name, up, lo}) {
+    std::string p = dir + n;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(p, ec)) continue;
+    auto r = ctx.load(p);
+    if (r) {
+      if (found) *found = p;
+      return std::move(r.value());
+    }
+  }
+  return std::nullopt;
+}
+
+// Container models share one origin; the glTF writer places each skeleton's holder node at
+// extras.display_offset, so they stand side by side along X (bones keep their identity rest).
+void line_up(scene& s) {
+  std::vector<std::array<float, 2>> span(s.skeletons.size(), {1e30f, -1e30f});
+  std::vector<std::vector<core::mat4>> world;
+  for (const auto& sk : s.skeletons) world.push_back(scene_ops::world_matrices(sk));
+  for (const auto& m : s.meshes) {
+    if (m.skeleton < 0) continue;
+    const auto& w = world[static_cast<std::size_t>(m.skeleton)][static_cast<std::size_t>(m.bone)];
+    auto& sp = span[static_cast<std::size_t>(m.skeleton)];
+    for (const auto& p : m.positions) {
+      float x = w[0] * p[0] + w[4] * p[1] + w[8] * p[2] + w[12];
+      sp[0] = std::min(sp[0], x);
+      sp[1] = std::max(sp[1], x);
+    }
+  }
+  float cursor = 0;
+  for (std::size_t i = 0; i < s.skeletons.size(); ++i) {
+    auto sp = span[i];
+    if (sp[0] > sp[1]) sp = {0, 0};
+    float dx = i == 0 ? 0 : cursor - sp[0];
+    if (i == 0) cursor = sp[1];
+    else cursor = sp[1] + dx;
+    cursor += 4;  // a small gap (source units)
+    s.skeletons[i].extras["display_offset"] = {dx, 0.0, 0.0};
+  }
+}
+
+// Scenario 1 keeps some clips in X8ANnn.BIN; model X8PCnnL is group L ('a' = 0). Fills `an`
+// and returns the pairing when the model wants external clips and the sibling reads.
+sibling_animations pair_x8an(const read_context& ctx, const x8pc_file& f, const std::string& st, x8an_file& an) {
+  sibling_animations sib;
+  bool wants_an = false;
+  for (const auto& m : f.models)
+    if (m.entries.size() == 4)
+      for (const auto& d : m.anim.defs) wants_an |= d.external();
+  const std::string ust = upper(st);
+  if (!(wants_an && f.models.size() == 1 && ust.size() == 7 && ust.starts_with("X8PC") &&
+        std::isalpha(static_cast<unsigned char>(ust[6]))))
+    return sib;
+  std::string found;
+  auto b = load_sibling(ctx, dir_of(ctx.path), "X8AN" + ust.substr(4, 2) + ".BIN", &found);
+  if (!b) return sib;
+  auto parsed = core::guarded(found, "sf3-x8an", [&]() -> x8an_file { return parse_x8an(*b); });
+  if (parsed) {
+    an = std::move(parsed.value());
+    sib.file = &an;
+    sib.group = ust[6] - 'A';
+    sib.name = base_name(found);
+  } else {
+    ctx.warn(code::w_pairing, "sibling " + found + " could not be read: " + parsed.error().message);
+  }
+  return sib;
+}
+
+// The model an x8an file animates: --skeleton, else X8PCnnA.BIN next to it.
+struct x8an_model {
+  bytes data;
+  std::string path;
+};
+x8an_model load_x8an_model(const read_context& ctx, const std::string& ust) {
+  std::optional<bytes> model;
+  std::string model_path;
+  if (ctx.options.skeleton_path) {
+    if (!ctx.load) fail(code::missing_skeleton, "--skeleton given but no file system is available");
+    auto r = ctx.load(*ctx.options.skeleton_path);
+    if (!r) fail(code::missing_skeleton, "--skeleton " + *ctx.options.skeleton_path + ": " + r.error().message);
+    model = std::move(r.value());
+    model_path = *ctx.options.skeleton_path;
+  } else if (ust.size() >= 6 && ust.starts_with("X8AN")) {
+    model = load_sibling(ctx, dir_of(ctx.path), "X8PC" + ust.substr(4, 2) + "A.BIN", &model_path);
+  }
+  if (!model)
+    fail(code::missing_skeleton, "x8an animations need their model: " +
+                                     (ust.size() >= 6 ? "X8PC" + ust.substr(4, 2) + "A.BIN" : std::string("X8PCnnA.BIN")) +
+                                     " was not found next to the file; pass --skeleton X8PCnnL.BIN");
+  return {std::move(*model), model_path};
+}
+
+}  // namespace
+
+scene read_x8pc_scene(const read_context& ctx) {
+  x8pc_file f = parse_x8pc(ctx.data);
+  scene s;
+  s.format = "sf3-x8pc";
+  const std::string st = stem(ctx.path.empty() ? std::string("model") : ctx.path);
+  const double fps = fps_of(ctx);
+  x8an_file an;
+  const sibling_animations sib = pair_x8an(ctx, f, st, an);
+  for (std::size_t i = 0; i < f.models.size(); ++i) {
+    const auto& m = f.models[i];
+    std::string name = f.models.size() == 1 ? st : st + "_" + std::to_string(i);
+    for (std::size_t c = 4; c < m.entries.size(); ++c)
+      ctx.warn(code::w_opaque_data, name + ": chunk " + std::to_string(c) + " (attack animation, " +
+                                        std::to_string(m.entries[c].data_size) +
+                                        " bytes, compression not public) kept as opaque bytes",
+               m.base + m.entries[c].offset);
+    add_model(s, m, name, fps, ctx, sib, true);
+  }
+  if (s.skeletons.size() > 1) line_up(s);
+  s.metadata["sf3"] = {{"models", f.models.size()}, {"slot_size", f.stride}, {"fps_assumed", fps}};
+  set_root_transform(s);
+  return s;
+}
+
+scene read_x8an_scene(const read_context& ctx) {
+  x8an_file an = parse_x8an(ctx.data);
+  const std::string st = stem(ctx.path.empty() ? std::string("x8an") : ctx.path);
+  const x8an_model model = load_x8an_model(ctx, upper(st));
+  x8pc_file pc = parse_x8pc(model.data);
+  const std::string mst = upper(stem(model.path));
+  int group = 0;
+  if (mst.size() == 7 && std::isalpha(static_cast<unsigned char>(mst[6]))) group = mst[6] - 'A';
+  else ctx.warn(code::w_fallback, "model name " + mst + " has no variant letter; x8an group 0 used");
+  scene s;
+  s.format = "sf3-x8an";
+  const double fps = fps_of(ctx);
+  add_model(s, pc.models[0], stem(model.path), fps, ctx, {}, false);
+  add_x8an_animations(s, 0, an, group, fps, ctx, st + "_");
+  auto groups = x8an_groups(an);
+  s.metadata["sf3"] = {{"segments", an.segments.size()}, {"groups", groups.empty() ? 0 : groups.back() + 1},
+                       {"group", group}, {"model", base_name(model.path)}, {"fps_assumed", fps}};
+  set_root_transform(s);
+  return s;
 }
 
 }  // namespace rigrip::sf3

@@ -1,7 +1,7 @@
 // SF3 battle meshes: scene -> x8pc (keyframes into a template model).
 #pragma once
 
-#include "formats/sf3/raw.hpp"
+#include "formats/sf3/x8pc.hpp"
 #include "rigrip/registry.hpp"
 
 namespace rigrip::sf3 {

@@ -1,5 +1,8 @@
-// Raw layer of the SF3 battle-mesh files: parse and write back byte for byte.
-#include "formats/sf3/raw.hpp"
+// X8PC*.BIN battle models (and X8PCnnX containers): the chunk table, texture
+// definitions and animation chunk, parsed and written back byte for byte.
+#include "formats/sf3/x8pc.hpp"
+
+#include "formats/sf3/x8pc_mesh.hpp"
 
 #include <algorithm>
 
@@ -10,10 +13,6 @@ using core::byte_reader;
 using core::byte_writer;
 using core::endian;
 using core::fail;
-
-std::string hex(std::uint64_t v) { return byte_reader::hex(v); }
-
-constexpr std::uint32_t align_up(std::uint32_t v, std::uint32_t a) { return (v + a - 1) / a * a; }
 
 // Hard limits that no real file comes near; they keep hostile input cheap.
 constexpr std::size_t max_extra_chunks = (sector - 0x40) / 16;
@@ -112,92 +111,6 @@ void parse_anim(model_raw& m, const byte_reader& r) {
 
 }  // namespace
 
-key_table parse_key_table(const byte_reader& r, std::uint32_t table_offset, std::uint32_t data_start,
-                          work_budget* budget) {
-  key_table t;
-  work_budget local{2 * static_cast<std::uint64_t>(r.size()) + 4096};
-  if (!budget) budget = &local;
-  if (table_offset > r.size())
-    fail(code::bad_offset, "keyframe table offset " + hex(table_offset) + " past the end (" +
-                               std::to_string(r.size()) + " bytes)", r.base());
-  std::size_t max_bones = r.checked_count_at(table_offset, (r.size() - table_offset) / 64, 64, "keyframe table");
-  std::uint32_t pos = data_start;  // where the canonical layout puts the next array
-  std::uint32_t at = table_offset;
-  while (true) {
-    if (r.u32_at(at) == end_marker) break;
-    if (t.bones.size() >= max_bones)
-      fail(code::truncated, "keyframe table at " + hex(r.base() + table_offset) + " has no 0xFFFFFFFF end marker",
-           r.base() + at);
-    byte_reader rec = r.peek(at);
-    std::uint32_t n[3];
-    for (auto& v : n) v = rec.u32();
-    std::uint32_t off[13];
-    for (auto& v : off) v = rec.u32();
-    const std::size_t bone = t.bones.size();
-    key_record k;
-    auto expect = [&](int i, std::uint32_t bytes) {
-      if (off[i] != pos) t.canonical = false;
-      pos = off[i] + bytes;
-    };
-    auto count = [&](std::uint32_t c, std::uint32_t elem, int field) {
-      std::size_t n = r.checked_count_at(off[field], c, elem, ("keyframes of bone " + std::to_string(bone)).c_str());
-      budget->spend(std::uint64_t{n} * elem, r.base() + at, "keyframe table");
-      return n;
-    };
-    // off[0..2] frame arrays T R S, off[3..5] Tx Ty Tz, off[6..9] Rx Ry Rz Rw, off[10..12] Sx Sy Sz.
-    std::vector<std::uint16_t>* frames[3] = {&k.t_frames, &k.r_frames, &k.s_frames};
-    for (int c = 0; c < 3; ++c) {
-      std::size_t cnt = count(n[c], 2, c);
-      frames[c]->resize(cnt);
-      if (cnt) {
-        byte_reader a = r.peek(off[c]);
-        for (auto& f : *frames[c]) f = a.u16();
-      }
-      expect(c, n[c] * 2);
-    }
-    auto pad_zero = [&]() {
-      std::uint32_t aligned = align_up(pos, 4);
-      for (std::uint32_t p = pos; p < aligned && p < r.size(); ++p)
-        if (r.u8_at(p) != 0) t.canonical = false;
-      pos = aligned;
-    };
-    pad_zero();
-    for (int c = 0; c < 3; ++c) {
-      std::size_t cnt = count(n[0], 4, 3 + c);
-      k.t[c].resize(cnt);
-      if (cnt) {
-        byte_reader a = r.peek(off[3 + c]);
-        for (auto& v : k.t[c]) v = a.i32();
-      }
-      expect(3 + c, n[0] * 4);
-    }
-    for (int c = 0; c < 4; ++c) {
-      std::size_t cnt = count(n[1], 2, 6 + c);
-      k.r[c].resize(cnt);
-      if (cnt) {
-        byte_reader a = r.peek(off[6 + c]);
-        for (auto& v : k.r[c]) v = a.i16();
-      }
-      expect(6 + c, n[1] * 2);
-    }
-    pad_zero();
-    for (int c = 0; c < 3; ++c) {
-      std::size_t cnt = count(n[2], 4, 10 + c);
-      k.s[c].resize(cnt);
-      if (cnt) {
-        byte_reader a = r.peek(off[10 + c]);
-        for (auto& v : k.s[c]) v = a.i32();
-      }
-      expect(10 + c, n[2] * 4);
-    }
-    t.bones.push_back(std::move(k));
-    at += 64;
-  }
-  if (pos != table_offset) t.canonical = false;
-  t.end = at + 4;
-  return t;
-}
-
 bool looks_like_chunk_table(byte_span file, std::uint64_t at) {
   if (at > file.size() || file.size() - at < sector) return false;
   byte_reader r(file.subspan(static_cast<std::size_t>(at)), endian::big);
@@ -212,19 +125,6 @@ bool looks_like_chunk_table(byte_span file, std::uint64_t at) {
     if (e.data_size < e.chunk_size && file[static_cast<std::size_t>(at + e.offset + e.data_size)] != 0xFF) return false;
   }
   return true;
-}
-
-bool looks_like_x8an(byte_span file) {
-  if (file.size() < 4 + 64 + 4) return false;
-  byte_reader r(file, endian::big);
-  std::uint32_t table = r.u32_at(0);
-  if (table < 4 || table % 2 || table > file.size() - 4 || file.size() - table < 68) return false;
-  std::uint32_t n[3], off[13];
-  for (int i = 0; i < 3; ++i) n[i] = r.u32_at(table + 4 * i);
-  for (int i = 0; i < 13; ++i) off[i] = r.u32_at(table + 12 + 4 * i);
-  if (off[0] != 4) return false;
-  if (n[0] > 0xFFFF || n[1] > 0xFFFF || n[2] > 0xFFFF) return false;
-  return off[1] == 4 + 2 * n[0] && off[2] == off[1] + 2 * n[1] && off[12] <= table;
 }
 
 model_raw parse_model(byte_span file, std::uint64_t base, std::uint32_t slot_size) {
@@ -312,118 +212,6 @@ x8pc_file parse_x8pc(byte_span file) {
   return f;
 }
 
-x8an_file parse_x8an(byte_span file) {
-  x8an_file f;
-  byte_reader r(file, endian::big);
-  std::uint64_t off = 0;
-  work_budget budget{2 * static_cast<std::uint64_t>(file.size()) + 4096};
-  while (off < file.size()) {
-    x8an_segment s;
-    s.offset = off;
-    byte_reader seg = r.sub(off, file.size() - off);
-    std::uint32_t table = seg.u32_at(0);
-    if (table < 4)
-      fail(code::bad_offset, "x8an segment at " + hex(off) + ": table offset " + hex(table) + " inside the segment header", off);
-    s.keys = parse_key_table(seg, table, 4, &budget);
-    std::uint64_t end = off + s.keys.end;
-    auto d = seg.data();
-    s.original.assign(d.begin(), d.begin() + s.keys.end);
-    std::uint64_t next = (end + sector - 1) / sector * sector;
-    std::uint64_t pad_end = std::min<std::uint64_t>(next, file.size());
-    s.padding.assign(file.begin() + static_cast<std::ptrdiff_t>(end), file.begin() + static_cast<std::ptrdiff_t>(pad_end));
-    f.segments.push_back(std::move(s));
-    off = next;
-  }
-  if (f.segments.empty()) fail(code::truncated, "x8an file is empty", 0);
-  return f;
-}
-
-byte_vec lzss_decompress(const byte_reader& in, std::size_t max_bytes, std::size_t* consumed) {
-  byte_reader r = in;
-  std::vector<std::uint16_t> out;
-  const std::size_t max_words = max_bytes / 2;
-  out.reserve(std::min<std::size_t>(max_words, 1u << 20));
-  bool done = false;
-  while (!done) {
-    std::uint16_t ctrl = r.u16();
-    for (int bit = 15; bit >= 0 && !done; --bit) {
-      std::uint64_t at = r.abs();
-      std::uint16_t w = r.u16();
-      if (!(ctrl & (1u << bit))) {
-        if (out.size() >= max_words)
-          fail(code::bad_count, "texture LZSS output exceeds vram_size (" + std::to_string(max_bytes) + " bytes)", at);
-        out.push_back(w);
-        continue;
-      }
-      if (w == 0) {
-        done = true;
-        break;
-      }
-      std::size_t back = w >> 5, len = (w & 0x1Fu) + 2;
-      if (back == 0 || back > out.size())
-        fail(code::bad_value, "texture LZSS copy reaches " + std::to_string(back) + " words back, only " +
-                                  std::to_string(out.size()) + " decoded", at);
-      if (out.size() + len > max_words)
-        fail(code::bad_count, "texture LZSS output exceeds vram_size (" + std::to_string(max_bytes) + " bytes)", at);
-      for (std::size_t k = 0; k < len; ++k) out.push_back(out[out.size() - back]);
-    }
-  }
-  if (consumed) *consumed = r.tell();
-  byte_vec bytes(out.size() * 2);
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    bytes[2 * i] = static_cast<std::uint8_t>(out[i] >> 8);
-    bytes[2 * i + 1] = static_cast<std::uint8_t>(out[i]);
-  }
-  return bytes;
-}
-
-std::uint32_t write_key_table(byte_writer& w, std::size_t origin, const key_table& t) {
-  auto rel = [&]() { return static_cast<std::uint32_t>(w.size() - origin); };
-  auto pad4 = [&]() {
-    while (rel() % 4) w.u8(0);
-  };
-  std::vector<std::array<std::uint32_t, 16>> records;
-  for (std::size_t b = 0; b < t.bones.size(); ++b) {
-    const auto& k = t.bones[b];
-    const std::size_t nt = k.t_frames.size(), nr = k.r_frames.size(), ns = k.s_frames.size();
-    for (const auto& c : k.t)
-      if (c.size() != nt) fail(code::internal, "bone " + std::to_string(b) + ": translation arrays differ in length");
-    for (const auto& c : k.r)
-      if (c.size() != nr) fail(code::internal, "bone " + std::to_string(b) + ": rotation arrays differ in length");
-    for (const auto& c : k.s)
-      if (c.size() != ns) fail(code::internal, "bone " + std::to_string(b) + ": scale arrays differ in length");
-    std::array<std::uint32_t, 16> rec{};
-    rec[0] = static_cast<std::uint32_t>(nt);
-    rec[1] = static_cast<std::uint32_t>(nr);
-    rec[2] = static_cast<std::uint32_t>(ns);
-    const std::vector<std::uint16_t>* frames[3] = {&k.t_frames, &k.r_frames, &k.s_frames};
-    for (int c = 0; c < 3; ++c) {
-      rec[3 + c] = rel();
-      for (auto f : *frames[c]) w.u16(f);
-    }
-    pad4();
-    for (int c = 0; c < 3; ++c) {
-      rec[6 + c] = rel();
-      for (auto v : k.t[c]) w.i32(v);
-    }
-    for (int c = 0; c < 4; ++c) {
-      rec[9 + c] = rel();
-      for (auto v : k.r[c]) w.i16(v);
-    }
-    pad4();
-    for (int c = 0; c < 3; ++c) {
-      rec[13 + c] = rel();
-      for (auto v : k.s[c]) w.i32(v);
-    }
-    records.push_back(rec);
-  }
-  std::uint32_t table = rel();
-  for (const auto& rec : records)
-    for (auto v : rec) w.u32(v);
-  w.u32(end_marker);
-  return table;
-}
-
 byte_vec write_anim_chunk(const anim_chunk& a) {
   if (!a.keys.canonical) return a.original;
   if (a.prefix.size() < 0x1C) fail(code::internal, "animation chunk prefix shorter than its header");
@@ -466,21 +254,39 @@ byte_vec write_x8pc(const x8pc_file& f) {
   return w.take();
 }
 
-byte_vec write_x8an(const x8an_file& f) {
-  byte_writer w(endian::big);
-  for (const auto& s : f.segments) {
-    if (w.size() != s.offset) fail(code::internal, "x8an segment misplaced");
-    if (s.keys.canonical) {
-      std::size_t start = w.size();
-      w.u32(0);
-      std::uint32_t table = write_key_table(w, start, s.keys);
-      w.patch_u32(start, table);
-    } else {
-      w.bytes(s.original);
+// `dump --raw` of an X8PC file (the mesh chunk is parsed for its skeleton and tags).
+nlohmann::json x8pc_to_json(const x8pc_file& f) {
+  using nlohmann::json;
+  json models = json::array();
+  for (const auto& m : f.models) {
+    model_geometry g = parse_geometry(m);
+    json chunks = json::array();
+    for (const auto& e : m.entries)
+      chunks.push_back({{"offset", e.offset}, {"data_size", e.data_size}, {"chunk_size", e.chunk_size}});
+    json defs = json::array();
+    for (const auto& d : m.anim.defs) {
+      json ev = json::array();
+      for (const auto& e : d.events) ev.push_back({e.frame, e.code});
+      defs.push_back({{"start", d.first_frame()}, {"external", d.external()}, {"count", d.count}, {"id", d.id},
+                      {"distance", d.distance}, {"events", ev}});
     }
-    w.bytes(s.padding);
+    json tags = json::array();
+    for (const auto& t : g.skel.tags) tags.push_back({{"code", t.code}, {"bone", t.parent}, {"position", t.position}});
+    models.push_back({{"bones", g.skel.parent.size()},
+                      {"meshes", g.body.size() + (g.weapon ? 1 : 0)},
+                      {"textures", m.textures.size()},
+                      {"keyframes", key_table_to_json(m.anim.keys)},
+                      {"offset", m.base},
+                      {"body_meshes", g.body.size()},
+                      {"weapon", g.weapon.has_value()},
+                      {"vram_size", m.vram_size},
+                      {"chunks", chunks},
+                      {"animations", defs},
+                      {"tags", tags},
+                      {"mesh_bones", g.skel.mesh_bone},
+                      {"bone_parents", g.skel.parent}});
   }
-  return w.take();
+  return json{{"format", "sf3-x8pc"}, {"models", models}};
 }
 
 }  // namespace rigrip::sf3

@@ -1,12 +1,19 @@
-// Decode (raw -> scene) and encode (scene -> raw) for the ff7 family.
+// Decode (raw -> scene) for the ff7 family: battle (AA + P + TEX + DA) and field (HRC + RSD + P + TEX + A).
 #pragma once
 
-#include "formats/ff7/ff7.hpp"
+#include "formats/ff7/aa.hpp"
+#include "formats/ff7/anim_a.hpp"
+#include "formats/ff7/da.hpp"
+#include "formats/ff7/euler.hpp"
+#include "formats/ff7/hrc.hpp"
+#include "formats/ff7/naming.hpp"
+#include "formats/ff7/p_model.hpp"
+#include "formats/ff7/rsd.hpp"
+#include "formats/ff7/tex.hpp"
+#include "rigrip/registry.hpp"
+#include "rigrip/scene.hpp"
 
 namespace rigrip::ff7 {
-
-constexpr double battle_fps = 15.0;
-constexpr double field_fps = 30.0;
 
 enum class chunk_kind { body, weapon, special };
 [[nodiscard]] std::string_view to_string(chunk_kind k);
@@ -21,7 +28,6 @@ struct decoded_chunk {
 };
 // Decodes every chunk of a pack with the skeleton's counts (warnings through ctx).
 [[nodiscard]] std::vector<decoded_chunk> decode_pack(const da_pack& p, const aa_file& aa, const read_context* ctx);
-[[nodiscard]] nlohmann::json dump_da_json(const std::vector<decoded_chunk>& chunks);
 
 // Finds the AA for a DA: --skeleton, else the naming rule (xxda -> xxaa, name.a00 -> name.d).
 struct aa_source {
@@ -29,6 +35,9 @@ struct aa_source {
   std::string path;
 };
 [[nodiscard]] aa_source load_skeleton_for_da(const read_context& ctx);
+
+// RGBA8 rows top to bottom; facts about the palette go to extras.
+[[nodiscard]] texture tex_to_texture(const tex_file& t, const std::string& name);
 
 [[nodiscard]] scene read_battle_from_aa(const read_context& ctx);
 [[nodiscard]] scene read_battle_from_da(const read_context& ctx);
@@ -49,18 +58,8 @@ struct battle_parts {
 };
 [[nodiscard]] scene build_battle_scene(const battle_parts& parts, double fps, const read_context* ctx);
 
-// Scene -> DA frames for a skeleton: one body frame set per scene animation, plus the
-// weapon frame sets (weapon_0 node) when the skeleton has weapon animations.
-struct scene_frames {
-  std::vector<std::vector<da_frame>> body, weapon;  // weapon[i] pairs with body[i] when the AA has weapon anims
-  std::vector<std::string> names;
-  std::vector<std::optional<std::size_t>> indices;  // DA index from extras.ff7_index or the name anim_NNN
-  std::vector<da_frame> rest_body, rest_weapon;     // one still frame, for slots nothing fills
-};
-[[nodiscard]] scene_frames frames_from_scene(const scene& s, const aa_file& aa, double fps, const pack_context* ctx);
-[[nodiscard]] bytes pack_da(const scene& s, const aa_file& aa, double fps, const pack_context* ctx,
-                            std::vector<int>* keys_used = nullptr);
-[[nodiscard]] bytes pack_p(const scene& s, const pack_context* ctx);
-[[nodiscard]] bytes pack_aa(const scene& s, const pack_context* ctx);
+// `dump --raw` of a DA file: header fields and each chunk's decoded frames (needs the
+// paired AA, found like the reader does). Throws core::failure.
+[[nodiscard]] nlohmann::json da_to_json(const read_context& c);
 
 }  // namespace rigrip::ff7

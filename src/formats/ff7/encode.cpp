@@ -6,8 +6,9 @@
 #include <stdexcept>
 
 #include "core/math.hpp"
+#include "formats/ff7/encode.hpp"
+#include "formats/ff7/euler.hpp"
 #include "scene/pose.hpp"
-#include "formats/ff7/scene_build.hpp"
 
 namespace rigrip::ff7 {
 namespace {
@@ -320,6 +321,21 @@ bytes pack_aa(const scene& s, const pack_context* ctx) {
   }
   aa.header[3] = static_cast<std::int32_t>(aa.bones.size());
   return serialise_aa(aa);
+}
+
+result<bytes> pack_da_entry(const scene& s, const pack_context& c) {
+  if (!c.skeleton_file)
+    return make_error(code::missing_skeleton, "writing a DA pack needs the AA skeleton: pass --skeleton rtaa (the xxaa file)");
+  aa_file aa;
+  try {
+    aa = parse_aa(*c.skeleton_file);
+  } catch (const core::failure& f) {
+    auto e = f.error();
+    e.file = c.skeleton_path;
+    e.format = "ff7-aa";
+    return e;
+  }
+  return pack_da(s, aa, c.fps && *c.fps > 0 ? *c.fps : battle_fps, &c);
 }
 
 }  // namespace rigrip::ff7

@@ -1,5 +1,5 @@
 // Decode: AA + P + TEX + DA (battle) and HRC + RSD + P + TEX + A (field) -> scene.
-#include "formats/ff7/scene_build.hpp"
+#include "formats/ff7/decode.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -210,34 +210,6 @@ std::vector<decoded_chunk> decode_pack(const da_pack& p, const aa_file& aa, cons
   return out;
 }
 
-nlohmann::json dump_da_json(const std::vector<decoded_chunk>& chunks) {
-  nlohmann::json anims = nlohmann::json::array();
-  for (const auto& d : chunks) {
-    nlohmann::json frames = nlohmann::json::array();
-    for (const auto& f : d.frames) {
-      nlohmann::json rots = nlohmann::json::array();
-      for (const auto& t : f.rotations)
-        rots.push_back({((t[0] % 4096) + 4096) % 4096, ((t[1] % 4096) + 4096) % 4096, ((t[2] % 4096) + 4096) % 4096});
-      frames.push_back({{"position", {f.position[0], f.position[1], f.position[2]}}, {"rotations", rots}});
-    }
-    nlohmann::json a{{"index", d.index}, {"kind", std::string(to_string(d.kind))}, {"frames", frames}};
-    const auto& c = *d.chunk;
-    a["chunk_offset"] = c.offset;
-    a["chunk_size"] = c.chunk_size;
-    a["bones_field"] = c.bones_field;
-    a["frames_field"] = c.frames_field;
-    if (!c.special) {
-      a["s_frames"] = c.s_frames;
-      a["s_size"] = c.s_size;
-      a["key"] = c.key;
-      if (c.no_frames_field) a["missing_s_frames"] = true;
-      if (d.stopped_early) a["bitstream_ended_early"] = true;
-    }
-    anims.push_back(std::move(a));
-  }
-  return {{"format", "ff7-da"}, {"animations", anims}};
-}
-
 aa_source load_skeleton_for_da(const read_context& ctx) {
   std::string path;
   if (ctx.options.skeleton_path) {
@@ -266,6 +238,62 @@ aa_source load_skeleton_for_da(const read_context& ctx) {
   }
   src.path = loaded->second;
   return src;
+}
+
+// ------------------------------------------------------------------ TEX -> texture
+texture tex_to_texture(const tex_file& t, const std::string& name) {
+  const auto& h = t.header;
+  texture out;
+  out.name = name;
+  out.width = t.width();
+  out.height = t.height();
+  const std::size_t n = std::size_t{out.width} * out.height;
+  out.rgba.resize(n * 4);
+  const std::size_t bpp = h[w_bytes_per_pixel];
+  const bool color_key = h[w_color_key] != 0;
+  if (h[w_palette_flag]) {
+    const std::size_t entries = t.palette.size() / 4;
+    // Palette 0 only; further palettes are alternative colourings of the same pixels.
+    const std::size_t per = h[w_colors_per_palette] ? std::min<std::size_t>(h[w_colors_per_palette], entries) : entries;
+    bool any_alpha = false;
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < per; ++i) any_alpha |= t.palette[4 * i + 3] != 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint32_t idx = 0;
+      for (std::size_t b = 0; b < bpp; ++b) idx |= std::uint32_t{t.pixels[i * bpp + b]} << (8 * b);
+      std::uint8_t* o = &out.rgba[4 * i];
+      if (idx >= per) {  // out-of-palette index: transparent, reported in extras
+        o[0] = o[1] = o[2] = o[3] = 0;
+        ++bad;
+        continue;
+      }
+      const std::uint8_t* c = &t.palette[4 * idx];
+      o[0] = c[2];
+      o[1] = c[1];
+      o[2] = c[0];
+      o[3] = any_alpha ? c[3] : 255;
+      if (color_key && c[0] == 0 && c[1] == 0 && c[2] == 0) o[3] = 0;
+    }
+    if (bad) out.extras["bad_palette_indices"] = bad;
+    out.extras["palettes"] = h[w_palettes];
+    out.extras["colors_per_palette"] = h[w_colors_per_palette];
+  } else {
+    auto comp = [&](std::uint32_t v, std::size_t c) -> std::uint8_t {
+      std::uint32_t mask = h[w_red_mask + c], shift = h[w_red_shift + c], bits = h[w_red_bits + c];
+      if (bits == 0 || bits > 16 || shift > 31) return c == 3 ? 255 : 0;
+      std::uint32_t max = (1u << bits) - 1;
+      return static_cast<std::uint8_t>(((v & mask) >> shift) * 255u / max);
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint32_t v = 0;
+      for (std::size_t b = 0; b < bpp; ++b) v |= std::uint32_t{t.pixels[i * bpp + b]} << (8 * b);
+      std::uint8_t* o = &out.rgba[4 * i];
+      for (std::size_t c = 0; c < 4; ++c) o[c] = comp(v, c);
+      if (color_key && o[0] == 0 && o[1] == 0 && o[2] == 0) o[3] = 0;
+    }
+  }
+  out.extras["color_key"] = color_key;
+  return out;
 }
 
 // ------------------------------------------------------------------ battle scene
@@ -745,6 +773,47 @@ scene read_a_scene(const read_context& ctx) {
   an.extras = {{"frame_count", n}, {"root_motion", {"root"}}};
   if (n > 0) s.animations.push_back(std::move(an));
   return s;
+}
+
+namespace {
+// The decoded DA chunks as `dump --raw` shows them (rotations as stored, 0..4095).
+nlohmann::json animations_json(const std::vector<decoded_chunk>& chunks) {
+  nlohmann::json anims = nlohmann::json::array();
+  for (const auto& d : chunks) {
+    nlohmann::json frames = nlohmann::json::array();
+    for (const auto& f : d.frames) {
+      nlohmann::json rots = nlohmann::json::array();
+      for (const auto& t : f.rotations)
+        rots.push_back({((t[0] % 4096) + 4096) % 4096, ((t[1] % 4096) + 4096) % 4096, ((t[2] % 4096) + 4096) % 4096});
+      frames.push_back({{"position", {f.position[0], f.position[1], f.position[2]}}, {"rotations", rots}});
+    }
+    nlohmann::json a{{"index", d.index}, {"kind", std::string(to_string(d.kind))}, {"frames", frames}};
+    const auto& c = *d.chunk;
+    a["chunk_offset"] = c.offset;
+    a["chunk_size"] = c.chunk_size;
+    a["bones_field"] = c.bones_field;
+    a["frames_field"] = c.frames_field;
+    if (!c.special) {
+      a["s_frames"] = c.s_frames;
+      a["s_size"] = c.s_size;
+      a["key"] = c.key;
+      if (c.no_frames_field) a["missing_s_frames"] = true;
+      if (d.stopped_early) a["bitstream_ended_early"] = true;
+    }
+    anims.push_back(std::move(a));
+  }
+  return {{"format", "ff7-da"}, {"animations", anims}};
+}
+}  // namespace
+
+// `dump --raw` of a DA file: its frames need the paired AA, so it is decoded.
+nlohmann::json da_to_json(const read_context& c) {
+  auto p = parse_da(c.data);
+  auto src = load_skeleton_for_da(c);
+  auto j = animations_json(decode_pack(p, src.aa, &c));
+  j["skeleton"] = std::filesystem::path(src.path).filename().string();
+  if (!p.trailing.empty()) j["trailing_bytes"] = p.trailing.size();
+  return j;
 }
 
 }  // namespace rigrip::ff7

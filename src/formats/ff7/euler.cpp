@@ -1,0 +1,44 @@
+// The game's Euler convention: R = Ry * Rx * Rz, angles in degrees or 1/4096 turns.
+#include "formats/ff7/euler.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/math.hpp"
+
+namespace rigrip::ff7 {
+
+quat euler_yxz_degrees(float x, float y, float z) {
+  const float k = core::pi / 180.0f;
+  auto qx = core::axis_angle({1, 0, 0}, x * k);
+  auto qy = core::axis_angle({0, 1, 0}, y * k);
+  auto qz = core::axis_angle({0, 0, 1}, z * k);
+  return core::normalize(core::multiply(core::multiply(qy, qx), qz));
+}
+
+quat raw_rotation(const triple& r) {
+  auto deg = [](std::int16_t v) { return static_cast<float>(((v % 4096) + 4096) % 4096) * 360.0f / 4096.0f; };
+  return euler_yxz_degrees(deg(r[0]), deg(r[1]), deg(r[2]));
+}
+
+vec3 quat_to_euler_yxz_degrees(const quat& qin) {
+  auto q = core::normalize(qin);
+  const double x = q[0], y = q[1], z = q[2], w = q[3];
+  // Rotation matrix elements (row, column) of R = Ry * Rx * Rz.
+  double m02 = 2 * (x * z + w * y), m12 = 2 * (y * z - w * x), m22 = 1 - 2 * (x * x + y * y);
+  double m10 = 2 * (x * y + w * z), m11 = 1 - 2 * (x * x + z * z);
+  double m00 = 1 - 2 * (y * y + z * z), m20 = 2 * (x * z - w * y);
+  double s = std::clamp(-m12, -1.0, 1.0);
+  double a = std::asin(s), b, c;
+  if (std::abs(s) < 0.9999999) {
+    b = std::atan2(m02, m22);
+    c = std::atan2(m10, m11);
+  } else {  // gimbal lock: put the whole turn into Y
+    b = std::atan2(-m20, m00);
+    c = 0;
+  }
+  const double d = 180.0 / 3.14159265358979323846;
+  return {static_cast<float>(a * d), static_cast<float>(b * d), static_cast<float>(c * d)};
+}
+
+}  // namespace rigrip::ff7

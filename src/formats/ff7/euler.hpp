@@ -1,0 +1,15 @@
+// The game's Euler convention, shared by decode (DA/A -> quaternions) and encode (back).
+#pragma once
+
+#include "formats/ff7/da_bitstream.hpp"
+#include "rigrip/scene.hpp"
+
+namespace rigrip::ff7 {
+
+// The game's Euler triple (X, Y, Z) as R = Ry * Rx * Rz (column vectors).
+[[nodiscard]] quat euler_yxz_degrees(float x, float y, float z);
+[[nodiscard]] quat raw_rotation(const triple& r);  // 1/4096 turns
+// Inverse of euler_yxz_degrees, angles in degrees.
+[[nodiscard]] vec3 quat_to_euler_yxz_degrees(const quat& q);
+
+}  // namespace rigrip::ff7

@@ -1,0 +1,13 @@
+// The battle.lgp naming rule (xxaa skeleton, xxda animations, xxam.. models, xxac.. textures).
+#pragma once
+
+#include <string>
+
+namespace rigrip::ff7 {
+
+// battle.lgp naming: "rtaa" -> "rtda", "rtam" (bone 0 model) ... keeps the case of the input.
+[[nodiscard]] std::string battle_sibling(const std::string& path, int suffix_index);
+[[nodiscard]] int battle_suffix_index(const std::string& path);  // -1 when not xxYY
+[[nodiscard]] std::string to_lower(std::string s);
+
+}  // namespace rigrip::ff7

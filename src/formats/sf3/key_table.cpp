@@ -1,0 +1,176 @@
+// SF3 key tables (x8pc animation chunk and x8an segments): parse and write back.
+#include "formats/sf3/key_table.hpp"
+
+namespace rigrip::sf3 {
+namespace {
+
+using core::byte_reader;
+using core::byte_writer;
+using core::endian;
+using core::fail;
+
+}  // namespace
+
+key_table parse_key_table(const byte_reader& r, std::uint32_t table_offset, std::uint32_t data_start,
+                          work_budget* budget) {
+  key_table t;
+  work_budget local{2 * static_cast<std::uint64_t>(r.size()) + 4096};
+  if (!budget) budget = &local;
+  if (table_offset > r.size())
+    fail(code::bad_offset, "keyframe table offset " + hex(table_offset) + " past the end (" +
+                               std::to_string(r.size()) + " bytes)", r.base());
+  std::size_t max_bones = r.checked_count_at(table_offset, (r.size() - table_offset) / 64, 64, "keyframe table");
+  std::uint32_t pos = data_start;  // where the canonical layout puts the next array
+  std::uint32_t at = table_offset;
+  while (true) {
+    if (r.u32_at(at) == end_marker) break;
+    if (t.bones.size() >= max_bones)
+      fail(code::truncated, "keyframe table at " + hex(r.base() + table_offset) + " has no 0xFFFFFFFF end marker",
+           r.base() + at);
+    byte_reader rec = r.peek(at);
+    std::uint32_t n[3];
+    for (auto& v : n) v = rec.u32();
+    std::uint32_t off[13];
+    for (auto& v : off) v = rec.u32();
+    const std::size_t bone = t.bones.size();
+    key_record k;
+    auto expect = [&](int i, std::uint32_t bytes) {
+      if (off[i] != pos) t.canonical = false;
+      pos = off[i] + bytes;
+    };
+    auto count = [&](std::uint32_t c, std::uint32_t elem, int field) {
+      std::size_t n = r.checked_count_at(off[field], c, elem, ("keyframes of bone " + std::to_string(bone)).c_str());
+      budget->spend(std::uint64_t{n} * elem, r.base() + at, "keyframe table");
+      return n;
+    };
+    // off[0..2] frame arrays T R S, off[3..5] Tx Ty Tz, off[6..9] Rx Ry Rz Rw, off[10..12] Sx Sy Sz.
+    std::vector<std::uint16_t>* frames[3] = {&k.t_frames, &k.r_frames, &k.s_frames};
+    for (int c = 0; c < 3; ++c) {
+      std::size_t cnt = count(n[c], 2, c);
+      frames[c]->resize(cnt);
+      if (cnt) {
+        byte_reader a = r.peek(off[c]);
+        for (auto& f : *frames[c]) f = a.u16();
+      }
+      expect(c, n[c] * 2);
+    }
+    auto pad_zero = [&]() {
+      std::uint32_t aligned = align_up(pos, 4);
+      for (std::uint32_t p = pos; p < aligned && p < r.size(); ++p)
+        if (r.u8_at(p) != 0) t.canonical = false;
+      pos = aligned;
+    };
+    pad_zero();
+    for (int c = 0; c < 3; ++c) {
+      std::size_t cnt = count(n[0], 4, 3 + c);
+      k.t[c].resize(cnt);
+      if (cnt) {
+        byte_reader a = r.peek(off[3 + c]);
+        for (auto& v : k.t[c]) v = a.i32();
+      }
+      expect(3 + c, n[0] * 4);
+    }
+    for (int c = 0; c < 4; ++c) {
+      std::size_t cnt = count(n[1], 2, 6 + c);
+      k.r[c].resize(cnt);
+      if (cnt) {
+        byte_reader a = r.peek(off[6 + c]);
+        for (auto& v : k.r[c]) v = a.i16();
+      }
+      expect(6 + c, n[1] * 2);
+    }
+    pad_zero();
+    for (int c = 0; c < 3; ++c) {
+      std::size_t cnt = count(n[2], 4, 10 + c);
+      k.s[c].resize(cnt);
+      if (cnt) {
+        byte_reader a = r.peek(off[10 + c]);
+        for (auto& v : k.s[c]) v = a.i32();
+      }
+      expect(10 + c, n[2] * 4);
+    }
+    t.bones.push_back(std::move(k));
+    at += 64;
+  }
+  if (pos != table_offset) t.canonical = false;
+  t.end = at + 4;
+  return t;
+}
+
+std::uint32_t write_key_table(byte_writer& w, std::size_t origin, const key_table& t) {
+  auto rel = [&]() { return static_cast<std::uint32_t>(w.size() - origin); };
+  auto pad4 = [&]() {
+    while (rel() % 4) w.u8(0);
+  };
+  std::vector<std::array<std::uint32_t, 16>> records;
+  for (std::size_t b = 0; b < t.bones.size(); ++b) {
+    const auto& k = t.bones[b];
+    const std::size_t nt = k.t_frames.size(), nr = k.r_frames.size(), ns = k.s_frames.size();
+    for (const auto& c : k.t)
+      if (c.size() != nt) fail(code::internal, "bone " + std::to_string(b) + ": translation arrays differ in length");
+    for (const auto& c : k.r)
+      if (c.size() != nr) fail(code::internal, "bone " + std::to_string(b) + ": rotation arrays differ in length");
+    for (const auto& c : k.s)
+      if (c.size() != ns) fail(code::internal, "bone " + std::to_string(b) + ": scale arrays differ in length");
+    std::array<std::uint32_t, 16> rec{};
+    rec[0] = static_cast<std::uint32_t>(nt);
+    rec[1] = static_cast<std::uint32_t>(nr);
+    rec[2] = static_cast<std::uint32_t>(ns);
+    const std::vector<std::uint16_t>* frames[3] = {&k.t_frames, &k.r_frames, &k.s_frames};
+    for (int c = 0; c < 3; ++c) {
+      rec[3 + c] = rel();
+      for (auto f : *frames[c]) w.u16(f);
+    }
+    pad4();
+    for (int c = 0; c < 3; ++c) {
+      rec[6 + c] = rel();
+      for (auto v : k.t[c]) w.i32(v);
+    }
+    for (int c = 0; c < 4; ++c) {
+      rec[9 + c] = rel();
+      for (auto v : k.r[c]) w.i16(v);
+    }
+    pad4();
+    for (int c = 0; c < 3; ++c) {
+      rec[13 + c] = rel();
+      for (auto v : k.s[c]) w.i32(v);
+    }
+    records.push_back(rec);
+  }
+  std::uint32_t table = rel();
+  for (const auto& rec : records)
+    for (auto v : rec) w.u32(v);
+  w.u32(end_marker);
+  return table;
+}
+
+std::pair<int, int> frame_range(const key_table& t) {
+  int lo = -1, hi = -1;
+  for (const auto& b : t.bones)
+    for (const auto* f : {&b.t_frames, &b.r_frames, &b.s_frames})
+      for (auto v : *f) {
+        if (lo < 0 || v < lo) lo = v;
+        if (v > hi) hi = v;
+      }
+  return {lo, hi};
+}
+
+// `dump --raw`: the keys as stored, fixed point scaled to numbers.
+nlohmann::json key_table_to_json(const key_table& t) {
+  using nlohmann::json;
+  json out = json::array();
+  for (std::size_t b = 0; b < t.bones.size(); ++b) {
+    const auto& k = t.bones[b];
+    json tr = json::array(), ro = json::array(), sc = json::array();
+    for (std::size_t i = 0; i < k.t_frames.size(); ++i)
+      tr.push_back({k.t_frames[i], k.t[0][i] / 65536.0, k.t[1][i] / 65536.0, k.t[2][i] / 65536.0});
+    for (std::size_t i = 0; i < k.r_frames.size(); ++i)
+      ro.push_back({k.r_frames[i], k.r[0][i] / 16384.0, k.r[1][i] / 16384.0, k.r[2][i] / 16384.0, k.r[3][i] / 16384.0});
+    for (std::size_t i = 0; i < k.s_frames.size(); ++i)
+      sc.push_back({k.s_frames[i], k.s[0][i] / 65536.0, k.s[1][i] / 65536.0, k.s[2][i] / 65536.0});
+    out.push_back({{"bone", b}, {"translation", tr}, {"rotation", ro}, {"scale", sc}});
+  }
+  return out;
+}
+
+}  // namespace rigrip::sf3

@@ -1,0 +1,68 @@
+// SF3 key tables, the keyframe layout shared by the x8pc animation chunk and the x8an
+// segments, and the basics of the raw layer (big-endian, 0x800 sectors).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/byte_reader.hpp"
+
+namespace rigrip::sf3 {
+
+using byte_vec = std::vector<std::uint8_t>;
+using byte_span = std::span<const std::uint8_t>;
+
+inline constexpr std::uint32_t sector = 0x800;  // chunk / slot / segment alignment
+inline constexpr std::uint32_t end_marker = 0xFFFFFFFFu;
+
+[[nodiscard]] constexpr std::uint32_t align_up(std::uint32_t v, std::uint32_t a) { return (v + a - 1) / a * a; }
+[[nodiscard]] inline std::string hex(std::uint64_t v) { return core::byte_reader::hex(v); }
+
+// One bone's keys as stored (BoneKeyframes record + its arrays).
+struct key_record {
+  std::vector<std::uint16_t> t_frames, r_frames, s_frames;
+  std::array<std::vector<std::int32_t>, 3> t;  // FIXED 16.16
+  std::array<std::vector<std::int16_t>, 4> r;  // quaternion x y z w, s16 / 16384
+  std::array<std::vector<std::int32_t>, 3> s;  // FIXED 16.16
+};
+
+// A BoneKeyframes table with its data, in the canonical layout every real file uses:
+// per bone the three u16 frame arrays, pad to 4, Tx Ty Tz, Rx Ry Rz Rw, pad to 4,
+// Sx Sy Sz; then the 64-byte records; then 0xFFFFFFFF.
+struct key_table {
+  std::vector<key_record> bones;
+  bool canonical = true;  // offsets follow the canonical layout (every shared sample does)
+  std::uint32_t end = 0;  // offset just past the 0xFFFFFFFF terminator
+};
+// Work budget: hostile files can point many records at the same large arrays; every
+// array read is charged here so the total work stays proportional to the file size.
+struct work_budget {
+  std::uint64_t left = 0;
+  void spend(std::uint64_t bytes, std::uint64_t at, const char* what) {
+    if (bytes > left)
+      core::fail(code::limit_exceeded, std::string(what) + ": overlapping arrays would read more than twice the file size",
+                 at);
+    left -= bytes;
+  }
+};
+// Key table at `table_offset` of `r` (offsets inside relative to r's start); key data
+// must start at `data_start` and follow the canonical layout.
+[[nodiscard]] key_table parse_key_table(const core::byte_reader& r, std::uint32_t table_offset,
+                                        std::uint32_t data_start, work_budget* budget = nullptr);
+// Appends the key data and table starting at w.size() - origin (origin = where offsets count from).
+// Returns the table offset (relative to origin).
+std::uint32_t write_key_table(core::byte_writer& w, std::size_t origin, const key_table& t);
+
+// Lowest and highest frame of any key (-1, -1 when the table is empty).
+[[nodiscard]] std::pair<int, int> frame_range(const key_table& t);
+
+// `dump --raw` JSON of a key table.
+[[nodiscard]] nlohmann::json key_table_to_json(const key_table& t);
+
+}  // namespace rigrip::sf3
