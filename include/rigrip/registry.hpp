@@ -24,6 +24,7 @@ using byte_view = std::span<const std::uint8_t>;
 // Options a reader may honour; a reader ignores what does not apply to it.
 struct read_options {
   std::optional<std::string> skeleton_path;  // --skeleton: explicit rig for animation-only files
+  std::vector<std::string> animations;       // --anim: animation files (globs) to put on a mesh's rig
   std::optional<double> fps;                 // --fps: frame rate for formats that count frames
   bool upper_case_bones = false;             // --upper-case-bones (morpheme)
   std::uint64_t max_file_size = 1ull << 31;  // files larger than this are refused

@@ -64,7 +64,7 @@ rigrip_cli_test(pack_family_convert ARGS convert ${TT_EX}/sk99_demo_wave.anm -o 
 rigrip_cli_test(pack_family_name ARGS pack ${OUT}/cli/tt_wave.glb --format telltale --skeleton ${TT_EX}/sk99_demo.skl -o ${OUT}/cli/tt_wave.anm
   EXPECT "packed: .*telltale-anm" EXPECT_FILE ${OUT}/cli/tt_wave.anm)
 rigrip_cli_test(pack_family_ambiguous ARGS pack ${OUT}/cli/tt_wave.glb --format telltale -o ${OUT}/cli/tt_wave.bin
-  EXIT 2 EXPECT "writes several formats \\(telltale-anm, telltale-skl\\)" ABSENT ${OUT}/cli/tt_wave.bin)
+  EXIT 2 EXPECT "writes several formats \\(telltale-anm, telltale-skl, telltale-d3dmesh\\)" ABSENT ${OUT}/cli/tt_wave.bin)
 set_tests_properties(cli.pack_family_name cli.pack_family_ambiguous PROPERTIES DEPENDS cli.pack_family_convert)
 
 # --shard I/N: disjoint deterministic shares of the sorted inputs (a, b, c -> 0/2: a c, 1/2: b).
