@@ -301,10 +301,12 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
   vec3 rs{o.scale, o.scale, o.scale};
   if (s.metadata.is_object() && s.metadata.contains("root_transform")) {
     const auto& rt = s.metadata["root_transform"];
-    if (rt.contains("rotation") && rt["rotation"].is_array() && rt["rotation"].size() == 4)
-      for (std::size_t i = 0; i < 4; ++i) rq[i] = rt["rotation"][i].get<float>();
-    if (rt.contains("scale") && rt["scale"].is_array() && rt["scale"].size() == 3)
-      for (std::size_t i = 0; i < 3; ++i) rs[i] *= rt["scale"][i].get<float>();
+    // (shape checked by scene::validate(); a scene that skipped it still cannot throw here)
+    auto number = [](const json& v, float fallback) { return v.is_number() ? v.get<float>() : fallback; };
+    if (rt.is_object() && rt.contains("rotation") && rt["rotation"].is_array() && rt["rotation"].size() == 4)
+      for (std::size_t i = 0; i < 4; ++i) rq[i] = number(rt["rotation"][i], i == 3 ? 1.0f : 0.0f);
+    if (rt.is_object() && rt.contains("scale") && rt["scale"].is_array() && rt["scale"].size() == 3)
+      for (std::size_t i = 0; i < 3; ++i) rs[i] *= number(rt["scale"][i], 1.0f);
   }
   if (o.source_up == up_axis::z) rq = core::multiply(core::axis_angle({1, 0, 0}, -core::pi / 2), rq);
   rq = core::normalize(rq);
