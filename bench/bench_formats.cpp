@@ -220,7 +220,8 @@ void collect_generated(int bones, int frames) {
   // Formats with a skeleton file of their own: write it first, then the animation paired by name.
   std::map<std::string, std::string> skeleton_of = {{"telltale-anm", "telltale-skl"}, {"ff7-da", "ff7-aa"}};
   std::map<std::string, std::pair<std::string, std::string>> names = {
-      {"telltale-anm", {"skbench_" + tag + ".skl", "skbench_" + tag + "_clip.anm"}},
+      // Telltale pairs sk<NN>_<name>.skl with sk<NN>_<name>_<clip>.anm (the naming rule).
+      {"telltale-anm", {"sk99_bench" + tag + ".skl", "sk99_bench" + tag + "_clip.anm"}},
       {"ff7-da", {"bench" + tag + "aa", "bench" + tag + "da"}},
   };
   for (const format* f : formats()) {
