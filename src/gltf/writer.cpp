@@ -16,6 +16,7 @@
 #include "core/math.hpp"
 #include "scene/pose.hpp"
 #include "scene/ssc.hpp"
+#include "rigrip/extras.hpp"
 #include "rigrip/bone_lookup.hpp"
 #include "rigrip/gltf.hpp"
 
@@ -406,7 +407,7 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
     tex.source = static_cast<int>(m.images.size() - 1);
     // Retro atlases get a crisp, clamped sampler; textures whose extras ask for
     // "wrap": "repeat" / "filter": "linear" (tiling game textures) glTF's linear + repeat.
-    bool smooth = t.extras.is_object() && (t.extras.value("wrap", "") == "repeat" || t.extras.value("filter", "") == "linear");
+    bool smooth = (extra(t.extras, "wrap", std::string()) == "repeat" || extra(t.extras, "filter", std::string()) == "linear");
     int& slot = smooth ? smooth_sampler : crisp_sampler;
     if (slot < 0) {
       tg::Sampler smp;

@@ -2,6 +2,7 @@
 // and everything else stay byte for byte). The chunk layout rules are re-applied:
 // chunks 0x800-aligned, chunk_size = data_size rounded up to 0x800, 0xFF padding.
 #include "formats/sf3/encode.hpp"
+#include "rigrip/extras.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -84,13 +85,13 @@ byte_vec pack_x8pc(const scene& s, const pack_context& ctx) {
     // per-entry clip of this file's own keys (times rebased to its first frame).
     std::vector<const animation*> sources;
     for (const auto& a : s.animations)
-      if (a.skeleton == sk && ((a.extras.is_object() && a.extras.value("sf3_all_frames", false)) || a.name.ends_with("all_frames")))
+      if (a.skeleton == sk && (extra(a.extras, "sf3_all_frames", false) || a.name.ends_with("all_frames")))
         sources.push_back(&a);
     bool all = !sources.empty();
     if (!all)
       for (const auto& a : s.animations)
         if (a.skeleton == sk && a.extras.is_object() && a.extras.contains("first_frame") &&
-            a.extras.value("source", std::string()) == "x8pc")
+            extra(a.extras, "source", std::string()) == "x8pc")
           sources.push_back(&a);
     if (sources.empty()) {
       ctx.warn(code::w_fallback, name + ": the input has no animation for this model; template keys kept");
@@ -102,7 +103,7 @@ byte_vec pack_x8pc(const scene& s, const pack_context& ctx) {
     std::size_t merged_dups = 0;
     for (const auto* a : sources) {
       double fps = ctx.fps.value_or(a->fps.value_or(30.0));
-      int first = all ? 0 : a->extras.value("first_frame", 0);
+      int first = all ? 0 : extra(a->extras, "first_frame", 0);
       for (const auto& t : a->tracks) {
         if (!t.bone.starts_with("bone_")) continue;  // tags are fixed in the mesh chunk
         int b = skel.find(t.bone);
