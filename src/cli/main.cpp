@@ -29,10 +29,14 @@ struct common_options {
   double fps = 0;
   std::string input_format;
   bool upper_case_bones = false;
+  int lod = -1;
+  std::vector<std::string> texture_files;
 
   read_options read() const {
     read_options o;
     if (!skeleton.empty()) o.skeleton_path = skeleton;
+    if (lod >= 0) o.lod = lod;
+    o.texture_paths = texture_files;
     if (fps > 0) o.fps = fps;
     o.upper_case_bones = upper_case_bones;
     return o;
@@ -44,6 +48,11 @@ void add_common(CLI::App* c, common_options& o) {
   c->add_option("--fps", o.fps, "Frame rate for formats that count frames (e.g. BFRES, default 30)")->check(CLI::PositiveNumber);
   c->add_option("--input-format", o.input_format, "Force the input format id (see `rigrip formats`)");
   c->add_flag("--upper-case-bones", o.upper_case_bones, "Upper-case bone names (morpheme / Forgelight)");
+  c->add_option("--lod", o.lod, "Level of detail of models that have several (0 = finest, the default)")
+      ->check(CLI::NonNegativeNumber);
+  c->add_option("--texture-file", o.texture_files,
+                "Texture file for models whose textures live apart (BFRES: X.Tex1.sbfres is found by name); repeatable")
+      ->check(CLI::ExistingFile);
 }
 
 void print_warnings(const diagnostics& d, std::ostream& os = std::cerr) {

@@ -400,16 +400,32 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
     m.images.push_back(img);
     tg::Texture tex;
     tex.source = static_cast<int>(m.images.size() - 1);
-    tex.sampler = 0;
+    // One sampler per distinct wrap/filter combination (the scene's defaults: crisp,
+    // clamped texels for retro atlases).
+    auto wrap = [](texture_wrap w) {
+      return w == texture_wrap::repeat            ? TINYGLTF_TEXTURE_WRAP_REPEAT
+             : w == texture_wrap::mirrored_repeat ? TINYGLTF_TEXTURE_WRAP_MIRRORED_REPEAT
+                                                  : TINYGLTF_TEXTURE_WRAP_CLAMP_TO_EDGE;
+    };
+    auto filter = [](texture_filter f) {
+      return f == texture_filter::linear ? TINYGLTF_TEXTURE_FILTER_LINEAR : TINYGLTF_TEXTURE_FILTER_NEAREST;
+    };
+    tg::Sampler smp;
+    smp.magFilter = filter(t.mag_filter);
+    smp.minFilter = filter(t.min_filter);
+    smp.wrapS = wrap(t.wrap_s);
+    smp.wrapT = wrap(t.wrap_t);
+    int si = -1;
+    for (std::size_t k = 0; k < m.samplers.size(); ++k)
+      if (m.samplers[k].magFilter == smp.magFilter && m.samplers[k].minFilter == smp.minFilter &&
+          m.samplers[k].wrapS == smp.wrapS && m.samplers[k].wrapT == smp.wrapT)
+        si = static_cast<int>(k);
+    if (si < 0) {
+      m.samplers.push_back(smp);
+      si = static_cast<int>(m.samplers.size() - 1);
+    }
+    tex.sampler = si;
     m.textures.push_back(tex);
-  }
-  if (!m.textures.empty()) {
-    tg::Sampler smp;  // retro textures: keep texels crisp, no bleeding at atlas edges
-    smp.magFilter = TINYGLTF_TEXTURE_FILTER_NEAREST;
-    smp.minFilter = TINYGLTF_TEXTURE_FILTER_NEAREST;
-    smp.wrapS = TINYGLTF_TEXTURE_WRAP_CLAMP_TO_EDGE;
-    smp.wrapT = TINYGLTF_TEXTURE_WRAP_CLAMP_TO_EDGE;
-    m.samplers.push_back(smp);
   }
   bool unlit_used = false;
   for (const auto& mt : s.materials) {
@@ -418,7 +434,21 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
     gm.pbrMetallicRoughness.baseColorFactor = {mt.base_color[0], mt.base_color[1], mt.base_color[2], mt.base_color[3]};
     gm.pbrMetallicRoughness.metallicFactor = 0.0;
     gm.pbrMetallicRoughness.roughnessFactor = 1.0;
-    if (mt.texture >= 0) gm.pbrMetallicRoughness.baseColorTexture.index = mt.texture;
+    if (mt.texture >= 0) {
+      gm.pbrMetallicRoughness.baseColorTexture.index = mt.texture;
+      gm.pbrMetallicRoughness.baseColorTexture.texCoord = mt.texcoord;
+    }
+    if (mt.normal_texture >= 0) {
+      gm.normalTexture.index = mt.normal_texture;
+      gm.normalTexture.texCoord = mt.normal_texcoord;
+    }
+    if (mt.emissive_texture >= 0) {
+      gm.emissiveTexture.index = mt.emissive_texture;
+      gm.emissiveTexture.texCoord = mt.emissive_texcoord;
+    }
+    if (mt.emissive_factor != vec3{0, 0, 0})
+      gm.emissiveFactor = {mt.emissive_factor[0], mt.emissive_factor[1], mt.emissive_factor[2]};
+    if (!mt.extras.is_null() && !mt.extras.empty()) gm.extras = to_value(mt.extras);
     gm.doubleSided = mt.double_sided;
     if (mt.alpha_mode == material::alpha::mask) {
       gm.alphaMode = "MASK";
@@ -470,6 +500,15 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
       std::vector<float> f;
       for (const auto& e : me.uvs) f.insert(f.end(), e.begin(), e.end());
       prim.attributes["TEXCOORD_0"] = b.floats(f, TINYGLTF_TYPE_VEC2, 2, false, TINYGLTF_TARGET_ARRAY_BUFFER);
+    }
+    if (!me.uvs1.empty()) {
+      std::vector<float> f;
+      for (const auto& e : me.uvs1) f.insert(f.end(), e.begin(), e.end());
+      // TEXCOORD_1 needs a TEXCOORD_0 before it.
+      if (me.uvs.empty())
+        prim.attributes["TEXCOORD_0"] = b.floats(std::vector<float>(f.size(), 0.0f), TINYGLTF_TYPE_VEC2, 2, false,
+                                                 TINYGLTF_TARGET_ARRAY_BUFFER);
+      prim.attributes["TEXCOORD_1"] = b.floats(f, TINYGLTF_TYPE_VEC2, 2, false, TINYGLTF_TARGET_ARRAY_BUFFER);
     }
     if (!me.colors.empty()) {
       std::vector<float> f;

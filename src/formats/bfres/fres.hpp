@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "formats/bfres/model.hpp"
+
 namespace rigrip::bfres {
 
 struct dict_node {
@@ -74,6 +76,9 @@ struct model {
   std::string name;
   std::uint32_t skeleton_at = 0;
   std::optional<skeleton> skel;
+  std::vector<vertex_buffer> vertex_buffers;  // FVTX
+  std::vector<shape> shapes;                  // FSHP, dictionary order
+  std::vector<material> materials;            // FMAT, dictionary order (shapes index them)
 };
 
 enum class curve_type { cubic = 0, linear = 1, baked_float = 2, step_int = 4, baked_int = 5, step_bool = 6, baked_bool = 7 };
@@ -102,6 +107,10 @@ struct curve {
   [[nodiscard]] float offset() const;
   // The runtime's evaluation (nw::g3d semantics): polynomial segments, scale/offset, wrap.
   [[nodiscard]] float eval(float frame) const;
+  // The same in double (what eval rounds): evaluation, left limit and slope per frame.
+  [[nodiscard]] double value(double frame) const;
+  [[nodiscard]] double value_left(double frame) const;
+  [[nodiscard]] double slope(double frame, bool from_left) const;
   // The limit from the left at `frame` (differs from eval() where a key replaces the
   // previous segment's end value: a jump, as in the seed's linear example at frame 20).
   [[nodiscard]] float eval_left(float frame) const;
@@ -159,6 +168,7 @@ struct file {
   std::array<std::optional<dict>, 12> dicts;
   std::vector<model> models;
   std::vector<skeletal_anim> anims;
+  std::vector<ftex> textures;  // FTEX dictionary (headers; image bytes stay in `image`)
   std::vector<std::pair<std::uint32_t, std::string>> strings;  // string pool entries (position of length)
   [[nodiscard]] bool v34() const { return version >= 0x03040000; }
   [[nodiscard]] std::string version_string() const;
