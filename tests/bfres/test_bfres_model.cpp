@@ -651,4 +651,29 @@ TEST(CurvePrecision, SceneEqualsDoubleEvaluationAtEverySourceFrame) {
   EXPECT_EQ(beyond, 0u);
 }
 
+
+// FTXP: the Bass's colour variants (Bass_Alb.0/.1/.2 on the body's albedo sampler, one per frame).
+TEST(BassModel, TexturePatternAnimation) {
+  RIGRIP_REQUIRE_SAMPLE(path, "bfres/Animal_Bass.bfres");
+  const auto raw = load_any(test::read_bytes(path));
+  ASSERT_EQ(raw.texture_patterns.size(), 1u);
+  const auto& tp = raw.texture_patterns[0];
+  EXPECT_EQ(tp.name, "Bass_Color");
+  EXPECT_EQ(tp.frame_count, 2);
+  EXPECT_EQ(tp.textures, (std::vector<std::string>{"Bass_Alb.0", "Bass_Alb.1", "Bass_Alb.2"}));
+  ASSERT_EQ(tp.materials.size(), 1u);
+  EXPECT_EQ(tp.materials[0].material, "Mt_Body");
+  ASSERT_EQ(tp.materials[0].patterns.size(), 1u);
+  EXPECT_EQ(tp.materials[0].patterns[0].sampler, "_a0");
+  const loaded l = read_path(path);
+  const auto& ex = l.s.materials[0].extras;
+  ASSERT_TRUE(ex.contains("texture_pattern_animations"));
+  const auto& keys = ex["texture_pattern_animations"][0]["keys"];
+  ASSERT_EQ(keys.size(), 3u);
+  EXPECT_EQ(keys[0]["texture"], "Bass_Alb.0");
+  EXPECT_EQ(keys[1]["texture"], "Bass_Alb.1");
+  EXPECT_EQ(keys[2]["texture"], "Bass_Alb.2");
+  EXPECT_EQ(keys[2]["frame"], 2);
+}
+
 }  // namespace

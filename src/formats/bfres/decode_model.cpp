@@ -519,7 +519,33 @@ void add_models(const file& f, const std::vector<int>& skeleton_of_model, const 
     skeleton_binding bind;
     if (ski >= 0 && m.skel) bind = {&*m.skel, &s.skeletons[static_cast<std::size_t>(ski)], ski};
     const int material_base = static_cast<int>(s.materials.size());
-    for (const auto& fm : m.materials) s.materials.push_back(to_material(fm, m.name, tb, ctx));
+    for (const auto& fm : m.materials) {
+      s.materials.push_back(to_material(fm, m.name, tb, ctx));
+      // Texture pattern animations (FTXP) of this material, in extras: which texture each
+      // sampler shows from which frame (the writer has no material animation to put it in).
+      nlohmann::json pats = nlohmann::json::array();
+      for (const auto& tp : f.texture_patterns)
+        for (const auto& ma : tp.materials) {
+          if (ma.material != fm.name) continue;
+          for (const auto& p : ma.patterns) {
+            auto tex = [&](double v) {
+              const auto i = static_cast<long long>(std::llround(v));
+              return i >= 0 && static_cast<std::size_t>(i) < tp.textures.size() ? nlohmann::json(tp.textures[static_cast<std::size_t>(i)])
+                                                                                 : nlohmann::json(nullptr);
+            };
+            nlohmann::json keys = nlohmann::json::array();
+            if (p.curve >= 0) {
+              const curve& c = ma.curves[static_cast<std::size_t>(p.curve)];
+              for (float fr : c.frames) keys.push_back({{"frame", fr}, {"texture", tex(c.value(fr))}});
+            } else {
+              keys.push_back({{"frame", 0}, {"texture", tex(p.base)}});
+            }
+            pats.push_back({{"animation", tp.name}, {"sampler", p.sampler}, {"frame_count", tp.frame_count},
+                            {"loop", tp.loop()}, {"keys", keys}});
+          }
+        }
+      if (!pats.empty()) s.materials.back().extras["texture_pattern_animations"] = pats;
+    }
     float radius = 0;
     for (const auto& sh : m.shapes) {
       for (float r : sh.radius) radius = std::max(radius, std::isfinite(r) ? r : 0.0f);

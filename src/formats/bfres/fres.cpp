@@ -388,6 +388,10 @@ struct patcher {
 
 }  // namespace
 
+namespace detail {
+curve parse_curve_at(const core::byte_reader& file, std::uint32_t at, bool v34) { return parse_curve(file, at, v34); }
+}  // namespace detail
+
 int curve::elements_per_key() const {
   switch (type()) {
     case curve_type::cubic: return 4;
@@ -582,6 +586,9 @@ file parse(std::vector<std::uint8_t> image) {
   if (f.dicts[1])
     for (std::size_t i = 1; i < f.dicts[1]->nodes.size(); ++i)
       if (f.dicts[1]->nodes[i].data_at) f.textures.push_back(parse_ftex(r, f.dicts[1]->nodes[i].data_at));
+  if (f.dicts[6] && v34)
+    for (std::size_t i = 1; i < f.dicts[6]->nodes.size(); ++i)
+      if (f.dicts[6]->nodes[i].data_at) f.texture_patterns.push_back(parse_texture_pattern(r, f.dicts[6]->nodes[i].data_at));
   if (f.dicts[2])
     for (std::size_t i = 1; i < f.dicts[2]->nodes.size(); ++i) {
       std::uint32_t at = f.dicts[2]->nodes[i].data_at;
@@ -745,6 +752,22 @@ nlohmann::json to_json(const file& f) {
                             {"matrix_to_bone", s.mtx_to_bone}, {"bones", bones}};
     }
     j["models"].push_back(jm);
+  }
+  j["texture_pattern_animations"] = json::array();
+  for (const auto& tp : f.texture_patterns) {
+    json mats = json::array();
+    for (const auto& m : tp.materials) {
+      json pats = json::array();
+      for (const auto& p : m.patterns) pats.push_back(json{{"sampler", p.sampler}, {"curve", p.curve}, {"base", p.base}});
+      json curves = json::array();
+      for (const auto& c : m.curves)
+        curves.push_back(json{{"target", c.target}, {"flags", c.flags}, {"curve_type", static_cast<int>(c.type())},
+                              {"start", c.start}, {"end", c.end}, {"offset", c.offset()}, {"frames", c.frames}, {"keys", c.keys}});
+      mats.push_back(json{{"material", m.material}, {"patterns", pats}, {"curves", curves}});
+    }
+    j["texture_pattern_animations"].push_back(json{{"name", tp.name}, {"flags", tp.flags}, {"loop", tp.loop()},
+                                                   {"frame_count", tp.frame_count}, {"baked_size", tp.baked_size},
+                                                   {"textures", tp.textures}, {"materials", mats}});
   }
   j["animations"] = json::array();
   for (const auto& a : f.anims) {

@@ -134,6 +134,29 @@ struct bone_anim {
   [[nodiscard]] bool segment_scale_compensate() const { return (flags >> 23) & 1; }
 };
 
+// FTXP: texture pattern animation (which texture a material's sampler shows per frame).
+struct texture_pattern_anim {
+  std::uint32_t at = 0;
+  std::string name, path;
+  std::uint16_t flags = 0;  // bit 2 loop
+  std::int32_t frame_count = 0;
+  std::uint32_t baked_size = 0;
+  std::vector<std::string> textures;  // the animation's texture list: curve keys index it
+  struct pattern {
+    std::string sampler;  // e.g. _a0
+    int curve = -1;       // index into the material's curves, -1: constant `base`
+    std::uint16_t base = 0;
+  };
+  struct material_anim {
+    std::uint32_t at = 0;
+    std::string material;
+    std::vector<pattern> patterns;
+    std::vector<curve> curves;
+  };
+  std::vector<material_anim> materials;
+  [[nodiscard]] bool loop() const { return (flags >> 2) & 1; }
+};
+
 struct skeletal_anim {
   std::uint32_t at = 0;
   std::string name, path;
@@ -169,6 +192,7 @@ struct file {
   std::vector<model> models;
   std::vector<skeletal_anim> anims;
   std::vector<ftex> textures;  // FTEX dictionary (headers; image bytes stay in `image`)
+  std::vector<texture_pattern_anim> texture_patterns;  // FTXP (version 3.4 and later)
   std::vector<std::pair<std::uint32_t, std::string>> strings;  // string pool entries (position of length)
   [[nodiscard]] bool v34() const { return version >= 0x03040000; }
   [[nodiscard]] std::string version_string() const;

@@ -24,5 +24,7 @@ void spend(std::uint64_t n, std::uint64_t at);
 [[nodiscard]] shape parse_shape(const core::byte_reader& file, std::uint32_t at, std::uint32_t version);
 [[nodiscard]] material parse_material(const core::byte_reader& file, std::uint32_t at, std::uint32_t version);
 [[nodiscard]] ftex parse_ftex(const core::byte_reader& file, std::uint32_t at);
+[[nodiscard]] curve parse_curve_at(const core::byte_reader& file, std::uint32_t at, bool v34);
+[[nodiscard]] texture_pattern_anim parse_texture_pattern(const core::byte_reader& file, std::uint32_t at);
 
 }  // namespace rigrip::bfres::detail

@@ -344,4 +344,73 @@ ftex parse_ftex(const byte_reader& file, std::uint32_t at) {
   return t;
 }
 
+texture_pattern_anim parse_texture_pattern(const byte_reader& file, std::uint32_t at) {
+  byte_reader r = file.peek(at);
+  if (r.fixed_string(4) != "FTXP") fail(code::bad_magic, "expected 'FTXP'", at);
+  texture_pattern_anim a;
+  a.at = at;
+  a.name = read_name(file, read_offset(r));
+  a.path = read_name(file, read_offset(r));
+  a.flags = r.u16();
+  (void)r.u16();  // user data count
+  a.frame_count = r.i32();
+  (void)r.u16();  // texture count (dictionary below)
+  const std::uint16_t num_mat = r.u16();
+  (void)r.i32();  // pattern animation count
+  (void)r.i32();  // curve count
+  a.baked_size = r.u32();
+  (void)read_offset(r);  // bind model (runtime)
+  (void)read_offset(r);  // bind indices
+  const std::uint32_t mat_at = read_offset(r);
+  const std::uint32_t tex_dict_at = read_offset(r);
+  if (a.frame_count < 0) fail(code::bad_value, "negative frame count", at + 0x10);
+  if (tex_dict_at) {
+    const dict d = parse_dict(file, tex_dict_at);
+    for (std::size_t i = 1; i < d.nodes.size(); ++i) a.textures.push_back(d.nodes[i].name);
+  }
+  if (num_mat && !mat_at) fail(code::bad_offset, "material animations declared but absent", at + 0x2C);
+  if (num_mat) file.checked_count_at(mat_at, num_mat, 0x1C, "texture pattern material animations");
+  spend(num_mat + 1u, at);
+  for (std::uint32_t i = 0; i < num_mat; ++i) {
+    const std::uint32_t ma = mat_at + 0x1C * i;
+    byte_reader m = file.peek(ma);
+    texture_pattern_anim::material_anim mat;
+    mat.at = ma;
+    const std::uint16_t num_pat = m.u16(), num_curve = m.u16();
+    (void)m.i32();  // first curve index (within the animation)
+    (void)m.i32();  // first pattern index
+    mat.material = read_name(file, read_offset(m));
+    const std::uint32_t pat_at = read_offset(m);
+    const std::uint32_t curve_at = read_offset(m);
+    const std::uint32_t base_at = read_offset(m);
+    spend(1u + num_pat + num_curve, ma);
+    if (num_pat) {
+      if (!pat_at) fail(code::bad_offset, "pattern infos declared but absent", ma + 0x10);
+      file.checked_count_at(pat_at, num_pat, 8, "texture pattern infos");
+      for (std::uint32_t k = 0; k < num_pat; ++k) {
+        byte_reader p = file.peek(pat_at + 8 * k);
+        texture_pattern_anim::pattern pt;
+        pt.curve = p.i8();
+        (void)p.i8();  // sub-bind index
+        p.skip(2);
+        pt.sampler = read_name(file, read_offset(p));
+        if (pt.curve >= static_cast<int>(num_curve)) fail(code::bad_value, "pattern curve index beyond the curves", pat_at + 8 * k);
+        mat.patterns.push_back(std::move(pt));
+      }
+      if (base_at) {
+        byte_reader b = file.peek(base_at);
+        b.checked_count(num_pat, 2, "texture pattern base values");
+        for (auto& pt : mat.patterns) pt.base = b.u16();
+      }
+    }
+    if (num_curve) {
+      if (!curve_at) fail(code::bad_offset, "curves declared but absent", ma + 0x14);
+      file.checked_count_at(curve_at, num_curve, 0x24, "texture pattern curves");
+      for (std::uint32_t k = 0; k < num_curve; ++k) mat.curves.push_back(parse_curve_at(file, curve_at + 0x24 * k, true));
+    }
+    a.materials.push_back(std::move(mat));
+  }
+  return a;
+}
+
 }  // namespace rigrip::bfres::detail
