@@ -3,6 +3,7 @@
 // back byte-identical, damaged tables give clear errors.
 #include <algorithm>
 #include <cstring>
+#include <fstream>
 
 #include <gtest/gtest.h>
 
@@ -57,6 +58,9 @@ TEST(Sarc, OurWriterRoundTripsInBothByteOrders) {
       if (want.name == "Model/Thing.sbfres") EXPECT_EQ((a.data_offset + it->begin) % 0x100, 0u);  // Yaz0 inside
     }
     EXPECT_EQ(sarc::serialise(a), bytes);
+    // Kept in the test output: it seeds the SARC fuzz target (scripts/fuzz.sh).
+    std::ofstream(test::out_path(le ? "sarc_ours_le.sarc" : "sarc_ours_be.sarc"), std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   }
 }
 
