@@ -301,10 +301,12 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
   vec3 rs{o.scale, o.scale, o.scale};
   if (s.metadata.is_object() && s.metadata.contains("root_transform")) {
     const auto& rt = s.metadata["root_transform"];
-    if (rt.contains("rotation") && rt["rotation"].is_array() && rt["rotation"].size() == 4)
-      for (std::size_t i = 0; i < 4; ++i) rq[i] = rt["rotation"][i].get<float>();
-    if (rt.contains("scale") && rt["scale"].is_array() && rt["scale"].size() == 3)
-      for (std::size_t i = 0; i < 3; ++i) rs[i] *= rt["scale"][i].get<float>();
+    // (shape checked by scene::validate(); a scene that skipped it still cannot throw here)
+    auto number = [](const json& v, float fallback) { return v.is_number() ? v.get<float>() : fallback; };
+    if (rt.is_object() && rt.contains("rotation") && rt["rotation"].is_array() && rt["rotation"].size() == 4)
+      for (std::size_t i = 0; i < 4; ++i) rq[i] = number(rt["rotation"][i], i == 3 ? 1.0f : 0.0f);
+    if (rt.is_object() && rt.contains("scale") && rt["scale"].is_array() && rt["scale"].size() == 3)
+      for (std::size_t i = 0; i < 3; ++i) rs[i] *= number(rt["scale"][i], 1.0f);
   }
   if (o.source_up == up_axis::z) rq = core::multiply(core::axis_angle({1, 0, 0}, -core::pi / 2), rq);
   rq = core::normalize(rq);
@@ -416,6 +418,13 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
     smp.minFilter = filter(t.min_filter);
     smp.wrapS = wrap(t.wrap_s);
     smp.wrapT = wrap(t.wrap_t);
+    // Textures whose extras ask for "wrap": "repeat" / "filter": "linear" (tiling game
+    // textures of formats that keep no sampler) get glTF's linear + repeat.
+    if (t.extras.is_object() && (t.extras.value("wrap", "") == "repeat" || t.extras.value("filter", "") == "linear")) {
+      smp.magFilter = TINYGLTF_TEXTURE_FILTER_LINEAR;
+      smp.minFilter = TINYGLTF_TEXTURE_FILTER_LINEAR_MIPMAP_LINEAR;
+      smp.wrapS = smp.wrapT = TINYGLTF_TEXTURE_WRAP_REPEAT;
+    }
     int si = -1;
     for (std::size_t k = 0; k < m.samplers.size(); ++k)
       if (m.samplers[k].magFilter == smp.magFilter && m.samplers[k].minFilter == smp.minFilter &&

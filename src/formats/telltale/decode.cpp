@@ -114,6 +114,8 @@ std::optional<loaded_skeleton> find_skeleton(const read_context& ctx) {
   return s;
 }
 
+}  // namespace
+
 skeleton skeleton_from_file(const skeleton_file& f, const std::string& name, const read_context* ctx) {
   skeleton sk;
   sk.name = name;
@@ -154,6 +156,8 @@ skeleton skeleton_from_file(const skeleton_file& f, const std::string& name, con
     ctx->warn(code::w_suspicious_value, std::to_string(fixed) + " skeleton entries had a non-finite or zero local transform; reset to identity");
   return sk;
 }
+
+namespace {
 
 const anm_value* find_kf(const animation_file& a, std::uint64_t name, value_kind k) {
   for (std::size_t i = 0; i < a.values.size(); ++i)
@@ -392,6 +396,8 @@ void add_mover_tracks(const anm_value& mover, float length, const skeleton& sk, 
   if (!t.empty()) an.tracks.push_back(make_track(sk.bones[0].name, path::translation, clean_keys(t, length, st.dupes, st.clamped), 1.0f));
 }
 
+}  // namespace
+
 scene anm_scene(const read_context& ctx) {
   animation_file a = parse_animation(ctx.data);
   scene s;
@@ -433,7 +439,6 @@ scene anm_scene(const read_context& ctx) {
   return s;
 }
 
-}  // namespace
 
 // ------------------------------------------------------------------ entry points
 
