@@ -27,6 +27,8 @@ struct read_options {
   std::vector<std::string> animations;       // --anim: animation files (globs) to put on a mesh's rig
   std::optional<double> fps;                 // --fps: frame rate for formats that count frames
   bool upper_case_bones = false;             // --upper-case-bones (morpheme)
+  std::optional<int> lod;                    // --lod: level of detail of models (0 = finest)
+  std::vector<std::string> texture_paths;    // --texture-file: texture files for models
   std::uint64_t max_file_size = 1ull << 31;  // files larger than this are refused
 };
 

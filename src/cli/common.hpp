@@ -6,6 +6,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "rigrip/registry.hpp"
 
@@ -20,6 +21,8 @@ struct common_options {
   double fps = 0;
   std::string input_format;
   bool upper_case_bones = false;
+  int lod = -1;                            // -1: the reader's default (LOD 0)
+  std::vector<std::string> texture_files;  // texture files for models whose textures live apart
 
   [[nodiscard]] read_options read() const;
 };

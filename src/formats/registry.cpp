@@ -140,6 +140,12 @@ result<const format*> detect_format(byte_view data, std::string_view filename) {
                    std::string(filename), 0, std::string(c->id)};
     auto u = unwrap(data, std::string(filename));
     if (!u) return u.error();
+    // An archive inside a compression stream (Yaz0 around SARC: .sbactorpack, .szs).
+    if (const container* inner = detect_container(u.value().data, filename); inner && inner->archive)
+      return error{code::unknown_format,
+                   "this is a " + std::string(inner->id) + " archive inside " + std::string(c->id) +
+                       ": `rigrip list` shows its files and `rigrip convert` converts them",
+                   std::string(filename), 0, std::string(inner->id)};
     return detect_payload(u.value().data, filename);
   }
   return detect_payload(data, filename);
@@ -227,6 +233,8 @@ result<opened> open_input(byte_view data, const std::string& name, const format*
   if (!u) return u.error();
   in.u = std::move(u.value());
   in.payload = in.u.chain.empty() ? data : byte_view(in.u.data);
+  if (const container* c = detect_container(in.payload, name); c && c->archive && !forced)
+    return detect_format(data, name).error();  // the archive message (inside a compression stream)
   if (!in.u.chain.empty()) in.within = std::string(in.u.chain.back()->inner_name);
   if (forced) {
     in.fmt = forced;
