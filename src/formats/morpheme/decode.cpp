@@ -110,6 +110,12 @@ rig_entry make_rig(const packet& p, const read_context& ctx, std::size_t packet_
             "skeleton packet " + std::to_string(packet_no) +
                 " has no complete bind pose; identity used",
             p.payload_offset() + 0x48);
+  else if (rig.bind_entry_word != rig.bone_count)
+    ctx.warn(code::w_suspicious_value,
+            "skeleton packet " + std::to_string(packet_no) + ": the bind-pose buffer's count word says " +
+                std::to_string(rig.bind_entry_word) + ", the hierarchy " + std::to_string(rig.bone_count) +
+                " bones; the bind pose was read for " + std::to_string(rig.bone_count),
+            p.payload_offset() + 0x48);
   if (rig.names.size() != rig.bone_count)
     ctx.warn(code::w_name_mismatch,
             "skeleton packet " + std::to_string(packet_no) + ": " +

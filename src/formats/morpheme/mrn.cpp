@@ -294,25 +294,27 @@ rig_data read_rig(const byte_reader& payload) {
   }
   // Bone names.
   if (names_ptr) rig.names = read_string_table(payload, names_ptr).strings;
-  // Bind pose: B = ptr + 16; the DataBuffer header at B + 16 holds the element count at +8
-  // and, at +0x20, the pointer (relative to B + 16) to { translations_ptr, rotations_ptr }.
+  // Bind pose: B = ptr + 16; the DataBuffer header at S = B + 16 holds a count word at +8
+  // (B + 0x18) and, at +0x20, the pointer (relative to S) to { translations_ptr, rotations_ptr }.
+  // The arrays are read for the hierarchy's bone count: the word at B + 0x18 is only compared
+  // (it is the element-array count, 2, in some readings of morpheme's DataBuffer).
   if (bind_ptr) {
     std::uint64_t S = bind_ptr + 32;
     if (bind_ptr > payload.size() || payload.size() - bind_ptr < 32 + 0x28)
       fail(code::bad_offset, "bind pose at " + hexs::hex(bind_ptr) + " is outside the packet", payload.base() + 0x48);
-    std::uint32_t elems = payload.u32_at(S + 8);
+    rig.bind_entry_word = payload.u32_at(S + 8);
     std::uint64_t tp = payload.u64_at(S + 0x20);
     if (tp > payload.size() - S || payload.size() - S - tp < 16)
       fail(code::bad_offset, "bind pose transform pointers outside the packet", payload.base() + S + 0x20);
     std::uint64_t trans = payload.u64_at(S + tp), rots = payload.u64_at(S + tp + 8);
-    std::uint32_t count = std::min(elems, rig.bone_count);
-    auto rd = [&](std::uint64_t rel, const char* what) {
+    auto entries_at = [&](std::uint64_t rel, const char* what) -> std::uint64_t {
       if (rel > payload.size() - S) fail(code::bad_offset, std::string(what) + " pointer outside the packet", payload.base() + S + tp);
-      payload.checked_count_at(S + rel, count, 16, what);
-      return payload.peek(S + rel);
+      return (payload.size() - S - rel) / 16;
     };
-    auto t = rd(trans, "bind pose translations");
-    auto q = rd(rots, "bind pose rotations");
+    std::uint64_t fit = std::min(entries_at(trans, "bind pose translations"), entries_at(rots, "bind pose rotations"));
+    auto count = static_cast<std::uint32_t>(std::min<std::uint64_t>(fit, rig.bone_count));
+    auto t = payload.peek(S + trans);
+    auto q = payload.peek(S + rots);
     rig.bind_translation.assign(rig.bone_count, vec3{0, 0, 0});
     rig.bind_rotation.assign(rig.bone_count, quat{0, 0, 0, 1});
     for (std::uint32_t i = 0; i < count; ++i) {
@@ -600,6 +602,7 @@ nlohmann::json mrn_to_json(const mrn_file& f) {
           json chains = json::array();
           for (const auto& c : rig.chains) chains.push_back({c.unknown, c.parent, c.start, c.length});
           return {{"rotation", rig.rotation}, {"position", rig.position}, {"bone_count", rig.bone_count},
+                  {"bind_pose_count_word", rig.bind_entry_word},
                   {"parents_source", rig.parents_source}, {"chain_disagreements", rig.disagreements},
                   {"chains", chains}, {"bones", bones}};
         }

@@ -90,6 +90,7 @@ struct rig_data {
   std::vector<vec3> bind_translation;
   std::vector<quat> bind_rotation;
   bool has_bind_pose = false;
+  std::uint32_t bind_entry_word = 0;  // the DataBuffer word at B + 0x18 (checked against bone_count)
   std::string parents_source = "hierarchy";  // or "chains" when the hierarchy array was unusable
   std::size_t disagreements = 0;             // bones where hierarchy and chains differ
   std::string first_disagreement;
