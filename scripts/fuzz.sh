@@ -40,11 +40,12 @@ t0=$(date +%s)
 CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DRIGRIP_FUZZ=ON -DRIGRIP_TESTS=OFF -DRIGRIP_BENCH=OFF >/dev/null
-cmake --build "$build" -j"$(nproc)" --target rigrip_fuzz_reader rigrip_fuzz_yaz0
+cmake --build "$build" -j"$(nproc)" --target rigrip_fuzz_reader rigrip_fuzz_yaz0 rigrip_fuzz_json
 echo "   built in $(( $(date +%s) - t0 )) s"
 
 reader=$build/fuzz/rigrip_fuzz_reader
 yaz0=$build/fuzz/rigrip_fuzz_yaz0
+jsonfz=$build/fuzz/rigrip_fuzz_json
 export ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
@@ -66,7 +67,7 @@ while read -r f; do
   if [ "$(head -c 4 "$f" 2>/dev/null | tr -d '\0')" = "Yaz0" ]; then cp "$f" "$seeds/yaz0/"; fi
 done < "$list"
 
-targets=${RIGRIP_FUZZ_TARGETS:-"$(RIGRIP_FUZZ_LIST=1 "$reader" 2>/dev/null) yaz0"}
+targets=${RIGRIP_FUZZ_TARGETS:-"$(RIGRIP_FUZZ_LIST=1 "$reader" 2>/dev/null) yaz0 json-gltf json-glb json-scene"}
 targets=$(echo $targets)
 n_targets=$(echo "$targets" | wc -w)
 jobs=${RIGRIP_FUZZ_JOBS:-$(nproc)}
@@ -78,10 +79,18 @@ run_target() {
   mkdir -p "$corpus" "$seed"
   local bin=$reader
   [ "$t" = yaz0 ] && bin=$yaz0
+  # Structure-aware glTF / scene-JSON targets, seeded from the gltf / scene-json seeds.
+  local kind=""
+  case "$t" in
+    json-gltf) bin=$jsonfz; kind=gltf; seed=$seeds/gltf ;;
+    json-glb) bin=$jsonfz; kind=glb; seed=$seeds/gltf ;;
+    json-scene) bin=$jsonfz; kind=scene-json; seed=$seeds/scene-json ;;
+  esac
+  mkdir -p "$seed"
   local rc=0
   # Memory: -rss_limit_mb bounds the process, -malloc_limit_mb any single allocation
   # (a count-driven allocation of gigabytes is a finding even if it would succeed).
-  RIGRIP_FUZZ_FORMAT=$t "$bin" "$corpus" "$seed" \
+  RIGRIP_FUZZ_JSON_KIND=$kind RIGRIP_FUZZ_FORMAT=$t "$bin" "$corpus" "$seed" \
     -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 \
     -artifact_prefix="$build/artifacts/$t-" -print_final_stats=1 -close_fd_mask=1 \
     >"$log" 2>&1 || rc=$?

@@ -128,8 +128,20 @@ struct unwrapped {
 
 [[nodiscard]] result<bytes> load_file(const std::string& path,
                                       std::uint64_t max_size = 1ull << 31);
-// Writes atomically: a temporary file renamed into place, so a failure leaves nothing.
+// An input file, read whole only when a container or a format claims its first 64 KiB (and
+// its name): an unrecognised file of any size costs one small read (E_UNKNOWN_FORMAT).
+[[nodiscard]] result<bytes> load_input(const std::string& path, std::uint64_t max_size = 1ull << 31,
+                                       const format* forced = nullptr);
+// Writes atomically: a short temporary (".rr-<pid>-XXXXXX.tmp") in the output's folder,
+// renamed into place, so a failure leaves nothing. "-" is standard output; a device, FIFO
+// or /dev/stdout is written through, a symlink's target replaced (the link kept). The first
+// write into a folder removes temporaries that killed runs left there.
 [[nodiscard]] result<void> save_file(const std::string& path, byte_view data);
+// Removes our temporaries of processes that no longer run from `folder`; returns how many.
+std::size_t remove_stale_temporaries(const std::string& folder);
+// Installs SIGINT/SIGTERM/SIGHUP/SIGQUIT handlers that unlink the temporaries in flight
+// and then die of the signal as before (for command-line tools; idempotent).
+void remove_temporaries_on_signals();
 
 // Reading through the registry. Readers' internal failures (including exceptions
 // and allocation failures) come back as errors with the file name filled in; the

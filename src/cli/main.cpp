@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -15,6 +16,8 @@
 #include <fmt/core.h>
 #include <stb_image_write.h>
 
+#include "cli/cmd_report.hpp"
+#include "rigrip/scene_text.hpp"
 #include "rigrip/gltf.hpp"
 #include "rigrip/registry.hpp"
 
@@ -199,30 +202,29 @@ int cmd_dump(const std::string& file, const common_options& co, bool raw, bool c
   int rc = 0;
   const format* forced = forced_format(co, rc);
   if (rc) return rc;
-  auto data = load_file(file);
+  auto data = load_input(file, 1ull << 31, forced);
   if (!data) {
     std::cerr << "error: " << data.error().to_string() << "\n";
     return 1;
   }
   diagnostics d;
   d.file = file;
-  json j;
+  std::string text;
   if (raw) {
     auto r = dump_raw(data.value(), file, co.read(), d, forced);
     if (!r) {
       std::cerr << "error: " << r.error().to_string() << "\n";
       return 1;
     }
-    j = std::move(r.value());
+    text = compact ? text_of(r.value()) : text_of(r.value(), 1);
   } else {
     auto s = read_scene(data.value(), file, co.read(), d, forced);
     if (!s) {
       std::cerr << "error: " << s.error().to_string() << "\n";
       return 1;
     }
-    j = scene_json::to_json(s.value());
+    text = scene_json::to_text(s.value(), compact ? -1 : 1);  // streamed, no DOM
   }
-  std::string text = compact ? text_of(j) : text_of(j, 1);
   text += "\n";
   if (out.empty()) {
     std::cout << text;
@@ -250,6 +252,7 @@ struct convert_options {
   bool skip_existing = false;
   bool textures = false;
   std::string report;
+  std::string shard;  // "I/N": only the I-th (0-based) of N shares of the sorted inputs
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
 };
 
@@ -281,10 +284,16 @@ json run_job_unguarded(const job& jb, const common_options& co, const convert_op
 json run_job(const job& jb, const common_options& co, const convert_options& cv, const format* forced) {
   try {
     return run_job_unguarded(jb, co, cv, forced);
+  } catch (const std::bad_alloc&) {
+    return json{{"input", jb.input}, {"output", jb.output}, {"status", "failed"},
+                {"error", {{"code", "E_LIMIT"}, {"message", "out of memory"}, {"file", jb.input}}}};
   } catch (const std::exception& e) {
     return json{{"input", jb.input}, {"output", jb.output}, {"status", "failed"},
                 {"error", {{"code", "E_INTERNAL"}, {"message", std::string("unexpected exception: ") + e.what()},
                            {"file", jb.input}}}};
+  } catch (...) {
+    return json{{"input", jb.input}, {"output", jb.output}, {"status", "failed"},
+                {"error", {{"code", "E_INTERNAL"}, {"message", "unexpected exception"}, {"file", jb.input}}}};
   }
 }
 
@@ -298,7 +307,14 @@ json run_job_unguarded(const job& jb, const common_options& co, const convert_op
     rep["reason"] = "output exists";
     return rep;
   }
-  auto data = load_file(jb.input);
+  // Judged by its first bytes before it is read whole: a big file no format claims costs
+  // one small read (and, found in a folder, is skipped like any other unrecognised file).
+  auto data = load_input(jb.input, 1ull << 31, forced);
+  if (!data && data.error().code == code::unknown_format && jb.from_directory) {
+    rep["status"] = "skipped";
+    rep["reason"] = "not a recognised game file";
+    return rep;
+  }
   if (!data) {
     rep["status"] = "failed";
     rep["error"] = error_json(data.error());
@@ -340,7 +356,7 @@ json run_job_unguarded(const job& jb, const common_options& co, const convert_op
   }
   result<void> w;
   if (cv.out_format == "json") {
-    std::string text = text_of(scene_json::to_json(gltf::prepare(s.value(), cv.gltf, d)), 1) + "\n";
+    std::string text = scene_json::to_text(gltf::prepare(s.value(), cv.gltf, d), 1) + "\n";
     w = save_file(jb.output, bytes(text.begin(), text.end()));
   } else {
     w = gltf::write_file(s.value(), jb.output, cv.gltf, d);
@@ -393,7 +409,10 @@ int cmd_convert(const std::vector<std::string>& inputs, const std::string& outpu
         }
         std::sort(files.begin(), files.end());
         for (const auto& p : files) {
-          fs::path rel = fs::relative(p, in, ec);
+          // Named from the path as given, never from where a symlink points: the output
+          // stays inside -o (fs::relative would resolve links and could climb out of it).
+          fs::path rel = p.lexically_normal().lexically_relative(fs::path(in).lexically_normal());
+          if (rel.empty() || *rel.begin() == "..") rel = p.filename();
           fs::path o = fs::path(output) / rel;
           o.replace_extension(output_extension(cv.out_format));
           jobs.push_back({p.string(), o.string(), true});
@@ -414,6 +433,22 @@ int cmd_convert(const std::vector<std::string>& inputs, const std::string& outpu
       fs::path o(j.output);
       j.output = (o.parent_path() / (fs::path(j.input).filename().string() + o.extension().string())).string();
     }
+  // --shard I/N: inputs sorted by path, every N-th from the I-th, so N machines given the
+  // same arguments convert disjoint sets that together cover all inputs.
+  const bool sharded = !cv.shard.empty();
+  if (sharded) {
+    unsigned si = 0, sn = 0;
+    char slash = 0, extra = 0;
+    if (std::sscanf(cv.shard.c_str(), "%u%c%u%c", &si, &slash, &sn, &extra) != 3 || slash != '/' || sn == 0 ||
+        si >= sn) {
+      std::cerr << "error: --shard takes I/N with 0 <= I < N, e.g. --shard 0/4\n";
+      return 2;
+    }
+    std::stable_sort(jobs.begin(), jobs.end(), [](const job& a, const job& b) { return a.input < b.input; });
+    std::vector<job> mine;
+    for (std::size_t i = si; i < jobs.size(); i += sn) mine.push_back(jobs[i]);
+    jobs = std::move(mine);
+  }
   cv.gltf.binary = cv.out_format != "gltf";
   std::vector<json> reports(jobs.size());
   std::atomic<std::size_t> next{0}, done{0};
@@ -468,9 +503,12 @@ int cmd_convert(const std::vector<std::string>& inputs, const std::string& outpu
             {"inputs", reports}};
     std::string text = text_of(rj, 1) + "\n";
     auto w = save_file(cv.report, bytes(text.begin(), text.end()));
-    if (!w) std::cerr << "error: " << w.error().to_string() << "\n";
+    if (!w) {
+      std::cerr << "error: " << w.error().to_string() << "\n";
+      return 1;  // the report is part of the result: no report, no success
+    }
   }
-  if (jobs.empty()) {
+  if (jobs.empty() && !sharded) {  // a shard may be empty when there are fewer files than shards
     std::cerr << "error: no input files\n";
     return 1;
   }
@@ -482,7 +520,7 @@ int cmd_rewrite(const std::string& in, const std::string& out, const common_opti
   int rc = 0;
   const format* forced = forced_format(co, rc);
   if (rc) return rc;
-  auto data = load_file(in);
+  auto data = load_input(in, 1ull << 31, forced);
   if (!data) {
     std::cerr << "error: " << data.error().to_string() << "\n";
     return 1;
@@ -628,6 +666,7 @@ int cmd_diagnostics(bool markdown) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  remove_temporaries_on_signals();  // Ctrl-C / kill leave no temporaries behind
   CLI::App app{"rigrip: game skeletal animation (BFRES, Shining Force III, Telltale, FF7, morpheme) to glTF 2.0 and back"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "rigrip 0.1.0");
@@ -676,6 +715,8 @@ int main(int argc, char** argv) {
   conv_cmd->add_option("-j,--jobs", cv.threads, "Worker threads (default: the number of CPU cores)")->check(CLI::Range(1u, 256u));
   conv_cmd->add_flag("--skip-existing", cv.skip_existing, "Do not convert inputs whose output already exists");
   conv_cmd->add_option("--report", cv.report, "Write a JSON report of every input");
+  conv_cmd->add_option("--shard", cv.shard,
+                       "I/N: convert only the I-th (0-based) of N deterministic shares of the sorted inputs");
   conv_cmd->add_option("--scale", cv.gltf.scale, "Uniform scale applied at the root")->check(CLI::PositiveNumber);
   conv_cmd->add_option("--up", up, "Up axis of the source data, y or z (converted at the root)")->check(CLI::IsMember({"y", "z"}));
   conv_cmd->add_option("--resample", resample, "Bake every track to LINEAR keys at this rate")->check(CLI::PositiveNumber);
@@ -712,6 +753,14 @@ int main(int argc, char** argv) {
   pk_cmd->footer("Examples:\n  rigrip pack anim.glb --format bfres --template Original.bfres -o New.bfres\n"
                  "  rigrip pack walk.glb --format telltale --skeleton x.skl -o walk.anm");
 
+  std::vector<std::string> merge_in;
+  std::string merge_out;
+  auto* report_cmd = app.add_subcommand("report", "Work with convert --report files");
+  report_cmd->require_subcommand(1);
+  auto* merge_cmd = report_cmd->add_subcommand("merge", "Merge the reports of convert --shard runs into one");
+  merge_cmd->add_option("reports", merge_in, "Report files")->required()->check(CLI::ExistingFile);
+  merge_cmd->add_option("-o,--output", merge_out, "Merged report")->required();
+  merge_cmd->footer("Example:\n  rigrip report merge shard-0.json shard-1.json -o all.json");
   bool markdown = false;
   auto* diag_cmd = app.add_subcommand("diagnostics", "List every error and warning code");
   diag_cmd->add_flag("--markdown", markdown, "Print docs/diagnostics.md");
@@ -737,6 +786,7 @@ int main(int argc, char** argv) {
     if (*rw_cmd) return cmd_rewrite(rw_in, rw_out, co, allow_diff);
     if (*pk_cmd) return cmd_pack(pk_in, pk_out, pk_format, pk_template, pk_skeleton, pk_fps);
     if (*diag_cmd) return cmd_diagnostics(markdown);
+    if (*merge_cmd) return cli::cmd_report_merge(merge_in, merge_out);
   } catch (const std::exception& e) {
     std::cerr << "error: E_INTERNAL: " << e.what() << "\n";
     return 1;

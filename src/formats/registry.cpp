@@ -292,9 +292,38 @@ result<scene> read_scene(byte_view data, const std::string& name, const read_opt
   return inner;
 }
 
+result<bytes> load_input(const std::string& path, std::uint64_t max_size, const format* forced) {
+  constexpr std::size_t prefix_size = 64 * 1024;
+  std::error_code ec;
+  const auto size = std::filesystem::is_regular_file(path, ec) ? std::filesystem::file_size(path, ec) : 0;
+  if (forced || ec || size <= prefix_size || size > max_size) return load_file(path, max_size);
+  bytes head(prefix_size);
+  {
+    std::ifstream in(path, std::ios::binary);
+    if (!in || !in.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(head.size())))
+      return load_file(path, max_size);  // says why
+  }
+  const std::string name = lower(std::filesystem::path(path).filename().string());
+  if (detect_container(head, path)) return load_file(path, max_size);
+  for (const auto* f : formats()) {
+    if (!f->detect) continue;
+    int s = 0;
+    try {
+      s = f->detect(head, name);
+    } catch (...) {
+      s = 0;
+    }
+    if (s > 0) return load_file(path, max_size);
+  }
+  return error{code::unknown_format,
+               "no format recognises this file (" + std::to_string(size) + " bytes, judged by its first " +
+                   std::to_string(prefix_size / 1024) + " KiB and its name); see `rigrip formats`",
+               path, 0, {}};
+}
+
 result<scene> read_scene(const std::string& path, const read_options& options, diagnostics& diags,
                          const format* forced) {
-  auto b = load_file(path, options.max_file_size);
+  auto b = load_input(path, options.max_file_size, forced);
   if (!b) return b.error();
   return read_scene(b.value(), path, options, diags, forced);
 }

@@ -3,6 +3,7 @@
 
 #include "rigrip/gltf.hpp"
 #include "rigrip/registry.hpp"
+#include "scene/json_limits.hpp"
 
 namespace rigrip {
 namespace {
@@ -10,38 +11,49 @@ bool ends_with(std::string_view s, std::string_view e) {
   return s.size() >= e.size() && s.substr(s.size() - e.size()) == e;
 }
 
+// Top-level keys only glTF has (the scene JSON has "animations" too, so that one decides
+// nothing, nor do "meshes", "materials" and "textures", which both have). nlohmann writes keys sorted, so a glTF rigrip wrote starts with "accessors" or
+// "asset" however long its arrays are; other writers put "asset" first.
+bool has_gltf_key(const std::vector<std::string>& keys) {
+  for (const auto& k : keys)
+    if (k == "asset" || k == "accessors" || k == "bufferViews" || k == "buffers" || k == "nodes" || k == "scenes" ||
+        k == "scene" || k == "skins" || k == "extensionsUsed" || k == "extensionsRequired")
+      return true;
+  return false;
+}
+
 int detect_json(byte_view d, std::string_view name) {
-  std::size_t i = 0;
-  while (i < d.size() && (d[i] == ' ' || d[i] == '\n' || d[i] == '\r' || d[i] == '\t')) ++i;
-  if (i >= d.size() || d[i] != '{') return score::none;
-  std::string_view head(reinterpret_cast<const char*>(d.data()), std::min<std::size_t>(d.size(), 4096));
-  if (head.find("\"asset\"") != std::string_view::npos) return score::none;  // that's glTF
-  if (head.find("\"skeletons\"") != std::string_view::npos ||
-      head.find("\"animations\"") != std::string_view::npos)
-    return score::structure;
-  (void)name;  // any JSON could be named .json: only the content decides
+  const auto keys = json_limits::top_level_keys(d.first(std::min<std::size_t>(d.size(), 64 * 1024)));
+  if (keys.empty() || has_gltf_key(keys) || ends_with(name, ".gltf")) return score::none;
+  for (const auto& k : keys)
+    if (k == "skeletons" || k == "animations") return score::structure;
+  // any JSON could be named .json: only the content decides
   return score::none;
 }
 
 result<scene> read_json(const read_context& ctx) {
+  if (auto deep = json_limits::too_deep(ctx.data))
+    return make_error(code::limit_exceeded,
+                      "scene JSON nested deeper than " + std::to_string(json_limits::max_depth) + " levels", *deep);
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(ctx.data.begin(), ctx.data.end());
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte is 1-based: the offset of the character the parser could not accept.
-    return make_error(code::bad_value, std::string("expected valid JSON: ") + e.what(),
-                      e.byte > 0 ? e.byte - 1 : 0);
-  } catch (const nlohmann::json::exception& e) {  // e.g. a number too large for a double
-    return make_error(code::bad_value, std::string("expected valid JSON: ") + e.what());
+    return make_error(code::bad_value, "expected valid JSON", e.byte > 0 ? e.byte - 1 : 0);
+  } catch (const nlohmann::json::exception&) {  // e.g. a number too large for a double
+    return make_error(code::bad_value, "expected valid JSON (a number out of range)");
+  } catch (const std::bad_alloc&) {
+    return make_error(code::limit_exceeded, "scene JSON needs more memory than is available");
   }
   return scene_json::from_json(j);
 }
 
 int detect_gltf(byte_view d, std::string_view name) {
   if (d.size() >= 12 && std::memcmp(d.data(), "glTF", 4) == 0) return score::magic;
-  std::string_view head(reinterpret_cast<const char*>(d.data()), std::min<std::size_t>(d.size(), 8192));
-  if (!head.empty() && head.find('{') != std::string_view::npos && head.find("\"asset\"") != std::string_view::npos)
-    return score::structure;
+  const auto keys = json_limits::top_level_keys(d.first(std::min<std::size_t>(d.size(), 64 * 1024)));
+  if (has_gltf_key(keys)) return score::structure;
+  if (!keys.empty() && ends_with(name, ".gltf")) return score::structure;
   return ends_with(name, ".gltf") || ends_with(name, ".glb") ? score::name_only : score::none;
 }
 

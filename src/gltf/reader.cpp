@@ -2,6 +2,9 @@
 // from skins (or, without skins, from the animated node hierarchy); the root node
 // rigrip adds is recognised by its extras and not turned into a bone.
 #include <algorithm>
+#include <cctype>
+#include <optional>
+#include <string>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -12,6 +15,7 @@
 
 #include "core/math.hpp"
 #include "rigrip/gltf.hpp"
+#include "scene/json_limits.hpp"
 
 namespace rigrip::gltf {
 namespace {
@@ -38,29 +42,336 @@ json from_value(const tg::Value& v) {
   }
 }
 
+// ---- structure check ------------------------------------------------------------------
+// Everything the loader and convert() would index or allocate is checked here, on the
+// parsed JSON, before tinygltf sees the file: indices against their arrays, the node
+// graph as a forest, accessor sizes against their bufferViews, uris inside the folder.
+struct reject {
+  rigrip::code c;
+  std::string message;
+};
+[[noreturn]] void fail(const std::string& m, rigrip::code c = code::gltf_error) { throw reject{c, m}; }
+
+// Bytes a bufferless accessor may expand to: generous for real sparse/zero accessors,
+// but bounded by the input so a small file cannot ask for gigabytes.
+std::uint64_t bufferless_limit(std::size_t input_size) { return 1u << 20 | static_cast<std::uint64_t>(input_size) * 16; }
+// A base64 `data:` uri decodes to at most this many bytes.
+constexpr std::size_t max_data_uri = 64u << 20;
+
+const json& array_of(const json& g, const char* key) {
+  static const json empty = json::array();
+  if (!g.contains(key)) return empty;
+  const json& a = g[key];
+  if (!a.is_array()) fail(std::string(key) + " must be an array");
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (!a[i].is_object()) fail(std::string(key) + "[" + std::to_string(i) + "] must be an object");
+  return a;
+}
+
+// Optional index `key` of object `o` (named `where`) into an array of `n` elements.
+std::int64_t index_of(const json& o, const char* key, std::size_t n, const std::string& where, const char* what) {
+  if (!o.contains(key)) return -1;
+  const json& v = o[key];
+  if (!v.is_number_integer()) fail(where + "." + key + " must be an integer index");
+  const bool neg = v.is_number_integer() && !v.is_number_unsigned() && v.get<std::int64_t>() < 0;
+  if (neg || v.get<std::uint64_t>() >= n)
+    fail(where + "." + key + ": " + what + " " + v.dump() + " out of range (" + std::to_string(n) + " " + what + "s)");
+  return v.get<std::int64_t>();
+}
+void index_value(const json& v, std::size_t n, const std::string& where, const char* what) {
+  if (!v.is_number_integer()) fail(where + " must be an integer index");
+  if ((!v.is_number_unsigned() && v.get<std::int64_t>() < 0) || v.get<std::uint64_t>() >= n)
+    fail(where + ": " + what + " " + v.dump() + " out of range (" + std::to_string(n) + " " + what + "s)");
+}
+std::uint64_t uint_of(const json& o, const char* key, const std::string& where, std::uint64_t def) {
+  if (!o.contains(key)) return def;
+  const json& v = o[key];
+  if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0))
+    fail(where + "." + key + " must be a non-negative integer");
+  return v.get<std::uint64_t>();
+}
+
+// A uri must name a file inside the glTF's own folder (or be a bounded data: uri).
+void check_uri(const json& o, const std::string& where) {
+  if (!o.contains("uri")) return;
+  if (!o["uri"].is_string()) fail(where + ".uri must be a string");
+  const std::string u = o["uri"].get<std::string>();
+  if (u.rfind("data:", 0) == 0) {
+    if (u.size() > max_data_uri / 3 * 4 + 256) fail(where + ".uri: data: uri larger than " + std::to_string(max_data_uri >> 20) + " MiB");
+    return;
+  }
+  // Percent escapes are decoded by the loader; decode them here too before judging.
+  std::string p;
+  for (std::size_t i = 0; i < u.size(); ++i) {
+    if (u[i] == '%' && i + 2 < u.size() && std::isxdigit(static_cast<unsigned char>(u[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(u[i + 2]))) {
+      p += static_cast<char>(std::stoi(u.substr(i + 1, 2), nullptr, 16));
+      i += 2;
+    } else {
+      p += u[i];
+    }
+  }
+  bool bad = p.empty() || p[0] == '/' || p[0] == '\\' || p.find(':') != std::string::npos ||
+             p.find('\0') != std::string::npos;
+  for (std::size_t s = 0; !bad && s <= p.size();) {
+    std::size_t e = p.find_first_of("/\\", s);
+    if (e == std::string::npos) e = p.size();
+    if (p.compare(s, e - s, "..") == 0) bad = true;
+    s = e + 1;
+  }
+  if (bad) fail(where + ".uri must name a file inside the glTF's folder (no absolute path, no '..', no scheme)");
+}
+
+int components_of(const std::string& type) {
+  static const std::map<std::string, int> t{{"SCALAR", 1}, {"VEC2", 2}, {"VEC3", 3}, {"VEC4", 4},
+                                            {"MAT2", 4},   {"MAT3", 9}, {"MAT4", 16}};
+  auto it = t.find(type);
+  return it == t.end() ? 0 : it->second;
+}
+int component_size(std::int64_t ct) {
+  switch (ct) {
+    case 5120: case 5121: return 1;
+    case 5122: case 5123: return 2;
+    case 5125: case 5126: return 4;
+    default: return 0;
+  }
+}
+
+void check_structure(const json& g, std::size_t input_size, std::optional<std::uint64_t> bin_size) {
+  if (!g.is_object()) fail("the top level must be an object");
+  if (!g.contains("asset") || !g["asset"].is_object()) fail("asset must be an object");
+  const json& nodes = array_of(g, "nodes");
+  const json& accessors = array_of(g, "accessors");
+  const json& views = array_of(g, "bufferViews");
+  const json& buffers = array_of(g, "buffers");
+  const json& skins = array_of(g, "skins");
+  const json& meshes = array_of(g, "meshes");
+  const json& anims = array_of(g, "animations");
+  const json& images = array_of(g, "images");
+  const json& textures = array_of(g, "textures");
+  const json& samplers = array_of(g, "samplers");
+  const json& materials = array_of(g, "materials");
+  const json& scenes = array_of(g, "scenes");
+  const json& cameras = array_of(g, "cameras");
+  index_of(g, "scene", scenes.size(), "scene", "scene");
+
+  std::vector<std::uint64_t> buffer_len(buffers.size());
+  for (std::size_t i = 0; i < buffers.size(); ++i) {
+    const std::string w = "buffers[" + std::to_string(i) + "]";
+    buffer_len[i] = uint_of(buffers[i], "byteLength", w, 0);
+    check_uri(buffers[i], w);
+    if (!buffers[i].contains("uri")) {
+      if (i != 0 || !bin_size) fail(w + " has no uri and no GLB binary chunk");
+      if (buffer_len[i] > *bin_size) fail(w + ".byteLength " + std::to_string(buffer_len[i]) + " exceeds the GLB binary chunk (" + std::to_string(*bin_size) + " bytes)");
+    }
+  }
+  std::vector<std::uint64_t> view_len(views.size()), view_stride(views.size());
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    const std::string w = "bufferViews[" + std::to_string(i) + "]";
+    if (!views[i].contains("buffer")) fail(w + ".buffer is missing");
+    const auto b = static_cast<std::size_t>(index_of(views[i], "buffer", buffers.size(), w, "buffer"));
+    const std::uint64_t off = uint_of(views[i], "byteOffset", w, 0), len = uint_of(views[i], "byteLength", w, 0);
+    if (off > buffer_len[b] || len > buffer_len[b] - off)
+      fail(w + ": bytes " + std::to_string(off) + "+" + std::to_string(len) + " outside buffer " + std::to_string(b) + " (" + std::to_string(buffer_len[b]) + " bytes)");
+    view_len[i] = len;
+    view_stride[i] = uint_of(views[i], "byteStride", w, 0);
+    if (view_stride[i] > 252) fail(w + ".byteStride " + std::to_string(view_stride[i]) + " above 252");
+  }
+  std::uint64_t bufferless = 0;
+  for (std::size_t i = 0; i < accessors.size(); ++i) {
+    const json& a = accessors[i];
+    const std::string w = "accessors[" + std::to_string(i) + "]";
+    const int nc = a.contains("type") && a["type"].is_string() ? components_of(a["type"].get<std::string>()) : 0;
+    if (!nc) fail(w + ".type must be SCALAR, VEC2..4 or MAT2..4");
+    const int cs = a.contains("componentType") && a["componentType"].is_number_integer() ? component_size(a["componentType"].get<std::int64_t>()) : 0;
+    if (!cs) fail(w + ".componentType is not a glTF component type");
+    if (!a.contains("count")) fail(w + ".count is missing");
+    const std::uint64_t count = uint_of(a, "count", w, 0);
+    const std::uint64_t elem = static_cast<std::uint64_t>(nc) * static_cast<std::uint64_t>(cs);
+    if (count > (std::uint64_t{1} << 40) / elem) fail(w + ".count " + std::to_string(count) + " is not a plausible size");
+    const std::int64_t v = index_of(a, "bufferView", views.size(), w, "bufferView");
+    const std::uint64_t off = uint_of(a, "byteOffset", w, 0);
+    if (v < 0) {
+      bufferless += count * elem;
+      if (bufferless > bufferless_limit(input_size))
+        fail(w + ": count " + std::to_string(count) + " without a bufferView would expand a " + std::to_string(input_size) +
+             "-byte file to " + std::to_string(bufferless) + " bytes",
+             code::limit_exceeded);
+    } else if (count) {
+      const std::uint64_t stride = view_stride[static_cast<std::size_t>(v)] ? view_stride[static_cast<std::size_t>(v)] : elem;
+      const std::uint64_t len = view_len[static_cast<std::size_t>(v)];
+      if (off > len || elem > len - off || count - 1 > (len - off - elem) / stride)
+        fail(w + ": " + std::to_string(count) + " elements of " + std::to_string(elem) + " bytes do not fit bufferView " +
+             std::to_string(v) + " (" + std::to_string(len) + " bytes)",
+             code::bad_count);
+    }
+    if (a.contains("sparse")) {
+      const json& sp = a["sparse"];
+      if (!sp.is_object()) fail(w + ".sparse must be an object");
+      for (const char* k : {"indices", "values"}) {
+        if (!sp.contains(k) || !sp[k].is_object()) fail(w + ".sparse." + k + " must be an object");
+        index_of(sp[k], "bufferView", views.size(), w + ".sparse." + k, "bufferView");
+      }
+      if (uint_of(sp, "count", w + ".sparse", 0) > count) fail(w + ".sparse.count exceeds the accessor's count");
+    }
+  }
+  for (std::size_t i = 0; i < images.size(); ++i) {
+    const std::string w = "images[" + std::to_string(i) + "]";
+    index_of(images[i], "bufferView", views.size(), w, "bufferView");
+    check_uri(images[i], w);
+  }
+  for (std::size_t i = 0; i < textures.size(); ++i) {
+    const std::string w = "textures[" + std::to_string(i) + "]";
+    index_of(textures[i], "source", images.size(), w, "image");
+    index_of(textures[i], "sampler", samplers.size(), w, "sampler");
+  }
+  for (std::size_t i = 0; i < materials.size(); ++i) {
+    const std::string w = "materials[" + std::to_string(i) + "]";
+    auto tex = [&](const json& o, const char* key, const std::string& ww) {
+      if (!o.contains(key)) return;
+      if (!o[key].is_object()) fail(ww + "." + key + " must be an object");
+      index_of(o[key], "index", textures.size(), ww + "." + key, "texture");
+    };
+    for (const char* k : {"normalTexture", "occlusionTexture", "emissiveTexture"}) tex(materials[i], k, w);
+    if (materials[i].contains("pbrMetallicRoughness")) {
+      const json& p = materials[i]["pbrMetallicRoughness"];
+      if (!p.is_object()) fail(w + ".pbrMetallicRoughness must be an object");
+      for (const char* k : {"baseColorTexture", "metallicRoughnessTexture"}) tex(p, k, w + ".pbrMetallicRoughness");
+    }
+  }
+  for (std::size_t i = 0; i < meshes.size(); ++i) {
+    const std::string w = "meshes[" + std::to_string(i) + "]";
+    const json& prims = array_of(meshes[i], "primitives");
+    for (std::size_t k = 0; k < prims.size(); ++k) {
+      const std::string wp = w + ".primitives[" + std::to_string(k) + "]";
+      const json& p = prims[k];
+      index_of(p, "indices", accessors.size(), wp, "accessor");
+      index_of(p, "material", materials.size(), wp, "material");
+      auto attrs = [&](const json& o, const std::string& wa) {
+        if (!o.is_object()) fail(wa + " must be an object");
+        for (const auto& [key, val] : o.items()) index_value(val, accessors.size(), wa + "." + key, "accessor");
+      };
+      if (p.contains("attributes")) attrs(p["attributes"], wp + ".attributes");
+      const json& targets = array_of(p, "targets");
+      for (std::size_t t = 0; t < targets.size(); ++t) attrs(targets[t], wp + ".targets[" + std::to_string(t) + "]");
+    }
+  }
+  for (std::size_t i = 0; i < skins.size(); ++i) {
+    const std::string w = "skins[" + std::to_string(i) + "]";
+    index_of(skins[i], "skeleton", nodes.size(), w, "node");
+    index_of(skins[i], "inverseBindMatrices", accessors.size(), w, "accessor");
+    if (!skins[i].contains("joints") || !skins[i]["joints"].is_array()) fail(w + ".joints must be an array");
+    const json& j = skins[i]["joints"];
+    for (std::size_t k = 0; k < j.size(); ++k) index_value(j[k], nodes.size(), w + ".joints[" + std::to_string(k) + "]", "node");
+  }
+  for (std::size_t i = 0; i < scenes.size(); ++i) {
+    const std::string w = "scenes[" + std::to_string(i) + "]";
+    if (!scenes[i].contains("nodes")) continue;
+    if (!scenes[i]["nodes"].is_array()) fail(w + ".nodes must be an array");
+    const json& n = scenes[i]["nodes"];
+    for (std::size_t k = 0; k < n.size(); ++k) index_value(n[k], nodes.size(), w + ".nodes[" + std::to_string(k) + "]", "node");
+  }
+  // The node graph: every index in range, one parent at most, no cycle.
+  std::vector<std::int64_t> parent(nodes.size(), -1);
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const std::string w = "nodes[" + std::to_string(i) + "]";
+    index_of(nodes[i], "mesh", meshes.size(), w, "mesh");
+    index_of(nodes[i], "skin", skins.size(), w, "skin");
+    index_of(nodes[i], "camera", cameras.size(), w, "camera");
+    for (const char* k : {"translation", "rotation", "scale", "matrix"}) {
+      if (!nodes[i].contains(k)) continue;
+      const json& v = nodes[i][k];
+      const std::size_t want = k[0] == 'm' ? 16 : k[0] == 'r' ? 4 : 3;
+      if (!v.is_array() || v.size() != want) fail(w + "." + k + " must be an array of " + std::to_string(want) + " numbers");
+      for (const auto& x : v)
+        if (!x.is_number()) fail(w + "." + k + " must be an array of " + std::to_string(want) + " numbers");
+    }
+    if (!nodes[i].contains("children")) continue;
+    if (!nodes[i]["children"].is_array()) fail(w + ".children must be an array");
+    const json& c = nodes[i]["children"];
+    for (std::size_t k = 0; k < c.size(); ++k) {
+      const std::string wc = w + ".children[" + std::to_string(k) + "]";
+      index_value(c[k], nodes.size(), wc, "node");
+      const auto child = c[k].get<std::size_t>();
+      if (child == i) fail("node " + std::to_string(i) + " is its own child: the node graph must be a forest", code::invalid_scene);
+      if (parent[child] >= 0)
+        fail("node " + std::to_string(child) + " has two parents (nodes " + std::to_string(parent[child]) + " and " +
+                 std::to_string(i) + "): the node graph must be a forest",
+             code::invalid_scene);
+      parent[child] = static_cast<std::int64_t>(i);
+    }
+  }
+  // With one parent each, a walk longer than the node count is a cycle.
+  std::vector<char> state(nodes.size(), 0);  // 0 unknown, 1 on the current walk, 2 reaches a root
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    std::size_t n = i;
+    std::vector<std::size_t> walk;
+    while (state[n] == 0) {
+      state[n] = 1;
+      walk.push_back(n);
+      if (parent[n] < 0) break;
+      n = static_cast<std::size_t>(parent[n]);
+    }
+    if (state[n] == 1 && parent[n] >= 0)
+      fail("node " + std::to_string(n) + " is its own ancestor (a cycle in the node graph): the node graph must be a forest",
+           code::invalid_scene);
+    for (auto w : walk) state[w] = 2;
+  }
+  for (std::size_t i = 0; i < anims.size(); ++i) {
+    const std::string w = "animations[" + std::to_string(i) + "]";
+    const json& smp = array_of(anims[i], "samplers");
+    for (std::size_t k = 0; k < smp.size(); ++k) {
+      const std::string ws = w + ".samplers[" + std::to_string(k) + "]";
+      for (const char* key : {"input", "output"}) {
+        if (!smp[k].contains(key)) fail(ws + "." + key + " is missing");
+        index_of(smp[k], key, accessors.size(), ws, "accessor");
+      }
+    }
+    const json& ch = array_of(anims[i], "channels");
+    for (std::size_t k = 0; k < ch.size(); ++k) {
+      const std::string wc = w + ".channels[" + std::to_string(k) + "]";
+      if (!ch[k].contains("sampler")) fail(wc + ".sampler is missing");
+      index_of(ch[k], "sampler", smp.size(), wc, "sampler");
+      if (!ch[k].contains("target") || !ch[k]["target"].is_object()) fail(wc + ".target must be an object");
+      index_of(ch[k]["target"], "node", nodes.size(), wc + ".target", "node");
+    }
+  }
+}
+
+// One line, whatever the library said.
+std::string one_line(std::string s) {
+  for (auto& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  if (s.size() > 300) s = s.substr(0, 300) + "...";
+  return s;
+}
+
 // Reads an accessor as floats (normalised integer types are converted per the spec).
 std::vector<float> read_floats(const tg::Model& m, int accessor_index, int* ncomp_out) {
   if (accessor_index < 0 || static_cast<std::size_t>(accessor_index) >= m.accessors.size())
-    throw std::runtime_error("accessor index out of range");
+    fail("accessor index " + std::to_string(accessor_index) + " out of range");
   const auto& a = m.accessors[static_cast<std::size_t>(accessor_index)];
   int ncomp = tg::GetNumComponentsInType(static_cast<std::uint32_t>(a.type));
   int csize = tg::GetComponentSizeInBytes(static_cast<std::uint32_t>(a.componentType));
-  if (ncomp <= 0 || csize <= 0) throw std::runtime_error("unsupported accessor type");
+  if (ncomp <= 0 || csize <= 0) fail("accessor " + std::to_string(accessor_index) + " has an unsupported type");
   if (ncomp_out) *ncomp_out = ncomp;
   std::vector<float> out;
   if (a.bufferView < 0) {
     out.assign(a.count * static_cast<std::size_t>(ncomp), 0.0f);
     return out;
   }
-  const auto& bv = m.bufferViews.at(static_cast<std::size_t>(a.bufferView));
-  const auto& buf = m.buffers.at(static_cast<std::size_t>(bv.buffer));
+  if (static_cast<std::size_t>(a.bufferView) >= m.bufferViews.size()) fail("accessor " + std::to_string(accessor_index) + ": bufferView out of range");
+  const auto& bv = m.bufferViews[static_cast<std::size_t>(a.bufferView)];
+  if (bv.buffer < 0 || static_cast<std::size_t>(bv.buffer) >= m.buffers.size()) fail("bufferView " + std::to_string(a.bufferView) + ": buffer out of range");
+  const auto& buf = m.buffers[static_cast<std::size_t>(bv.buffer)];
   std::size_t stride = bv.byteStride ? bv.byteStride : static_cast<std::size_t>(ncomp * csize);
   std::size_t start = bv.byteOffset + a.byteOffset;
   std::size_t elem = static_cast<std::size_t>(ncomp * csize);
   if (a.count && (start > buf.data.size() || (a.count - 1) > (buf.data.size() - start) / stride ||
                   start + (a.count - 1) * stride + elem > buf.data.size() ||
                   start + (a.count - 1) * stride + elem > bv.byteOffset + bv.byteLength))
-    throw std::runtime_error("accessor reads outside its buffer");
+    fail("accessor " + std::to_string(accessor_index) + " reads outside its buffer");
   out.reserve(a.count * static_cast<std::size_t>(ncomp));
   for (std::size_t i = 0; i < a.count; ++i) {
     const std::uint8_t* p = buf.data.data() + start + i * stride;
@@ -89,7 +400,7 @@ std::vector<float> read_floats(const tg::Model& m, int accessor_index, int* ncom
           f = static_cast<float>(s);
           break;
         }
-        default: throw std::runtime_error("unsupported component type");
+        default: fail("accessor " + std::to_string(accessor_index) + " has an unsupported component type");
       }
       out.push_back(f);
     }
@@ -142,8 +453,8 @@ scene convert(const tg::Model& m, diagnostics& diags) {
   std::vector<int> parent(nn, -1);
   for (std::size_t i = 0; i < nn; ++i)
     for (int c : m.nodes[i].children) {
-      if (c < 0 || static_cast<std::size_t>(c) >= nn) throw std::runtime_error("child index out of range");
-      if (parent[static_cast<std::size_t>(c)] != -1) throw std::runtime_error("node has two parents");
+      if (c < 0 || static_cast<std::size_t>(c) >= nn) fail("node " + std::to_string(i) + ": child index out of range");
+      if (parent[static_cast<std::size_t>(c)] != -1) fail("node " + std::to_string(c) + " has two parents", code::invalid_scene);
       parent[static_cast<std::size_t>(c)] = static_cast<int>(i);
     }
   // Joint sets: one per skin; without skins, every animated node and its ancestors.
@@ -153,7 +464,7 @@ scene convert(const tg::Model& m, diagnostics& diags) {
     std::set<int> nodes;
     for (const auto& a : m.animations)
       for (const auto& c : a.channels)
-        for (int n = c.target_node; n >= 0 && !is_rigrip_root(m.nodes[static_cast<std::size_t>(n)]);
+        for (int n = c.target_node; n >= 0 && static_cast<std::size_t>(n) < nn && !is_rigrip_root(m.nodes[static_cast<std::size_t>(n)]);
              n = parent[static_cast<std::size_t>(n)])
           if (!is_ssc_helper(m.nodes[static_cast<std::size_t>(n)])) nodes.insert(n);
     if (!nodes.empty()) sets.emplace_back(nodes.begin(), nodes.end());
@@ -239,7 +550,7 @@ scene convert(const tg::Model& m, diagnostics& diags) {
         continue;
       }
       if (ch.sampler < 0 || static_cast<std::size_t>(ch.sampler) >= ga.samplers.size())
-        throw std::runtime_error("sampler index out of range");
+        fail("animation '" + ga.name + "': sampler index out of range");
       const auto& smp = ga.samplers[static_cast<std::size_t>(ch.sampler)];
       track t;
       t.bone = s.skeletons[static_cast<std::size_t>(skel)].bones[static_cast<std::size_t>(it->second.second)].name;
@@ -249,7 +560,7 @@ scene convert(const tg::Model& m, diagnostics& diags) {
       t.times = read_floats(m, smp.input, nullptr);
       int nc = 0;
       t.values = read_floats(m, smp.output, &nc);
-      if (nc != components(t.path)) throw std::runtime_error("animation output has the wrong type");
+      if (nc != components(t.path)) fail("animation '" + ga.name + "': output accessor has the wrong type for " + ch.target_path);
       if (!t.times.empty()) max_t = std::max(max_t, static_cast<double>(t.times.back()));
       a.tracks.push_back(std::move(t));
     }
@@ -294,22 +605,66 @@ result<scene> read(byte_view data, const std::string& name, diagnostics& diags,
   fs.WriteWholeFile = [](std::string*, const std::string&, const std::vector<unsigned char>&, void*) { return false; };
   fs.user_data = const_cast<void*>(static_cast<const void*>(&load));
   loader.SetFsCallbacks(fs);
+  // Find the JSON (and the GLB binary chunk's size) to check before the loader runs.
+  byte_view text = data;
+  std::optional<std::uint64_t> bin_size;
+  const bool glb = data.size() >= 4 && std::memcmp(data.data(), "glTF", 4) == 0;
+  if (glb) {
+    auto u32 = [&](std::size_t o) {
+      std::uint32_t v;
+      std::memcpy(&v, data.data() + o, 4);
+      return v;
+    };
+    if (data.size() < 20) return make_error(code::truncated, "GLB header needs 20 bytes", data.size(), name);
+    const std::uint32_t jlen = u32(12);
+    if (std::memcmp(data.data() + 16, "JSON", 4) != 0) return make_error(code::bad_magic, "GLB first chunk must be JSON", 16, name);
+    if (jlen > data.size() - 20) return make_error(code::truncated, "GLB JSON chunk runs past the end of the file", 12, name);
+    text = data.subspan(20, jlen);
+    const std::size_t next = 20 + ((static_cast<std::size_t>(jlen) + 3) & ~std::size_t{3});
+    if (next + 8 <= data.size() && std::memcmp(data.data() + next + 4, "BIN\0", 4) == 0) {
+      std::uint32_t blen = u32(next);
+      bin_size = std::min<std::uint64_t>(blen, data.size() - next - 8);
+    }
+  }
+  if (auto deep = json_limits::too_deep(text))
+    return make_error(code::limit_exceeded, "glTF JSON nested deeper than " + std::to_string(json_limits::max_depth) + " levels",
+                      *deep + (glb ? 20 : 0), name);
+  try {
+    const json g = json::parse(text.begin(), text.end());
+    check_structure(g, data.size(), bin_size);
+  } catch (const json::parse_error& e) {
+    return make_error(code::gltf_error, "expected valid glTF JSON", (e.byte > 0 ? e.byte - 1 : 0) + (glb ? 20 : 0), name);
+  } catch (const json::exception&) {
+    return make_error(code::gltf_error, "expected valid glTF JSON (a value of the wrong type)", no_offset, name);
+  } catch (const reject& r) {
+    return make_error(r.c, "glTF " + r.message, no_offset, name);
+  }
   tg::Model model;
   std::string err, warn;
   bool ok;
   std::string base_dir;
   auto slash = name.find_last_of('/');
   if (slash != std::string::npos) base_dir = name.substr(0, slash);
-  if (data.size() >= 4 && std::memcmp(data.data(), "glTF", 4) == 0)
-    ok = loader.LoadBinaryFromMemory(&model, &err, &warn, data.data(), static_cast<unsigned int>(data.size()), base_dir);
-  else
-    ok = loader.LoadASCIIFromString(&model, &err, &warn, reinterpret_cast<const char*>(data.data()),
-                                    static_cast<unsigned int>(data.size()), base_dir);
-  if (!ok) return make_error(code::gltf_error, "glTF parse failed: " + err, no_offset, name);
+  try {
+    if (glb)
+      ok = loader.LoadBinaryFromMemory(&model, &err, &warn, data.data(), static_cast<unsigned int>(data.size()), base_dir);
+    else
+      ok = loader.LoadASCIIFromString(&model, &err, &warn, reinterpret_cast<const char*>(data.data()),
+                                      static_cast<unsigned int>(data.size()), base_dir);
+  } catch (const std::bad_alloc&) {
+    return make_error(code::gltf_error, "glTF loader ran out of memory", no_offset, name);
+  } catch (const std::exception&) {
+    return make_error(code::gltf_error, "glTF loader failed on a malformed value", no_offset, name);
+  }
+  if (!ok) return make_error(code::gltf_error, "glTF could not be loaded: " + one_line(err), no_offset, name);
   try {
     return convert(model, diags);
-  } catch (const std::exception& e) {
-    return make_error(code::gltf_error, std::string("glTF structure: ") + e.what(), no_offset, name);
+  } catch (const reject& r) {
+    return make_error(r.c, "glTF " + r.message, no_offset, name);
+  } catch (const std::bad_alloc&) {
+    return make_error(code::gltf_error, "glTF structure needs more memory than is available", no_offset, name);
+  } catch (const std::exception&) {
+    return make_error(code::gltf_error, "glTF structure could not be converted", no_offset, name);
   }
 }
 

@@ -16,6 +16,7 @@
 #include "core/math.hpp"
 #include "scene/pose.hpp"
 #include "scene/ssc.hpp"
+#include "rigrip/bone_lookup.hpp"
 #include "rigrip/gltf.hpp"
 
 namespace rigrip::gltf {
@@ -546,8 +547,9 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
       ch.target_path = std::string(to_string(p));
       anim.channels.push_back(ch);
     };
+    const bone_lookup bone_of(sk);
     for (const auto& t : a.tracks) {
-      int bi = sk.find(t.bone);
+      int bi = bone_of.find(t.bone);
       if (bi < 0) continue;
       std::vector<float> values = t.values;
       if (t.path == path::rotation) {

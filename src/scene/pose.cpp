@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "rigrip/bone_lookup.hpp"
+
 namespace rigrip::scene_ops {
 
 using namespace core;
@@ -18,8 +20,9 @@ pose rest_pose(const skeleton& s) {
 
 pose sample_pose(const skeleton& s, const animation& a, float time) {
   pose p = rest_pose(s);
+  const bone_lookup bones(s);
   for (const auto& t : a.tracks) {
-    int bi = s.find(t.bone);
+    int bi = bones.find(t.bone);
     if (bi < 0) continue;
     auto v = sample(t, time);
     const auto i = static_cast<std::size_t>(bi);

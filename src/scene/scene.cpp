@@ -1,9 +1,12 @@
 // Scene model helpers and validate(): the invariants every reader's output and
 // every writer's input must satisfy.
 #include <cmath>
-#include <set>
+#include <string>
+#include <unordered_map>
 
 #include "rigrip/scene.hpp"
+
+#include "rigrip/bone_lookup.hpp"
 
 namespace rigrip {
 
@@ -59,62 +62,77 @@ error bad(const std::string& where, const std::string& what) {
 }
 }  // namespace
 
+// Linear in the scene's size: one hash of the bone names per skeleton, a flag per
+// (bone, path) for duplicate tracks, and the element paths of messages built only
+// when something is wrong.
 result<void> scene::validate() const {
+  std::vector<bone_lookup> lookups;
+  lookups.reserve(skeletons.size());
   for (std::size_t s = 0; s < skeletons.size(); ++s) {
     const auto& sk = skeletons[s];
-    std::set<std::string> names;
+    lookups.emplace_back(sk);
+    const auto& names = lookups.back();
     for (std::size_t b = 0; b < sk.bones.size(); ++b) {
       const auto& bn = sk.bones[b];
-      std::string w = "skeletons[" + std::to_string(s) + "].bones[" + std::to_string(b) + "]";
-      if (bn.name.empty()) return bad(w, "empty name (unnamed bones must be bone_<index>)");
-      if (!names.insert(bn.name).second) return bad(w, "duplicate bone name '" + bn.name + "'");
+      auto w = [&] { return "skeletons[" + std::to_string(s) + "].bones[" + std::to_string(b) + "]"; };
+      if (bn.name.empty()) return bad(w(), "empty name (unnamed bones must be bone_<index>)");
+      if (names.find(bn.name) != static_cast<int>(b)) return bad(w(), "duplicate bone name '" + bn.name + "'");
       if (bn.parent < -1 || bn.parent >= static_cast<int>(b))
-        return bad(w, "parent " + std::to_string(bn.parent) +
-                          " must precede the bone (no cycles, no forward parents)");
+        return bad(w(), "parent " + std::to_string(bn.parent) +
+                            " must precede the bone (no cycles, no forward parents)");
       if (!all_finite(bn.translation) || !all_finite(bn.rotation) || !all_finite(bn.scale))
-        return bad(w, "non-finite rest transform");
-      if (!unit(bn.rotation)) return bad(w, "rest rotation is not a unit quaternion");
+        return bad(w(), "non-finite rest transform");
+      if (!unit(bn.rotation)) return bad(w(), "rest rotation is not a unit quaternion");
     }
   }
+  std::vector<std::uint8_t> seen;  // per bone: bit per path that already has a track
   for (std::size_t a = 0; a < animations.size(); ++a) {
     const auto& an = animations[a];
-    std::string wa = "animations[" + std::to_string(a) + "]";
+    auto wa = [&] { return "animations[" + std::to_string(a) + "]"; };
     if (an.skeleton < 0 || an.skeleton >= static_cast<int>(skeletons.size()))
-      return bad(wa, "skeleton index " + std::to_string(an.skeleton) + " out of range");
-    if (!std::isfinite(an.duration) || an.duration < 0) return bad(wa, "bad duration");
-    if (an.fps && (!std::isfinite(*an.fps) || *an.fps <= 0)) return bad(wa, "bad fps");
-    const auto& sk = skeletons[static_cast<std::size_t>(an.skeleton)];
-    std::set<std::pair<std::string, int>> targets;
+      return bad(wa(), "skeleton index " + std::to_string(an.skeleton) + " out of range");
+    if (!std::isfinite(an.duration) || an.duration < 0) return bad(wa(), "bad duration");
+    if (an.fps && (!std::isfinite(*an.fps) || *an.fps <= 0)) return bad(wa(), "bad fps");
+    const auto si = static_cast<std::size_t>(an.skeleton);
+    const auto& names = lookups[si];
+    seen.assign(skeletons[si].bones.size(), 0);
+    const double end = an.duration + 1e-4 * (1 + an.duration);
     for (std::size_t t = 0; t < an.tracks.size(); ++t) {
       const auto& tr = an.tracks[t];
-      std::string w = wa + ".tracks[" + std::to_string(t) + "]";
-      if (sk.find(tr.bone) < 0) return bad(w, "bone '" + tr.bone + "' not in the skeleton");
-      if (!targets.insert({tr.bone, static_cast<int>(tr.path)}).second)
-        return bad(w, "second track for the same bone and path");
-      if (tr.times.empty()) return bad(w, "no keys");
+      auto w = [&] { return wa() + ".tracks[" + std::to_string(t) + "]"; };
+      const int bi = names.find(tr.bone);
+      if (bi < 0) return bad(w(), "bone '" + tr.bone + "' not in the skeleton");
+      const auto bit = static_cast<std::uint8_t>(1u << static_cast<int>(tr.path));
+      auto& flags = seen[static_cast<std::size_t>(bi)];
+      if (flags & bit) return bad(w(), "second track for the same bone and path");
+      flags = static_cast<std::uint8_t>(flags | bit);
+      if (tr.times.empty()) return bad(w(), "no keys");
       if (tr.interpolation == interpolation::cubic_spline && tr.times.size() < 2)
-        return bad(w, "CUBICSPLINE needs at least two keys");
+        return bad(w(), "CUBICSPLINE needs at least two keys");
       std::size_t n = static_cast<std::size_t>(components(tr.path));
       if (tr.values.size() != tr.times.size() * n * tr.elements_per_key())
-        return bad(w, "value count " + std::to_string(tr.values.size()) + " does not match " +
-                          std::to_string(tr.times.size()) + " keys");
+        return bad(w(), "value count " + std::to_string(tr.values.size()) + " does not match " +
+                            std::to_string(tr.times.size()) + " keys");
+      const float* times = tr.times.data();
       for (std::size_t k = 0; k < tr.times.size(); ++k) {
-        float tm = tr.times[k];
-        if (!std::isfinite(tm) || tm < 0 || tm > an.duration + 1e-4 * (1 + an.duration))
-          return bad(w + ".times[" + std::to_string(k) + "]",
+        float tm = times[k];
+        if (!std::isfinite(tm) || tm < 0 || tm > end)
+          return bad(w() + ".times[" + std::to_string(k) + "]",
                      "time " + std::to_string(tm) + " outside [0, duration]");
-        if (k > 0 && !(tm > tr.times[k - 1]))
-          return bad(w + ".times[" + std::to_string(k) + "]", "times not strictly increasing");
+        if (k > 0 && !(tm > times[k - 1]))
+          return bad(w() + ".times[" + std::to_string(k) + "]", "times not strictly increasing");
       }
-      for (std::size_t i = 0; i < tr.values.size(); ++i)
-        if (!std::isfinite(tr.values[i]))
-          return bad(w + ".values[" + std::to_string(i) + "]", "non-finite value");
+      if (!all_finite(tr.values)) {
+        for (std::size_t i = 0; i < tr.values.size(); ++i)
+          if (!std::isfinite(tr.values[i]))
+            return bad(w() + ".values[" + std::to_string(i) + "]", "non-finite value");
+      }
       if (tr.path == path::rotation) {
         std::size_t e = tr.elements_per_key();
         for (std::size_t k = 0; k < tr.times.size(); ++k) {
           const float* q = &tr.values[(k * e + (e == 3 ? 1 : 0)) * 4];
           if (!unit({q[0], q[1], q[2], q[3]}))
-            return bad(w + ".values key " + std::to_string(k), "rotation is not a unit quaternion");
+            return bad(w() + ".values key " + std::to_string(k), "rotation is not a unit quaternion");
         }
       }
     }

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
+#include <new>
 
 #include "rigrip/gltf.hpp"
 
@@ -25,17 +27,54 @@ json arr(const A& a) {
   return j;
 }
 
-error bad(const std::string& where, const std::string& what) {
-  return make_error(code::bad_value, "scene JSON " + where + ": " + what);
+// A field of the wrong type or range: thrown inside from_json, returned as E_BAD_VALUE
+// naming the key (never a JSON library's exception text).
+struct bad_field {
+  std::string where, what;
+};
+[[noreturn]] void bad(const std::string& where, const std::string& what) { throw bad_field{where, what}; }
+
+float to_float(const json& v, const std::string& where) {
+  if (!v.is_number()) bad(where, "must be a number");
+  const double d = v.get<double>();
+  if (!std::isfinite(d) || std::fabs(d) > std::numeric_limits<float>::max()) bad(where, "is outside the float range");
+  return static_cast<float>(d);
+}
+double to_double(const json& v, const std::string& where) {
+  if (!v.is_number()) bad(where, "must be a number");
+  const double d = v.get<double>();
+  if (!std::isfinite(d)) bad(where, "must be finite");
+  return d;
+}
+const json* field(const json& o, const char* key) {
+  auto it = o.find(key);
+  return it == o.end() ? nullptr : &*it;
+}
+std::string str(const json& o, const char* key, std::string def, const std::string& where) {
+  const json* v = field(o, key);
+  if (!v) return def;
+  if (!v->is_string()) bad(where + "." + key, "must be a string");
+  return v->get<std::string>();
+}
+int integer(const json& o, const char* key, int def, const std::string& where) {
+  const json* v = field(o, key);
+  if (!v) return def;
+  if (!v->is_number_integer() || (v->is_number_unsigned() && v->get<std::uint64_t>() > std::numeric_limits<int>::max()) ||
+      (!v->is_number_unsigned() && (v->get<std::int64_t>() < std::numeric_limits<int>::min() ||
+                                    v->get<std::int64_t>() > std::numeric_limits<int>::max())))
+    bad(where + "." + key, "must be an integer");
+  return v->get<int>();
+}
+const json& array(const json& o, const char* key, const std::string& where) {
+  const json* v = field(o, key);
+  if (!v || !v->is_array()) bad(where + "." + key, "must be an array");
+  return *v;
 }
 
 template <std::size_t N>
-bool get_vec(const json& j, std::array<float, N>& out) {
+bool get_vec(const json& j, std::array<float, N>& out, const std::string& where = "value") {
   if (!j.is_array() || j.size() != N) return false;
-  for (std::size_t i = 0; i < N; ++i) {
-    if (!j[i].is_number()) return false;
-    out[i] = j[i].get<float>();
-  }
+  for (std::size_t i = 0; i < N; ++i) out[i] = to_float(j[i], where);
   return true;
 }
 }  // namespace
@@ -124,141 +163,147 @@ json to_json(const scene& s) {
   return out;
 }
 
-result<scene> from_json(const json& j) {
-  if (!j.is_object()) return bad("root", "must be an object");
+namespace {
+scene from_json_checked(const json& j) {
+  if (!j.is_object()) bad("root", "must be an object");
   scene s;
-  s.format = j.value("format", std::string("scene-json"));
-  if (j.contains("metadata") && j["metadata"].is_object()) s.metadata = j["metadata"];
-  if (j.contains("skeletons")) {
-    if (!j["skeletons"].is_array()) return bad("skeletons", "must be an array");
-    for (std::size_t si = 0; si < j["skeletons"].size(); ++si) {
-      const auto& js = j["skeletons"][si];
+  s.format = str(j, "format", "scene-json", "scene JSON");
+  if (const json* m = field(j, "metadata"); m && m->is_object()) s.metadata = *m;
+  if (field(j, "skeletons")) {
+    const json& sks = array(j, "skeletons", "scene JSON");
+    for (std::size_t si = 0; si < sks.size(); ++si) {
+      const auto& js = sks[si];
       std::string w = "skeletons[" + std::to_string(si) + "]";
-      if (!js.is_object() || !js.contains("bones") || !js["bones"].is_array())
-        return bad(w, "needs a bones array");
+      if (!js.is_object()) bad(w, "must be an object");
+      const json& bones = array(js, "bones", w);
       skeleton sk;
-      sk.name = js.value("name", std::string());
-      if (js.contains("extras")) sk.extras = js["extras"];
-      for (std::size_t bi = 0; bi < js["bones"].size(); ++bi) {
-        const auto& jb = js["bones"][bi];
+      sk.name = str(js, "name", "", w);
+      if (const json* e = field(js, "extras")) sk.extras = *e;
+      for (std::size_t bi = 0; bi < bones.size(); ++bi) {
+        const auto& jb = bones[bi];
         std::string wb = w + ".bones[" + std::to_string(bi) + "]";
-        if (!jb.is_object()) return bad(wb, "must be an object");
+        if (!jb.is_object()) bad(wb, "must be an object");
         bone b;
-        b.name = jb.value("name", std::string());
+        b.name = str(jb, "name", "", wb);
         if (b.name.empty()) b.name = "bone_" + std::to_string(bi);
-        if (jb.contains("parent") && !jb["parent"].is_number_integer())
-          return bad(wb, "parent must be an integer");
-        b.parent = jb.value("parent", -1);
-        if (jb.contains("translation") && !get_vec(jb["translation"], b.translation))
-          return bad(wb, "translation must be [x,y,z]");
-        if (jb.contains("rotation") && !get_vec(jb["rotation"], b.rotation))
-          return bad(wb, "rotation must be [x,y,z,w]");
-        if (jb.contains("scale") && !get_vec(jb["scale"], b.scale))
-          return bad(wb, "scale must be [x,y,z]");
-        if (jb.contains("segment_scale_compensate")) {
-          if (!jb["segment_scale_compensate"].is_boolean()) return bad(wb, "segment_scale_compensate must be true or false");
-          b.segment_scale_compensate = jb["segment_scale_compensate"].get<bool>();
+        b.parent = integer(jb, "parent", -1, wb);
+        if (const json* v = field(jb, "translation"); v && !get_vec(*v, b.translation, wb + ".translation"))
+          bad(wb + ".translation", "must be [x,y,z]");
+        if (const json* v = field(jb, "rotation"); v && !get_vec(*v, b.rotation, wb + ".rotation"))
+          bad(wb + ".rotation", "must be [x,y,z,w]");
+        if (const json* v = field(jb, "scale"); v && !get_vec(*v, b.scale, wb + ".scale"))
+          bad(wb + ".scale", "must be [x,y,z]");
+        if (const json* v = field(jb, "segment_scale_compensate")) {
+          if (!v->is_boolean()) bad(wb + ".segment_scale_compensate", "must be true or false");
+          b.segment_scale_compensate = v->get<bool>();
         }
-        if (jb.contains("extras")) b.extras = jb["extras"];
+        if (const json* e = field(jb, "extras")) b.extras = *e;
         sk.bones.push_back(std::move(b));
       }
       s.skeletons.push_back(std::move(sk));
     }
   }
-  if (j.contains("animations")) {
-    if (!j["animations"].is_array()) return bad("animations", "must be an array");
-    for (std::size_t ai = 0; ai < j["animations"].size(); ++ai) {
-      const auto& ja = j["animations"][ai];
+  if (field(j, "animations")) {
+    const json& anims = array(j, "animations", "scene JSON");
+    for (std::size_t ai = 0; ai < anims.size(); ++ai) {
+      const auto& ja = anims[ai];
       std::string w = "animations[" + std::to_string(ai) + "]";
-      if (!ja.is_object()) return bad(w, "must be an object");
+      if (!ja.is_object()) bad(w, "must be an object");
       animation a;
-      a.name = ja.value("name", "animation_" + std::to_string(ai));
-      a.skeleton = ja.value("skeleton", 0);
-      if (ja.contains("duration") && !ja["duration"].is_number()) return bad(w, "duration must be a number");
-      a.duration = ja.value("duration", 0.0);
-      if (ja.contains("fps") && ja["fps"].is_number()) a.fps = ja["fps"].get<double>();
-      if (ja.contains("extras")) a.extras = ja["extras"];
-      if (!ja.contains("tracks") || !ja["tracks"].is_array()) return bad(w, "needs a tracks array");
-      for (std::size_t ti = 0; ti < ja["tracks"].size(); ++ti) {
-        const auto& jt = ja["tracks"][ti];
+      a.name = str(ja, "name", "animation_" + std::to_string(ai), w);
+      a.skeleton = integer(ja, "skeleton", 0, w);
+      if (const json* v = field(ja, "duration")) a.duration = to_double(*v, w + ".duration");
+      if (const json* v = field(ja, "fps"); v && !v->is_null()) a.fps = to_double(*v, w + ".fps");
+      if (const json* e = field(ja, "extras")) a.extras = *e;
+      const json& tracks = array(ja, "tracks", w);
+      for (std::size_t ti = 0; ti < tracks.size(); ++ti) {
+        const auto& jt = tracks[ti];
         std::string wt = w + ".tracks[" + std::to_string(ti) + "]";
-        if (!jt.is_object()) return bad(wt, "must be an object");
+        if (!jt.is_object()) bad(wt, "must be an object");
         track t;
-        t.bone = jt.value("bone", std::string());
-        auto p = path_from_string(jt.value("path", std::string()));
-        if (!p) return bad(wt, "path must be translation, rotation or scale");
+        t.bone = str(jt, "bone", "", wt);
+        auto p = path_from_string(str(jt, "path", "", wt));
+        if (!p) bad(wt + ".path", "must be translation, rotation or scale");
         t.path = *p;
-        auto in = interpolation_from_string(jt.value("interpolation", std::string("LINEAR")));
-        if (!in) return bad(wt, "interpolation must be STEP, LINEAR or CUBICSPLINE");
+        auto in = interpolation_from_string(str(jt, "interpolation", "LINEAR", wt));
+        if (!in) bad(wt + ".interpolation", "must be STEP, LINEAR or CUBICSPLINE");
         t.interpolation = *in;
-        if (!jt.contains("times") || !jt["times"].is_array()) return bad(wt, "needs times");
-        for (const auto& tv : jt["times"]) {
-          if (!tv.is_number()) return bad(wt, "times must be numbers");
-          t.times.push_back(tv.get<float>());
-        }
-        if (!jt.contains("values") || !jt["values"].is_array()) return bad(wt, "needs values");
+        const json& times = array(jt, "times", wt);
+        t.times.reserve(times.size());
+        for (const auto& tv : times) t.times.push_back(to_float(tv, wt + ".times"));
+        const json& values = array(jt, "values", wt);
         std::size_t n = static_cast<std::size_t>(components(t.path));
-        for (const auto& v : jt["values"]) {
+        t.values.reserve(values.size() * n);
+        for (const auto& v : values) {
           if (!v.is_array() || v.size() != n)
-            return bad(wt, "each value must have " + std::to_string(n) + " numbers");
-          for (const auto& c : v) {
-            if (!c.is_number()) return bad(wt, "values must be numbers");
-            t.values.push_back(c.get<float>());
-          }
+            bad(wt + ".values", "each value must have " + std::to_string(n) + " numbers");
+          for (const auto& c : v) t.values.push_back(to_float(c, wt + ".values"));
         }
         a.tracks.push_back(std::move(t));
       }
       s.animations.push_back(std::move(a));
     }
   }
-  if (j.contains("materials") && j["materials"].is_array()) {
-    for (const auto& jm : j["materials"]) {
+  if (const json* mats = field(j, "materials"); mats && mats->is_array()) {
+    for (std::size_t mi = 0; mi < mats->size(); ++mi) {
+      const auto& jm = (*mats)[mi];
+      std::string w = "materials[" + std::to_string(mi) + "]";
+      if (!jm.is_object()) bad(w, "must be an object");
       material m;
-      m.name = jm.value("name", std::string());
-      if (jm.contains("base_color")) get_vec(jm["base_color"], m.base_color);
+      m.name = str(jm, "name", "", w);
+      if (const json* v = field(jm, "base_color"); v && !get_vec(*v, m.base_color, w + ".base_color"))
+        bad(w + ".base_color", "must be [r,g,b,a]");
       m.texture = -1;  // textures are not carried by the JSON
-      m.double_sided = jm.value("double_sided", false);
+      if (const json* v = field(jm, "double_sided")) {
+        if (!v->is_boolean()) bad(w + ".double_sided", "must be true or false");
+        m.double_sided = v->get<bool>();
+      }
       s.materials.push_back(std::move(m));
     }
   }
-  if (j.contains("meshes") && j["meshes"].is_array()) {
-    for (std::size_t mi = 0; mi < j["meshes"].size(); ++mi) {
-      const auto& jm = j["meshes"][mi];
+  if (const json* meshes = field(j, "meshes"); meshes && meshes->is_array()) {
+    for (std::size_t mi = 0; mi < meshes->size(); ++mi) {
+      const auto& jm = (*meshes)[mi];
       std::string w = "meshes[" + std::to_string(mi) + "]";
+      if (!jm.is_object()) bad(w, "must be an object");
       mesh m;
-      m.name = jm.value("name", std::string());
-      m.skeleton = jm.value("skeleton", -1);
-      m.bone = jm.value("bone", -1);
-      m.material = jm.value("material", -1);
-      auto read_list = [&](const char* key, auto& out) -> bool {
-        if (!jm.contains(key)) return true;
-        if (!jm[key].is_array()) return false;
-        for (const auto& e : jm[key]) {
-          typename std::decay_t<decltype(out)>::value_type v{};
-          if (!get_vec(e, v)) return false;
-          out.push_back(v);
+      m.name = str(jm, "name", "", w);
+      m.skeleton = integer(jm, "skeleton", -1, w);
+      m.bone = integer(jm, "bone", -1, w);
+      m.material = integer(jm, "material", -1, w);
+      auto read_list = [&](const char* key, auto& out) {
+        const json* v = field(jm, key);
+        if (!v) return;
+        const std::string wk = w + "." + key;
+        if (!v->is_array()) bad(wk, "must be an array");
+        out.reserve(v->size());
+        for (const auto& e : *v) {
+          typename std::decay_t<decltype(out)>::value_type x{};
+          if (!get_vec(e, x, wk)) bad(wk, "has an element of the wrong size");
+          out.push_back(x);
         }
-        return true;
       };
-      if (!read_list("positions", m.positions) || !read_list("normals", m.normals) ||
-          !read_list("uvs", m.uvs) || !read_list("colors", m.colors) ||
-          !read_list("weights", m.weights))
-        return bad(w, "malformed vertex attribute");
-      if (jm.contains("joints")) {
-        for (const auto& e : jm["joints"]) {
-          if (!e.is_array() || e.size() != 4) return bad(w, "joints must be [a,b,c,d]");
+      read_list("positions", m.positions);
+      read_list("normals", m.normals);
+      read_list("uvs", m.uvs);
+      read_list("colors", m.colors);
+      read_list("weights", m.weights);
+      if (field(jm, "joints")) {
+        for (const auto& e : array(jm, "joints", w)) {
+          if (!e.is_array() || e.size() != 4) bad(w + ".joints", "must be [a,b,c,d]");
           std::array<std::uint16_t, 4> jv{};
           for (std::size_t i = 0; i < 4; ++i) {
             if (!e[i].is_number_unsigned() || e[i].get<std::uint64_t>() > 65535)
-              return bad(w, "joint index out of range");
+              bad(w + ".joints", "joint index out of range");
             jv[i] = e[i].get<std::uint16_t>();
           }
           m.joints.push_back(jv);
         }
       }
-      if (jm.contains("indices")) {
-        for (const auto& e : jm["indices"]) {
-          if (!e.is_number_unsigned()) return bad(w, "indices must be unsigned integers");
+      if (field(jm, "indices")) {
+        for (const auto& e : array(jm, "indices", w)) {
+          if (!e.is_number_unsigned() || e.get<std::uint64_t>() > 0xFFFFFFFFu)
+            bad(w + ".indices", "must be unsigned 32-bit integers");
           m.indices.push_back(e.get<std::uint32_t>());
         }
       }
@@ -267,6 +312,19 @@ result<scene> from_json(const json& j) {
     }
   }
   return s;
+}
+}  // namespace
+
+result<scene> from_json(const json& j) {
+  try {
+    return from_json_checked(j);
+  } catch (const bad_field& b) {
+    return make_error(code::bad_value, "scene JSON " + b.where + ": " + b.what);
+  } catch (const nlohmann::json::exception&) {  // a check above missed a case: still one clean line
+    return make_error(code::bad_value, "scene JSON: a value has the wrong type");
+  } catch (const std::bad_alloc&) {
+    return make_error(code::limit_exceeded, "scene JSON needs more memory than is available");
+  }
 }
 
 }  // namespace rigrip::scene_json

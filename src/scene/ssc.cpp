@@ -1,5 +1,7 @@
 #include "scene/ssc.hpp"
 
+#include "rigrip/bone_lookup.hpp"
+
 namespace rigrip::scene_ops {
 
 namespace {
@@ -26,11 +28,12 @@ std::vector<bool> compensating_bones(const scene& s, std::size_t si) {
   out.assign(nb, false);
   std::vector<bool> scaled(nb, false);  // bone's scale is not identically 1
   for (std::size_t i = 0; i < nb; ++i) scaled[i] = sk.bones[i].scale != vec3{1, 1, 1};
+  const bone_lookup bones(sk);
   for (const auto& a : s.animations) {
     if (a.skeleton < 0 || static_cast<std::size_t>(a.skeleton) != si) continue;
     for (const auto& t : a.tracks) {
       if (t.path != path::scale) continue;
-      int bi = sk.find(t.bone);
+      int bi = bones.find(t.bone);
       if (bi >= 0 && !all_one(t)) scaled[static_cast<std::size_t>(bi)] = true;
     }
   }

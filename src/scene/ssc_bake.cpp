@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "rigrip/bone_lookup.hpp"
 #include "core/math.hpp"
 #include "scene/pose.hpp"
 #include "scene/ssc.hpp"
@@ -349,8 +350,9 @@ struct channel_tracks {
 
 std::vector<channel_tracks> tracks_by_bone(const skeleton& sk, const animation& a) {
   std::vector<channel_tracks> out(sk.bones.size());
+  const bone_lookup bones(sk);
   for (const auto& t : a.tracks) {
-    const int b = sk.find(t.bone);
+    const int b = bones.find(t.bone);
     if (b < 0) continue;
     auto& c = out[static_cast<std::size_t>(b)];
     (t.path == path::translation ? c.t : t.path == path::rotation ? c.r : c.s) = &t;

@@ -66,3 +66,34 @@ rigrip_cli_test(pack_family_name ARGS pack ${OUT}/cli/tt_wave.glb --format tellt
 rigrip_cli_test(pack_family_ambiguous ARGS pack ${OUT}/cli/tt_wave.glb --format telltale -o ${OUT}/cli/tt_wave.bin
   EXIT 2 EXPECT "writes several formats \\(telltale-anm, telltale-skl\\)" ABSENT ${OUT}/cli/tt_wave.bin)
 set_tests_properties(cli.pack_family_name cli.pack_family_ambiguous PROPERTIES DEPENDS cli.pack_family_convert)
+
+# --shard I/N: disjoint deterministic shares of the sorted inputs (a, b, c -> 0/2: a c, 1/2: b).
+file(MAKE_DIRECTORY ${OUT}/shard-in)
+foreach(n a b c)
+  configure_file(${WAVE} ${OUT}/shard-in/${n}.json COPYONLY)
+endforeach()
+rigrip_cli_test(shard_0_of_2 ARGS convert ${OUT}/shard-in -o ${OUT}/shard-out0 --shard 0/2 -j 1
+  --report ${OUT}/shard-0.json
+  EXPECT "converted 2, failed 0" EXPECT_FILE ${OUT}/shard-out0/c.glb ABSENT ${OUT}/shard-out0/b.glb
+  VALIDATE ${OUT}/shard-out0/a.glb)
+rigrip_cli_test(shard_1_of_2 ARGS convert ${OUT}/shard-in -o ${OUT}/shard-out1 --shard 1/2
+  --report ${OUT}/shard-1.json
+  EXPECT "converted 1, failed 0" EXPECT_FILE ${OUT}/shard-out1/b.glb ABSENT ${OUT}/shard-out1/a.glb)
+rigrip_cli_test(shard_empty ARGS convert ${OUT}/shard-in -o ${OUT}/shard-out7 --shard 7/8 EXPECT "converted 0, failed 0")
+rigrip_cli_test(shard_bad ARGS convert ${OUT}/shard-in -o ${OUT}/shard-outx --shard 2/2 EXIT 2 EXPECT "--shard takes")
+# report merge: the shards' reports become one (3 inputs); a report merged with itself overlaps.
+rigrip_cli_test(report_merge ARGS report merge ${OUT}/shard-0.json ${OUT}/shard-1.json -o ${OUT}/shard-all.json
+  EXPECT "merged 2 reports: converted 3, failed 0, skipped 0" EXPECT_FILE ${OUT}/shard-all.json)
+rigrip_cli_test(report_merge_overlap ARGS report merge ${OUT}/shard-0.json ${OUT}/shard-0.json -o ${OUT}/shard-dup.json
+  EXIT 1 EXPECT "shards overlap" ABSENT ${OUT}/shard-dup.json)
+rigrip_cli_test(report_merge_not_a_report ARGS report merge ${WAVE} -o ${OUT}/shard-bad.json
+  EXIT 1 EXPECT "not a rigrip convert report" ABSENT ${OUT}/shard-bad.json)
+set_tests_properties(cli.report_merge cli.report_merge_overlap PROPERTIES DEPENDS "cli.shard_0_of_2;cli.shard_1_of_2")
+
+# Issue 14: faults mid-batch, outputs that stay inside -o, temporaries, special outputs
+# (tests/cli/hostile_cli.sh: one case per row of the issue's table that needs the real binary).
+foreach(c symlink_tree dotdot_input batch_deep_json report_unwritable own_gltf long_name special_outputs signals huge_unknown)
+  add_test(NAME cli.hostile_${c}
+    COMMAND bash ${CMAKE_SOURCE_DIR}/tests/cli/hostile_cli.sh ${c} $<TARGET_FILE:rigrip_cli> ${WAVE} ${OUT}/hostile-cli)
+  set_tests_properties(cli.hostile_${c} PROPERTIES ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0" TIMEOUT 120)
+endforeach()

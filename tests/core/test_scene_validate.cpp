@@ -89,3 +89,41 @@ TEST(Validate, TracksMustNameKnownBonesOnce) {
   s.animations[0].tracks.push_back(s.animations[0].tracks[0]);
   EXPECT_NE(fails(s).find("second track"), std::string::npos);
 }
+
+// A large rig: every bone animated on every path passes; the checks still name the exact
+// element when the hashed lookups find a duplicate track or an unknown bone at the end.
+TEST(Validate, LargeRigNamesTheOffendingTrack) {
+  scene s;
+  skeleton sk;
+  const int bones = 3000;
+  for (int i = 0; i < bones; ++i) sk.bones.push_back(bone{"bone_" + std::to_string(i), i - 1});
+  s.skeletons.push_back(sk);
+  animation a;
+  a.duration = 1;
+  for (int i = 0; i < bones; ++i)
+    for (auto p : {path::translation, path::rotation, path::scale}) {
+      track t;
+      t.bone = "bone_" + std::to_string(i);
+      t.path = p;
+      t.times = {0, 1};
+      t.values = p == path::rotation ? std::vector<float>{0, 0, 0, 1, 0, 0, 0, 1}
+                                     : std::vector<float>{1, 1, 1, 1, 1, 1};
+      a.tracks.push_back(t);
+    }
+  s.animations.push_back(a);
+  EXPECT_EQ(fails(s), "");
+  auto dup = s;
+  dup.animations[0].tracks.push_back(dup.animations[0].tracks[3 * 1234 + 1]);
+  EXPECT_NE(fails(dup).find("animations[0].tracks[9000]: second track for the same bone and path"),
+            std::string::npos)
+      << fails(dup);
+  auto unknown = s;
+  unknown.animations[0].tracks.back().bone = "bone_3000";
+  EXPECT_NE(fails(unknown).find("animations[0].tracks[8999]: bone 'bone_3000' not in the skeleton"),
+            std::string::npos)
+      << fails(unknown);
+  auto renamed = s;
+  renamed.skeletons[0].bones[2999].name = "bone_5";
+  EXPECT_NE(fails(renamed).find("skeletons[0].bones[2999]: duplicate bone name 'bone_5'"), std::string::npos)
+      << fails(renamed);
+}

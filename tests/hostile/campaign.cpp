@@ -59,15 +59,26 @@ void tally::add(const tally& o) {
 std::int64_t memory_bound(std::size_t input_size) {
   return 64 * static_cast<std::int64_t>(input_size) + (std::int64_t{256} << 20);
 }
+// The whole campaign (every input file, one CTest each) shares one CPU-time budget:
+// RIGRIP_HOSTILE_TOTAL_BUDGET seconds (default 300, i.e. 5 min however many samples there
+// are), times RIGRIP_HOSTILE_SCALE; each file gets its share, at least 0.5 s.
+double total_budget_seconds() {
+  double total = 300;
+  if (const char* b = std::getenv("RIGRIP_HOSTILE_TOTAL_BUDGET"); b && *b && std::atof(b) > 0) total = std::atof(b);
+  if (const char* s = std::getenv("RIGRIP_HOSTILE_SCALE"); s && *s && std::atof(s) > 0) total *= std::atof(s);
+  return total;
+}
 double default_budget_seconds() {
-#ifdef HOSTILE_SANITIZED
-  return 20;
-#else
-  return 10;
-#endif
+  static const std::size_t files = std::max<std::size_t>(1, campaign_inputs().size());
+  return std::max(0.5, total_budget_seconds() / static_cast<double>(files));
 }
 double time_bound_seconds(std::size_t input_size) {
   return 2.0 + 10.0 * static_cast<double>(input_size) / (1024.0 * 1024.0);
+}
+
+double& last_budget_seconds() {
+  static double b = 0;
+  return b;
 }
 
 std::map<std::string, tally>& process_totals() {
@@ -437,6 +448,7 @@ file_result run_campaign(const std::string& path, double scale) {
   if (const char* b = std::getenv("RIGRIP_HOSTILE_BUDGET"); b && *b) budget = std::atof(b);
   else budget = default_budget_seconds();
   if (only) budget = 0;
+  last_budget_seconds() = budget;
   mutate_subject(base, scale, budget * 0.7, only, out);
   // Derived files are mostly core-format (glTF / JSON): a quarter of the mutations each.
   for (const auto& sub : subjects)

@@ -44,8 +44,12 @@ file_result run_campaign(const std::string& path, double scale);
 // Limits stated in docs/fuzzing.md.
 std::int64_t memory_bound(std::size_t input_size);
 double time_bound_seconds(std::size_t input_size);
-// Per-file campaign time budget when RIGRIP_HOSTILE_BUDGET is not set.
+// Per-file campaign time budget when RIGRIP_HOSTILE_BUDGET is not set: the total budget
+// (RIGRIP_HOSTILE_TOTAL_BUDGET, default 300 s, x RIGRIP_HOSTILE_SCALE) over the input files.
 double default_budget_seconds();
+double total_budget_seconds();
+// The budget run_campaign used for its last file (0 = none).
+double& last_budget_seconds();
 
 // Accumulated over the tests run by this process (printed at exit).
 std::map<std::string, tally>& process_totals();

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -71,6 +72,12 @@ TEST_P(Mutation, EveryRunEndsInOutputOrCleanError) {
   }
   EXPECT_EQ(r.failures.size(), 0u) << in.path;
   EXPECT_GT(all.runs, 0u);
+  // The budget holds: the mutation loop stops once its share is spent, give or take the
+  // rounds in flight (each round is at most 4 calls, and a floor of 8 rounds always runs).
+  if (const double b = hostile::last_budget_seconds(); b > 0) {
+    const double slack = 9 * 4 * std::max(all.slowest_op, 0.01) + 1.0;
+    EXPECT_LE(all.seconds, b + slack) << in.path << ": campaign budget " << b << " s overrun";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Inputs, Mutation, ::testing::ValuesIn(hostile::campaign_inputs()),

@@ -63,4 +63,11 @@ int detect_aa(std::span<const std::uint8_t> data) {
   }
 }
 
+// `dump --raw` of an AA file.
+nlohmann::json aa_to_json(const aa_file& a) {
+  nlohmann::json bones = nlohmann::json::array();
+  for (const auto& b : a.bones) bones.push_back({{"parent", b.parent}, {"length", b.length}, {"has_model", b.has_model}});
+  return nlohmann::json{{"format", "ff7-aa"}, {"header", a.header}, {"bones", bones}, {"trailing_bytes", a.trailing.size()}};
+}
+
 }  // namespace rigrip::ff7

@@ -36,4 +36,7 @@ struct aa_file {
 [[nodiscard]] bytes serialise_aa(const aa_file& a);
 [[nodiscard]] int detect_aa(std::span<const std::uint8_t> data);
 
+// `dump --raw` JSON of an AA file.
+[[nodiscard]] nlohmann::json aa_to_json(const aa_file& a);
+
 }  // namespace rigrip::ff7

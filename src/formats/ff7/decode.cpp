@@ -775,4 +775,45 @@ scene read_a_scene(const read_context& ctx) {
   return s;
 }
 
+namespace {
+// The decoded DA chunks as `dump --raw` shows them (rotations as stored, 0..4095).
+nlohmann::json animations_json(const std::vector<decoded_chunk>& chunks) {
+  nlohmann::json anims = nlohmann::json::array();
+  for (const auto& d : chunks) {
+    nlohmann::json frames = nlohmann::json::array();
+    for (const auto& f : d.frames) {
+      nlohmann::json rots = nlohmann::json::array();
+      for (const auto& t : f.rotations)
+        rots.push_back({((t[0] % 4096) + 4096) % 4096, ((t[1] % 4096) + 4096) % 4096, ((t[2] % 4096) + 4096) % 4096});
+      frames.push_back({{"position", {f.position[0], f.position[1], f.position[2]}}, {"rotations", rots}});
+    }
+    nlohmann::json a{{"index", d.index}, {"kind", std::string(to_string(d.kind))}, {"frames", frames}};
+    const auto& c = *d.chunk;
+    a["chunk_offset"] = c.offset;
+    a["chunk_size"] = c.chunk_size;
+    a["bones_field"] = c.bones_field;
+    a["frames_field"] = c.frames_field;
+    if (!c.special) {
+      a["s_frames"] = c.s_frames;
+      a["s_size"] = c.s_size;
+      a["key"] = c.key;
+      if (c.no_frames_field) a["missing_s_frames"] = true;
+      if (d.stopped_early) a["bitstream_ended_early"] = true;
+    }
+    anims.push_back(std::move(a));
+  }
+  return {{"format", "ff7-da"}, {"animations", anims}};
+}
+}  // namespace
+
+// `dump --raw` of a DA file: its frames need the paired AA, so it is decoded.
+nlohmann::json da_to_json(const read_context& c) {
+  auto p = parse_da(c.data);
+  auto src = load_skeleton_for_da(c);
+  auto j = animations_json(decode_pack(p, src.aa, &c));
+  j["skeleton"] = std::filesystem::path(src.path).filename().string();
+  if (!p.trailing.empty()) j["trailing_bytes"] = p.trailing.size();
+  return j;
+}
+
 }  // namespace rigrip::ff7

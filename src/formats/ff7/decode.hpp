@@ -58,4 +58,8 @@ struct battle_parts {
 };
 [[nodiscard]] scene build_battle_scene(const battle_parts& parts, double fps, const read_context* ctx);
 
+// `dump --raw` of a DA file: header fields and each chunk's decoded frames (needs the
+// paired AA, found like the reader does). Throws core::failure.
+[[nodiscard]] nlohmann::json da_to_json(const read_context& c);
+
 }  // namespace rigrip::ff7

@@ -1,9 +1,8 @@
 // Registration of the ff7 family's formats: one id per file kind. Detection and the
-// registry entries only; the work is in the raw files, decode, encode and dump.
+// registry entries only; the work is in the raw files (with their `--raw` JSON), decode and encode.
 #include <filesystem>
 
 #include "formats/ff7/decode.hpp"
-#include "formats/ff7/dump.hpp"
 #include "formats/ff7/encode.hpp"
 #include "rigrip/registry.hpp"
 
@@ -66,8 +65,8 @@ result<scene> read_hrc(const read_context& c) { return read_hrc_scene(c); }
 result<scene> read_rsd(const read_context& c) { return read_rsd_scene(c); }
 result<scene> read_a(const read_context& c) { return read_a_scene(c); }
 
-result<nlohmann::json> dump_da(const read_context& c) { return dump_da_json(c); }
-result<nlohmann::json> dump_aa(const read_context& c) { return dump_aa_json(parse_aa(c.data)); }
+result<nlohmann::json> dump_da(const read_context& c) { return da_to_json(c); }
+result<nlohmann::json> dump_aa(const read_context& c) { return aa_to_json(parse_aa(c.data)); }
 
 result<bytes> rewrite_da(const read_context& c) { return serialise_da(parse_da(c.data)); }
 result<bytes> rewrite_aa(const read_context& c) { return serialise_aa(parse_aa(c.data)); }

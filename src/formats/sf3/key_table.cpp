@@ -155,4 +155,22 @@ std::pair<int, int> frame_range(const key_table& t) {
   return {lo, hi};
 }
 
+// `dump --raw`: the keys as stored, fixed point scaled to numbers.
+nlohmann::json key_table_to_json(const key_table& t) {
+  using nlohmann::json;
+  json out = json::array();
+  for (std::size_t b = 0; b < t.bones.size(); ++b) {
+    const auto& k = t.bones[b];
+    json tr = json::array(), ro = json::array(), sc = json::array();
+    for (std::size_t i = 0; i < k.t_frames.size(); ++i)
+      tr.push_back({k.t_frames[i], k.t[0][i] / 65536.0, k.t[1][i] / 65536.0, k.t[2][i] / 65536.0});
+    for (std::size_t i = 0; i < k.r_frames.size(); ++i)
+      ro.push_back({k.r_frames[i], k.r[0][i] / 16384.0, k.r[1][i] / 16384.0, k.r[2][i] / 16384.0, k.r[3][i] / 16384.0});
+    for (std::size_t i = 0; i < k.s_frames.size(); ++i)
+      sc.push_back({k.s_frames[i], k.s[0][i] / 65536.0, k.s[1][i] / 65536.0, k.s[2][i] / 65536.0});
+    out.push_back({{"bone", b}, {"translation", tr}, {"rotation", ro}, {"scale", sc}});
+  }
+  return out;
+}
+
 }  // namespace rigrip::sf3

@@ -2,6 +2,8 @@
 // segments, and the basics of the raw layer (big-endian, 0x800 sectors).
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <array>
 #include <cstdint>
 #include <span>
@@ -59,5 +61,8 @@ std::uint32_t write_key_table(core::byte_writer& w, std::size_t origin, const ke
 
 // Lowest and highest frame of any key (-1, -1 when the table is empty).
 [[nodiscard]] std::pair<int, int> frame_range(const key_table& t);
+
+// `dump --raw` JSON of a key table.
+[[nodiscard]] nlohmann::json key_table_to_json(const key_table& t);
 
 }  // namespace rigrip::sf3

@@ -1,10 +1,9 @@
 // Registration of the sf3 family: Shining Force III (Saturn) battle meshes.
 //   sf3-x8pc  X8PC*.BIN models (and X8PCnnX.BIN multi-model containers)
 //   sf3-x8an  X8AN*.BIN external attack animations (paired with their X8PC model)
-// Detection and the registry entries only; the work is in the raw files, decode, encode and dump.
+// Detection and the registry entries only; the work is in the raw files (with their `--raw` JSON), decode and encode.
 #include "core/failure.hpp"
 #include "formats/sf3/decode.hpp"
-#include "formats/sf3/dump.hpp"
 #include "formats/sf3/encode.hpp"
 #include "formats/sf3/names.hpp"
 #include "rigrip/registry.hpp"
@@ -31,7 +30,7 @@ result<scene> read_x8pc(const read_context& ctx) {
 }
 
 result<json> dump_x8pc(const read_context& ctx) {
-  return core::guarded(ctx.path, "sf3-x8pc", [&]() -> json { return dump_x8pc_json(parse_x8pc(ctx.data)); });
+  return core::guarded(ctx.path, "sf3-x8pc", [&]() -> json { return x8pc_to_json(parse_x8pc(ctx.data)); });
 }
 
 result<bytes> rewrite_x8pc(const read_context& ctx) {
@@ -54,7 +53,7 @@ result<scene> read_x8an(const read_context& ctx) {
 }
 
 result<json> dump_x8an(const read_context& ctx) {
-  return core::guarded(ctx.path, "sf3-x8an", [&]() -> json { return dump_x8an_json(parse_x8an(ctx.data)); });
+  return core::guarded(ctx.path, "sf3-x8an", [&]() -> json { return x8an_to_json(parse_x8an(ctx.data)); });
 }
 
 result<bytes> rewrite_x8an(const read_context& ctx) {

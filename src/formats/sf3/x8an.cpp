@@ -82,4 +82,18 @@ std::vector<int> x8an_groups(const x8an_file& f) {
   return g;
 }
 
+// `dump --raw` of an X8AN file.
+nlohmann::json x8an_to_json(const x8an_file& an) {
+  using nlohmann::json;
+  auto groups = x8an_groups(an);
+  json segs = json::array();
+  for (std::size_t i = 0; i < an.segments.size(); ++i) {
+    const auto& sg = an.segments[i];
+    auto fr = frame_range(sg.keys);
+    segs.push_back({{"offset", sg.offset}, {"group", groups[i]}, {"bones", sg.keys.bones.size()},
+                    {"first_frame", fr.first}, {"last_frame", fr.second}, {"keyframes", key_table_to_json(sg.keys)}});
+  }
+  return json{{"format", "sf3-x8an"}, {"segments", segs}};
+}
+
 }  // namespace rigrip::sf3

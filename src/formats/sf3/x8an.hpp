@@ -24,4 +24,7 @@ struct x8an_file {
 // starts again at the first segment's first frame).
 [[nodiscard]] std::vector<int> x8an_groups(const x8an_file& f);
 
+// `dump --raw` JSON of an X8AN file.
+[[nodiscard]] nlohmann::json x8an_to_json(const x8an_file& f);
+
 }  // namespace rigrip::sf3

@@ -2,6 +2,8 @@
 // definitions and animation chunk, parsed and written back byte for byte.
 #include "formats/sf3/x8pc.hpp"
 
+#include "formats/sf3/x8pc_mesh.hpp"
+
 #include <algorithm>
 
 namespace rigrip::sf3 {
@@ -250,6 +252,41 @@ byte_vec write_x8pc(const x8pc_file& f) {
     if (w.size() - start != m.slot_size) fail(code::internal, "model slot size changed");
   }
   return w.take();
+}
+
+// `dump --raw` of an X8PC file (the mesh chunk is parsed for its skeleton and tags).
+nlohmann::json x8pc_to_json(const x8pc_file& f) {
+  using nlohmann::json;
+  json models = json::array();
+  for (const auto& m : f.models) {
+    model_geometry g = parse_geometry(m);
+    json chunks = json::array();
+    for (const auto& e : m.entries)
+      chunks.push_back({{"offset", e.offset}, {"data_size", e.data_size}, {"chunk_size", e.chunk_size}});
+    json defs = json::array();
+    for (const auto& d : m.anim.defs) {
+      json ev = json::array();
+      for (const auto& e : d.events) ev.push_back({e.frame, e.code});
+      defs.push_back({{"start", d.first_frame()}, {"external", d.external()}, {"count", d.count}, {"id", d.id},
+                      {"distance", d.distance}, {"events", ev}});
+    }
+    json tags = json::array();
+    for (const auto& t : g.skel.tags) tags.push_back({{"code", t.code}, {"bone", t.parent}, {"position", t.position}});
+    models.push_back({{"bones", g.skel.parent.size()},
+                      {"meshes", g.body.size() + (g.weapon ? 1 : 0)},
+                      {"textures", m.textures.size()},
+                      {"keyframes", key_table_to_json(m.anim.keys)},
+                      {"offset", m.base},
+                      {"body_meshes", g.body.size()},
+                      {"weapon", g.weapon.has_value()},
+                      {"vram_size", m.vram_size},
+                      {"chunks", chunks},
+                      {"animations", defs},
+                      {"tags", tags},
+                      {"mesh_bones", g.skel.mesh_bone},
+                      {"bone_parents", g.skel.parent}});
+  }
+  return json{{"format", "sf3-x8pc"}, {"models", models}};
 }
 
 }  // namespace rigrip::sf3

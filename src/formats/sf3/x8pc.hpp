@@ -3,6 +3,8 @@
 // and write back byte for byte. Decoding to the scene model lives in decode.cpp.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -79,5 +81,8 @@ struct x8pc_file {
 
 // ---- detection helper (never throws) ----
 [[nodiscard]] bool looks_like_chunk_table(byte_span file, std::uint64_t at);
+
+// `dump --raw` JSON of an X8PC file (x8pc_mesh parses each model's skeleton for it).
+[[nodiscard]] nlohmann::json x8pc_to_json(const x8pc_file& f);
 
 }  // namespace rigrip::sf3
