@@ -108,8 +108,15 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
   if (!glb) text.assign(reinterpret_cast<const char*>(data), size);
   json j = json::parse(text, nullptr, false);
   if (j.is_discarded() || rng() % 8 == 0) return LLVMFuzzerMutate(data, size, max_size);
-  mutate_json(j, rng);
-  std::string out = j.dump();
+  // The mutator is harness code: nlohmann throws on some edits (unflatten of a key whose
+  // value became structured, dump of invalid UTF-8); those inputs fall back to byte mutation.
+  std::string out;
+  try {
+    mutate_json(j, rng);
+    out = j.dump(-1, ' ', false, json::error_handler_t::replace);
+  } catch (const std::exception&) {
+    return LLVMFuzzerMutate(data, size, max_size);
+  }
   if (glb) out = join_glb(out, bin);
   if (out.size() > max_size) return LLVMFuzzerMutate(data, size, max_size);
   std::memcpy(data, out.data(), out.size());
@@ -130,6 +137,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   auto g = rigrip::gltf::write(s.value(), {}, d);
   if (!g && g.error().code == rigrip::code::internal) finding("glTF write: " + g.error().to_string());
-  (void)rigrip::scene_json::to_json(s.value()).dump();
+  (void)rigrip::scene_json::to_json(s.value()).dump(-1, ' ', false, json::error_handler_t::replace);
   return 0;
 }

@@ -1,7 +1,7 @@
 // `rigrip report merge A.json B.json -o all.json`: the reports of `convert --shard I/N`
 // runs become the report one unsharded run would have written (inputs sorted by path,
 // the summary counted again from each input's status).
-#include "cli/cmd_report.hpp"
+#include "cli/commands.hpp"
 
 #include <algorithm>
 #include <iostream>
@@ -13,10 +13,13 @@
 #include "rigrip/registry.hpp"
 
 namespace rigrip::cli {
+namespace {
 
 using nlohmann::json;
 
-int cmd_report_merge(const std::vector<std::string>& reports, const std::string& output) {
+// Returns the process exit code: 0 merged, 1 an input is unreadable, not a report, or
+// names an input that another report also names (overlapping shards).
+int merge_reports(const std::vector<std::string>& reports, const std::string& output) {
   std::vector<json> inputs;
   std::map<std::string, std::string> seen;  // input path -> report that listed it
   for (const auto& path : reports) {
@@ -68,6 +71,23 @@ int cmd_report_merge(const std::vector<std::string>& reports, const std::string&
   std::cout << fmt::format("merged {} reports: converted {}, failed {}, skipped {}\n", reports.size(), ok, failed,
                            skipped);
   return 0;
+}
+
+}  // namespace
+
+command add_report_command(CLI::App& app) {
+  struct merge_options {
+    std::vector<std::string> reports;
+    std::string output;
+  };
+  auto o = std::make_shared<merge_options>();
+  auto* c = app.add_subcommand("report", "Work with convert --report files");
+  c->require_subcommand(1);
+  auto* m = c->add_subcommand("merge", "Merge the reports of convert --shard runs into one");
+  m->add_option("reports", o->reports, "Report files")->required()->check(CLI::ExistingFile);
+  m->add_option("-o,--output", o->output, "Merged report")->required();
+  m->footer("Example:\n  rigrip report merge shard-0.json shard-1.json -o all.json");
+  return {c, [o] { return merge_reports(o->reports, o->output); }};
 }
 
 }  // namespace rigrip::cli

@@ -1,0 +1,217 @@
+#include "cli/batch.hpp"
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <new>
+
+namespace fs = std::filesystem;
+
+namespace rigrip::cli {
+namespace {
+
+void add_directory_jobs(const std::string& dir, const std::string& output_dir,
+                        const std::string& ext, std::vector<job>& jobs) {
+  std::error_code ec;
+  std::vector<fs::path> files;
+  for (auto it =
+           fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
+       it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    if (it->is_regular_file(ec)) files.push_back(it->path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& p : files) {
+    // Named from the path as given, never from where a symlink points: the output
+    // stays inside -o (fs::relative would resolve links and could climb out of it).
+    fs::path rel = p.lexically_normal().lexically_relative(fs::path(dir).lexically_normal());
+    if (rel.empty() || *rel.begin() == "..") rel = p.filename();
+    fs::path o = fs::path(output_dir) / rel;
+    o.replace_extension(ext);
+    jobs.push_back({p.string(), o.string(), true});
+  }
+}
+
+// Two inputs that differ only by extension (Animal_Bass.bfres / Animal_Bass.sbfres) would
+// write the same output: keep both by naming such outputs after the whole input file name.
+void separate_shared_outputs(std::vector<job>& jobs) {
+  std::map<std::string, int> uses;
+  for (const auto& j : jobs) ++uses[j.output];
+  for (auto& j : jobs)
+    if (uses[j.output] > 1) {
+      fs::path o(j.output);
+      j.output =
+          (o.parent_path() / (fs::path(j.input).filename().string() + o.extension().string()))
+              .string();
+    }
+}
+
+json failed_job(const job& jb, const std::string& code, const std::string& message) {
+  return json{{"input", jb.input},
+              {"output", jb.output},
+              {"status", "failed"},
+              {"error", {{"code", code}, {"message", message}, {"file", jb.input}}}};
+}
+
+// A worker thread must never see an exception escape (std::terminate would take every other
+// input down with it): whatever a job throws becomes that input's failure.
+json run_isolated(const job& jb, const batch_options& o, const job_runner& run) {
+  try {
+    if (o.skip_existing && fs::exists(jb.output))
+      return json{{"input", jb.input},
+                  {"output", jb.output},
+                  {"status", "skipped"},
+                  {"reason", "output exists"}};
+    return run(jb);
+  } catch (const std::bad_alloc&) {
+    return failed_job(jb, "E_LIMIT", "out of memory");
+  } catch (const std::exception& e) {
+    return failed_job(jb, "E_INTERNAL", std::string("unexpected exception: ") + e.what());
+  } catch (...) {
+    return failed_job(jb, "E_INTERNAL", "unexpected exception");
+  }
+}
+
+// The report's error back as an error, so that it prints like every other error.
+error error_of(const json& e) {
+  error err{code::internal, e["message"], e["file"], e.value("offset", no_offset),
+            e.value("format", std::string())};
+  for (const auto& d : all_diagnostics())
+    if (d.id == e["code"].get<std::string>()) err.code = d.value;
+  return err;
+}
+
+void print_outcome(const job& jb, const json& r, bool tty) {
+  std::string status = r["status"];
+  if (tty) std::cerr << "\r\033[K";
+  if (status == "failed") {
+    print_error(error_of(r["error"]));
+  } else if (status == "ok") {
+    if (!tty) std::cout << "ok: " << jb.input << " -> " << jb.output << "\n";
+  }
+  if (r.contains("warnings"))
+    for (const auto& w : r["warnings"])
+      std::cerr << "warning: " << jb.input << ": " << w["code"].get<std::string>() << ": "
+                << w["message"].get<std::string>() << "\n";
+}
+
+void print_progress(std::size_t done, std::size_t total, const std::string& input) {
+  std::size_t width = 30, filled = total == 0 ? width : done * width / total;
+  std::cerr << "[" << std::string(filled, '#') << std::string(width - filled, '.') << "] " << done
+            << "/" << total << " " << fs::path(input).filename().string() << std::flush;
+}
+
+std::vector<json> run_pool(const std::vector<job>& jobs, const batch_options& o,
+                           const job_runner& run) {
+  std::vector<json> reports(jobs.size());
+  std::atomic<std::size_t> next{0}, done{0};
+  std::mutex io;
+  bool tty = isatty(STDERR_FILENO) != 0;
+  auto worker = [&] {
+    for (std::size_t i = next++; i < jobs.size(); i = next++) {
+      reports[i] = run_isolated(jobs[i], o, run);
+      std::lock_guard lock(io);
+      ++done;
+      print_outcome(jobs[i], reports[i], tty);
+      if (tty) print_progress(done, jobs.size(), jobs[i].input);
+    }
+  };
+  unsigned n = std::max(1u, std::min<unsigned>(o.threads, static_cast<unsigned>(jobs.size())));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < n; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  if (tty) std::cerr << "\r\033[K";
+  return reports;
+}
+
+struct tally {
+  std::size_t ok = 0, failed = 0, skipped = 0;
+  json failed_inputs = json::array();
+};
+
+tally count(const std::vector<json>& reports) {
+  tally t;
+  for (const auto& r : reports) {
+    std::string s = r["status"];
+    if (s == "ok")
+      ++t.ok;
+    else if (s == "failed")
+      ++t.failed, t.failed_inputs.push_back(r["input"]);
+    else
+      ++t.skipped;
+  }
+  return t;
+}
+
+void print_summary(const tally& t) {
+  std::cout << fmt::format("converted {}, failed {}, skipped {}\n", t.ok, t.failed, t.skipped);
+  for (const auto& f : t.failed_inputs) std::cout << "  failed: " << f.get<std::string>() << "\n";
+}
+
+// The report is part of the result: false (after printing why) when it could not be written.
+bool write_report(const std::string& path, const tally& t, const std::vector<json>& reports) {
+  json rj{{"summary",
+           {{"converted", t.ok},
+            {"failed", t.failed},
+            {"skipped", t.skipped},
+            {"failed_inputs", t.failed_inputs}}},
+          {"inputs", reports}};
+  auto w = save_text(path, text_of(rj, 1) + "\n");
+  if (!w) print_error(w.error());
+  return w.ok();
+}
+
+}  // namespace
+
+std::vector<job> plan_jobs(const std::vector<std::string>& inputs, const std::string& output_dir,
+                           const std::string& ext) {
+  std::vector<job> jobs;
+  for (const auto& in : inputs) {
+    std::error_code ec;
+    if (fs::is_directory(in, ec)) {
+      add_directory_jobs(in, output_dir, ext, jobs);
+    } else {
+      fs::path o = fs::path(output_dir) / fs::path(in).filename();
+      o.replace_extension(ext);
+      jobs.push_back({in, o.string(), false});
+    }
+  }
+  separate_shared_outputs(jobs);
+  return jobs;
+}
+
+bool apply_shard(std::vector<job>& jobs, const std::string& shard) {
+  unsigned si = 0, sn = 0;
+  char slash = 0, extra = 0;
+  if (std::sscanf(shard.c_str(), "%u%c%u%c", &si, &slash, &sn, &extra) != 3 || slash != '/' ||
+      sn == 0 || si >= sn) {
+    std::cerr << "error: --shard takes I/N with 0 <= I < N, e.g. --shard 0/4\n";
+    return false;
+  }
+  std::stable_sort(jobs.begin(), jobs.end(),
+                   [](const job& a, const job& b) { return a.input < b.input; });
+  std::vector<job> mine;
+  for (std::size_t i = si; i < jobs.size(); i += sn) mine.push_back(jobs[i]);
+  jobs = std::move(mine);
+  return true;
+}
+
+int run_batch(const std::vector<job>& jobs, const batch_options& o, const job_runner& run) {
+  auto reports = run_pool(jobs, o, run);
+  tally t = count(reports);
+  print_summary(t);
+  if (!o.report.empty() && !write_report(o.report, t, reports)) return 1;  // no report, no success
+  if (jobs.empty() && o.shard.empty()) {  // a shard may be empty: fewer files than shards
+    std::cerr << "error: no input files\n";
+    return 1;
+  }
+  return t.failed ? 1 : 0;
+}
+
+}  // namespace rigrip::cli

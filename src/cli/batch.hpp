@@ -1,0 +1,48 @@
+// The batch runner: many inputs, one job each, on a pool of worker threads, with progress,
+// per-input isolation (one bad file never takes the others down), a summary and a JSON report.
+#pragma once
+
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli/common.hpp"
+
+namespace rigrip::cli {
+
+struct job {
+  std::string input;
+  std::string output;
+  bool from_directory = false;  // unknown files found by directory walk are skipped, not failed
+};
+
+struct batch_options {
+  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  std::string report;          // path of the JSON report; empty: none
+  bool skip_existing = false;  // inputs whose output exists are skipped
+  std::string shard;           // "I/N": only the I-th (0-based) of N shares of the sorted inputs
+};
+
+// --shard I/N: the inputs sorted by path, every N-th from the I-th, so N machines given the
+// same arguments convert disjoint sets that together cover all inputs. False (after printing
+// why) when `shard` is not I/N with 0 <= I < N.
+[[nodiscard]] bool apply_shard(std::vector<job>& jobs, const std::string& shard);
+
+// One job per input file: directories are walked recursively (sorted), every output goes under
+// output_dir with extension ext (".glb"), keeping the relative path of directory inputs.
+[[nodiscard]] std::vector<job> plan_jobs(const std::vector<std::string>& inputs,
+                                         const std::string& output_dir, const std::string& ext);
+
+// Converts one input and returns its report entry: "input", "output", "status" ("ok",
+// "failed" with "error", or "skipped" with "reason"), optionally "warnings" and more.
+using job_runner = std::function<json(const job&)>;
+
+// Runs every job, prints each outcome, a progress bar on a terminal and a summary, writes the
+// report. Returns the exit code: 1 when any input failed, there was none or the report could
+// not be written, else 0.
+[[nodiscard]] int run_batch(const std::vector<job>& jobs, const batch_options& o,
+                            const job_runner& run);
+
+}  // namespace rigrip::cli

@@ -1,0 +1,220 @@
+// rigrip convert: files or directories (recursive) to glTF 2.0 (.glb, .gltf + .bin) or scene JSON.
+#include <stb_image_write.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "cli/batch.hpp"
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "rigrip/gltf.hpp"
+#include "rigrip/scene_text.hpp"
+
+namespace fs = std::filesystem;
+
+namespace rigrip::cli {
+namespace {
+
+struct convert_options {
+  std::vector<std::string> inputs;
+  std::string output;
+  std::string out_format = "glb";  // glb | gltf | json
+  gltf::write_options gltf;
+  bool textures = false;
+  batch_options batch;
+  common_options common;
+  // Parsed into `gltf` before running.
+  std::string up = "y";
+  double resample = 0;
+  bool no_bone_mesh = false;
+};
+
+std::string output_extension(const std::string& f) {
+  return f == "json" ? ".json" : "." + f;
+}
+
+// -o x.glb (or .gltf, .json) with a single input file names the output and its format;
+// otherwise -o is a directory that receives one output per input.
+std::vector<job> plan_convert_jobs(convert_options& o) {
+  std::string ext = lower(fs::path(o.output).extension().string());
+  bool single_file_out = o.inputs.size() == 1 && !fs::is_directory(o.inputs[0]) &&
+                         (ext == ".glb" || ext == ".gltf" || ext == ".json");
+  if (!single_file_out) return plan_jobs(o.inputs, o.output, output_extension(o.out_format));
+  o.out_format = ext.substr(1);
+  return {{o.inputs[0], o.output, false}};
+}
+
+std::vector<std::uint8_t> encode_png(const texture& t) {
+  std::vector<std::uint8_t> png;
+  stbi_write_png_to_func(
+      [](void* ctx, void* data, int size) {
+        auto* v = static_cast<std::vector<std::uint8_t>*>(ctx);
+        v->insert(v->end(), static_cast<std::uint8_t*>(data),
+                  static_cast<std::uint8_t*>(data) + size);
+      },
+      &png, static_cast<int>(t.width), static_cast<int>(t.height), 4, t.rgba.data(),
+      static_cast<int>(t.width * 4));
+  return png;
+}
+
+// Every decoded texture as <stem>_tex<i>_<name>.png beside the output; returns those written.
+std::vector<std::string> write_textures(const scene& s, const std::string& output) {
+  std::vector<std::string> written;
+  fs::path o(output);
+  fs::path dir = o.parent_path();
+  std::string stem = o.stem().string();
+  for (std::size_t i = 0; i < s.textures.size(); ++i) {
+    const auto& t = s.textures[i];
+    std::string name = t.name.empty() ? std::to_string(i) : t.name;
+    for (auto& c : name)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
+    fs::path p = dir / (stem + "_tex" + std::to_string(i) + "_" + name + ".png");
+    if (save_file(p.string(), encode_png(t))) written.push_back(p.string());
+  }
+  return written;
+}
+
+json& mark_failed(json& rep, json error) {
+  rep["status"] = "failed";
+  rep["error"] = std::move(error);
+  return rep;
+}
+
+json& mark_skipped(json& rep, std::string reason) {
+  rep["status"] = "skipped";
+  rep["reason"] = std::move(reason);
+  return rep;
+}
+
+// A file found by a directory walk that is not a game file, or the output of an earlier run.
+bool is_foreign_file(const bytes& data, const std::string& path) {
+  auto f = detect_format(data, path);
+  return !f || f.value()->id == "gltf";
+}
+
+bool has_content(const scene& s) {
+  bool has_bones = false;
+  for (const auto& sk : s.skeletons) has_bones |= !sk.bones.empty();
+  return has_bones || !s.meshes.empty() || !s.animations.empty();
+}
+
+// A file can decode fine yet hold nothing glTF can carry (a lip-sync-only .anm): an empty
+// .glb helps nobody and some importers refuse it, so say so instead. JSON keeps the metadata.
+void refuse_empty_scene(json& rep, const job& jb, const scene& s) {
+  std::string why =
+      "nothing to convert: no skeleton, animation or mesh (see `rigrip info`; "
+      "`--format json` keeps the file's metadata)";
+  if (jb.from_directory)
+    mark_skipped(rep, why);
+  else
+    mark_failed(rep, {{"code", "E_UNSUPPORTED_FEATURE"},
+                      {"message", why},
+                      {"file", jb.input},
+                      {"format", s.format}});
+}
+
+result<void> write_output(const scene& s, const std::string& path, const convert_options& o,
+                          diagnostics& d) {
+  if (o.out_format != "json") return gltf::write_file(s, path, o.gltf, d);
+  return save_text(path, scene_json::to_text(gltf::prepare(s, o.gltf, d), 1) + "\n");  // streamed
+}
+
+json convert_one(const job& jb, const convert_options& o, const format* forced) {
+  auto t0 = std::chrono::steady_clock::now();
+  json rep{{"input", jb.input}, {"output", jb.output}};
+  diagnostics d;
+  d.file = jb.input;
+  // Judged by its first bytes before it is read whole: a big file no format claims costs
+  // one small read (and, found in a folder, is skipped like any other unrecognised file).
+  auto data = load_input(jb.input, 1ull << 31, forced);
+  if (!data && data.error().code == code::unknown_format && jb.from_directory)
+    return mark_skipped(rep, "not a recognised game file");
+  if (!data) return mark_failed(rep, error_json(data.error()));
+  if (!forced && jb.from_directory && is_foreign_file(data.value(), jb.input))
+    return mark_skipped(rep, "not a recognised game file");
+  auto s = read_scene(data.value(), jb.input, o.common.read(), d, forced);
+  if (!s) {
+    mark_failed(rep, error_json(s.error()));
+    rep["warnings"] = warnings_json(d);
+    return rep;
+  }
+  rep["format"] = s->format;
+  if (o.out_format != "json" && !has_content(s.value())) {
+    refuse_empty_scene(rep, jb, s.value());
+    rep["warnings"] = warnings_json(d);
+    return rep;
+  }
+  if (auto w = write_output(s.value(), jb.output, o, d); !w) {
+    mark_failed(rep, error_json(w.error()));
+  } else {
+    rep["status"] = "ok";
+    if (o.textures) rep["textures"] = write_textures(s.value(), jb.output);
+    rep["skeletons"] = s->skeletons.size();
+    rep["animations"] = s->animations.size();
+  }
+  rep["warnings"] = warnings_json(d);
+  rep["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return rep;
+}
+
+int run_convert(convert_options o) {
+  const auto forced = forced_format(o.common);
+  if (!forced) return 2;
+  if (o.out_format != "glb" && o.out_format != "gltf" && o.out_format != "json") {
+    std::cerr << "error: --format must be glb, gltf or json\n";
+    return 2;
+  }
+  o.gltf.source_up = o.up == "z" ? gltf::up_axis::z : gltf::up_axis::y;
+  if (o.resample > 0) o.gltf.resample_fps = o.resample;
+  o.gltf.bone_display_mesh = !o.no_bone_mesh;
+  std::vector<job> jobs = plan_convert_jobs(o);
+  if (!o.batch.shard.empty() && !apply_shard(jobs, o.batch.shard)) return 2;
+  o.gltf.binary = o.out_format != "gltf";
+  return run_batch(jobs, o.batch, [&](const job& jb) { return convert_one(jb, o, *forced); });
+}
+
+void add_convert_options(CLI::App* c, convert_options& o) {
+  c->add_option("inputs", o.inputs, "Input files or directories")
+      ->required()
+      ->check(CLI::ExistingPath);
+  c->add_option("-o,--output", o.output, "Output file (.glb/.gltf/.json) or directory")->required();
+  c->add_option("--format", o.out_format,
+                "Output format: glb (default), gltf (+ .bin), json (scene JSON)")
+      ->check(CLI::IsMember({"glb", "gltf", "json"}));
+  c->add_option("-j,--jobs", o.batch.threads, "Worker threads (default: the number of CPU cores)")
+      ->check(CLI::Range(1u, 256u));
+  c->add_flag("--skip-existing", o.batch.skip_existing,
+              "Do not convert inputs whose output already exists");
+  c->add_option("--report", o.batch.report, "Write a JSON report of every input");
+  c->add_option("--shard", o.batch.shard,
+                "I/N: convert only the I-th (0-based) of N deterministic shares of the sorted inputs");
+  c->add_option("--scale", o.gltf.scale, "Uniform scale applied at the root")
+      ->check(CLI::PositiveNumber);
+  c->add_option("--up", o.up, "Up axis of the source data, y or z (converted at the root)")
+      ->check(CLI::IsMember({"y", "z"}));
+  c->add_option("--resample", o.resample, "Bake every track to LINEAR keys at this rate")
+      ->check(CLI::PositiveNumber);
+  c->add_option("--clip", o.gltf.clips, "Only animations with this name or glob (repeatable)");
+  c->add_flag("--in-place", o.gltf.in_place, "Drop root motion");
+  c->add_flag("--textures", o.textures,
+              "Also write every decoded texture as PNG next to the output");
+  c->add_flag("--no-bone-mesh", o.no_bone_mesh,
+              "Do not add a bone-display mesh to skeleton-only files");
+  add_common(c, o.common);
+}
+
+}  // namespace
+
+command add_convert_command(CLI::App& app) {
+  auto o = std::make_shared<convert_options>();
+  auto* c = app.add_subcommand("convert", "Convert files or directories (recursive) to glTF 2.0");
+  add_convert_options(c, *o);
+  c->footer(
+      "Examples:\n  rigrip convert Animal_Bass_Animation.bfres -o bass.glb\n"
+      "  rigrip convert dumps/ -o out/ -j 2 --skip-existing --report report.json\n"
+      "  rigrip convert walk.anm --skeleton sk62_clementine.skl -o walk.gltf --in-place\n"
+      "  rigrip convert X8PC00A.BIN -o out/ --textures");
+  return {c, [o] { return run_convert(*o); }};
+}
+
+}  // namespace rigrip::cli
