@@ -43,6 +43,17 @@ if(EXISTS ${MMS}/RuntimeBasic1/x64/Network_RuntimeBasic1.nmb AND EXISTS ${MMS}/C
     EXPECT "format: morpheme-nmb.*skeleton 'mainDemoCharacter': 68 bones.*animation '01002_Walk'")
   rigrip_cli_test(morpheme_sdk_convert_x64 ARGS convert ${MMS}/RuntimeBasic1/x64/Network_RuntimeBasic1.nmb
     -o ${MMS_OUT}/basic_x64.glb VALIDATE ${MMS_OUT}/basic_x64.glb)
+  # Blender (Debian's 3.4) imports the glb and the Walk clip walks (tests/morpheme/blender_walk_check.py).
+  find_program(RIGRIP_BLENDER blender)
+  if(RIGRIP_BLENDER)
+    add_test(NAME cli.morpheme_sdk_blender_walk
+      COMMAND ${RIGRIP_BLENDER} -b --factory-startup --python-exit-code 1
+        -P ${CMAKE_CURRENT_SOURCE_DIR}/morpheme/blender_walk_check.py -- ${MMS_OUT}/basic_x64.glb 68)
+    set_tests_properties(cli.morpheme_sdk_blender_walk PROPERTIES DEPENDS cli.morpheme_sdk_convert_x64
+      PASS_REGULAR_EXPRESSION "blender: .* walks [0-9.]+ m" TIMEOUT 120)
+  else()
+    message(STATUS "cli.morpheme_sdk_blender_walk skipped: blender not found")
+  endif()
   rigrip_cli_test(morpheme_sdk_convert_win32 ARGS convert ${MMS}/ControlWithPrediction/win32/ControlWithPrediction.nmb
     -o ${MMS_OUT}/prediction_win32.glb VALIDATE ${MMS_OUT}/prediction_win32.glb)
   rigrip_cli_test(morpheme_sdk_rewrite ARGS rewrite ${MMS}/ControlWithPrediction/win32/ControlWithPrediction.nmb
