@@ -6,7 +6,7 @@
 #
 # Environment:
 #   RIGRIP_FUZZ_TARGETS="bfres yaz0 ..."  only these targets (default: every format id
-#                                         the registry lists, plus detect and yaz0)
+#                                         the registry lists, plus detect, yaz0 and lgp)
 #   RIGRIP_FUZZ_JOBS=N                    targets fuzzed at the same time (default: nproc)
 #   RIGRIP_FUZZ_SEEDS="dir ..."           extra seed folders (default: build-test/test-output,
 #                                         the files the test suite's writers produced)
@@ -40,11 +40,12 @@ t0=$(date +%s)
 CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DRIGRIP_FUZZ=ON -DRIGRIP_TESTS=OFF -DRIGRIP_BENCH=OFF >/dev/null
-cmake --build "$build" -j"$(nproc)" --target rigrip_fuzz_reader rigrip_fuzz_yaz0 rigrip_fuzz_json
+cmake --build "$build" -j"$(nproc)" --target rigrip_fuzz_reader rigrip_fuzz_yaz0 rigrip_fuzz_lgp rigrip_fuzz_json
 echo "   built in $(( $(date +%s) - t0 )) s"
 
 reader=$build/fuzz/rigrip_fuzz_reader
 yaz0=$build/fuzz/rigrip_fuzz_yaz0
+lgp=$build/fuzz/rigrip_fuzz_lgp
 jsonfz=$build/fuzz/rigrip_fuzz_json
 export ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -66,8 +67,13 @@ mkdir -p "$seeds/yaz0"
 while read -r f; do
   if [ "$(head -c 4 "$f" 2>/dev/null | tr -d '\0')" = "Yaz0" ]; then cp "$f" "$seeds/yaz0/"; fi
 done < "$list"
+# LGP seeds: every archive with the 'SQUARESOFT' creator (the reference sample, the tests' archives).
+mkdir -p "$seeds/lgp"
+while read -r f; do
+  if [ "$(head -c 12 "$f" 2>/dev/null | tr -d '\0')" = "SQUARESOFT" ]; then cp "$f" "$seeds/lgp/"; fi
+done < "$list"
 
-targets=${RIGRIP_FUZZ_TARGETS:-"$(RIGRIP_FUZZ_LIST=1 "$reader" 2>/dev/null) yaz0 json-gltf json-glb json-scene"}
+targets=${RIGRIP_FUZZ_TARGETS:-"$(RIGRIP_FUZZ_LIST=1 "$reader" 2>/dev/null) yaz0 lgp json-gltf json-glb json-scene"}
 targets=$(echo $targets)
 n_targets=$(echo "$targets" | wc -w)
 jobs=${RIGRIP_FUZZ_JOBS:-$(nproc)}
@@ -79,6 +85,7 @@ run_target() {
   mkdir -p "$corpus" "$seed"
   local bin=$reader
   [ "$t" = yaz0 ] && bin=$yaz0
+  [ "$t" = lgp ] && bin=$lgp
   # Structure-aware glTF / scene-JSON targets, seeded from the gltf / scene-json seeds.
   local kind=""
   case "$t" in

@@ -24,6 +24,7 @@ using byte_view = std::span<const std::uint8_t>;
 // Options a reader may honour; a reader ignores what does not apply to it.
 struct read_options {
   std::optional<std::string> skeleton_path;  // --skeleton: explicit rig for animation-only files
+  std::vector<std::string> animations;       // --anim: animation files (globs) to put on a mesh's rig
   std::optional<double> fps;                 // --fps: frame rate for formats that count frames
   bool upper_case_bones = false;             // --upper-case-bones (morpheme)
   std::uint64_t max_file_size = 1ull << 31;  // files larger than this are refused
@@ -41,7 +42,13 @@ struct read_context {
   diagnostics* diags = nullptr;
   // Sibling files come back out of their compression containers too.
   std::function<result<bytes>(const std::string& path)> load;
+  // Existence and folder listing through the same place as `load` (inside the archive when
+  // the input is an archive entry); unset: the file system.
+  std::function<bool(const std::string& path)> exists;
+  std::function<std::vector<std::string>(const std::string& dir)> list;
   [[nodiscard]] bool file_exists(const std::string& p) const;
+  // Paths of the files in folder `dir` (not recursive), sorted.
+  [[nodiscard]] std::vector<std::string> files_in(const std::string& dir) const;
   void warn(code c, std::string message, std::uint64_t offset = no_offset) const;
 };
 
@@ -53,6 +60,9 @@ struct pack_context {
   std::string skeleton_path;
   std::optional<double> fps;
   diagnostics* diags = nullptr;
+  // Files next to the output (the other entries of the archive with `pack --into`), for a
+  // writer that finds its skeleton by the naming rule when no --skeleton is given; may be unset.
+  std::function<result<bytes>(const std::string& path)> load;
   void warn(code c, std::string message) const;
 };
 
@@ -93,6 +103,9 @@ struct format {
 struct container_entry {
   std::string name;  // path inside the archive; for a compression stream, the input's name
   bytes data;
+  // Why an archive entry could not be taken out (its offset or size runs past the archive);
+  // its data is then empty. Only unpack_checked reports such entries (unpack throws).
+  std::optional<error> problem;
 };
 
 struct container {
@@ -109,6 +122,9 @@ struct container {
   // whose layout (alignment, order, an unchanged compressed stream) is kept where it can be.
   bytes (*repack)(byte_view original, const std::vector<container_entry>& entries) = nullptr;
   nlohmann::json (*dump_raw)(byte_view data) = nullptr;  // the container's own structures
+  // Optional (archives): unpack that keeps going past a broken entry (returned with `problem`)
+  // and reports disagreements between the archive's own tables as warnings.
+  std::vector<container_entry> (*unpack_checked)(byte_view data, diagnostics& diags) = nullptr;
 };
 
 [[nodiscard]] const std::vector<const container*>& registered_containers();
@@ -124,6 +140,34 @@ struct unwrapped {
 // Opens every compression container around `data`; a plain input comes back with an empty
 // chain and no copy of its bytes (data stays empty: use the input).
 [[nodiscard]] result<unwrapped> unwrap(byte_view data, const std::string& name);
+
+// An archive opened so that each entry is read as a file of its own. An entry's path is
+// "<archive path>/<inner path>"; a reader's sibling look-ups (read_context::load, exists,
+// list) resolve such paths inside the archive, so a family's pairing rules (skeleton next to
+// the animation, textures next to the model) work there exactly as in a folder.
+struct archive {
+  const container* kind = nullptr;
+  std::string path;
+  std::vector<container_entry> entries;
+  std::uint64_t max_file_size = 1ull << 31;  // for look-ups that leave the archive
+
+  [[nodiscard]] std::string entry_path(std::size_t i) const;
+  // The entry an inner path names (exactly, else ignoring case), or nullptr.
+  [[nodiscard]] const container_entry* find(std::string_view inner) const;
+  // The inner path of `p` when it lies inside this archive ("battle.lgp/rtaa" -> "rtaa").
+  [[nodiscard]] std::optional<std::string> inner_path(const std::string& p) const;
+  // Sibling access: inside the archive for its paths (entries come out of compression
+  // containers like files do), the file system for any other path.
+  [[nodiscard]] result<bytes> load(const std::string& p) const;
+  [[nodiscard]] bool exists(const std::string& p) const;
+  [[nodiscard]] std::vector<std::string> list(const std::string& dir) const;
+};
+
+// Opens an archive container (an error when the data is not one). Broken entries stay in
+// the list with `problem` set; the container's warnings go to `diags`.
+[[nodiscard]] result<archive> open_archive(byte_view data, const std::string& path, diagnostics& diags);
+// The archive container the data is, or nullptr (compression containers are not archives).
+[[nodiscard]] const container* detect_archive(byte_view data, std::string_view filename);
 
 [[nodiscard]] const std::vector<const format*>& formats();
 [[nodiscard]] const format* find_format(std::string_view id);
@@ -166,5 +210,19 @@ void remove_temporaries_on_signals();
                                     const read_options& options, diagnostics& diags,
                                     const format* forced = nullptr);
 [[nodiscard]] result<bytes> pack(const scene& s, const format& f, const pack_context& ctx);
+
+// Archive entries through the same entry points (see `archive`).
+[[nodiscard]] result<scene> read_scene(const archive& a, std::size_t entry, const read_options& options,
+                                       diagnostics& diags, const format* forced = nullptr);
+[[nodiscard]] result<nlohmann::json> dump_raw(const archive& a, std::size_t entry, const read_options& options,
+                                              diagnostics& diags, const format* forced = nullptr);
+// The archive with `changed` entries replaced (same inner path, case ignored) or added; the
+// container rebuilds its tables and keeps every other entry byte for byte.
+[[nodiscard]] result<bytes> replace_entries(const archive& a, byte_view original,
+                                            std::vector<container_entry> changed);
+// `pack` as entry `entry` of the archive, returning the new archive: the existing entry is
+// the template when ctx has none, and ctx.load finds siblings inside the archive.
+[[nodiscard]] result<bytes> pack_into(const scene& s, const format& f, pack_context ctx, const archive& a,
+                                      byte_view original, const std::string& entry);
 
 }  // namespace rigrip

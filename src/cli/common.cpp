@@ -8,6 +8,7 @@ namespace rigrip::cli {
 read_options common_options::read() const {
   read_options o;
   if (!skeleton.empty()) o.skeleton_path = skeleton;
+  o.animations = anims;
   if (fps > 0) o.fps = fps;
   o.upper_case_bones = upper_case_bones;
   return o;
@@ -16,6 +17,8 @@ read_options common_options::read() const {
 void add_common(CLI::App* c, common_options& o) {
   c->add_option("--skeleton", o.skeleton, "Skeleton/rig file for animation-only inputs")
       ->check(CLI::ExistingFile);
+  c->add_option("--anim", o.anims,
+                "Animations (file or glob; repeatable) to put on a mesh's skeleton (Telltale .d3dmesh + .skl)");
   c->add_option("--fps", o.fps, "Frame rate for formats that count frames (e.g. BFRES, default 30)")
       ->check(CLI::PositiveNumber);
   c->add_option("--input-format", o.input_format,

@@ -16,6 +16,7 @@ using nlohmann::json;
 // Options of every command that reads game files.
 struct common_options {
   std::string skeleton;
+  std::vector<std::string> anims;  // --anim: animations to put on a mesh's skeleton
   double fps = 0;
   std::string input_format;
   bool upper_case_bones = false;

@@ -78,6 +78,11 @@ const container* detect_container(byte_view data, std::string_view filename) {
   return nullptr;
 }
 
+const container* detect_archive(byte_view data, std::string_view filename) {
+  const container* c = detect_container(data, filename);
+  return c && c->archive ? c : nullptr;
+}
+
 namespace {
 constexpr int max_nesting = 4;
 
@@ -189,7 +194,7 @@ result<bytes> load_unwrapped(const std::string& path, std::uint64_t max) {
 }
 
 read_context make_context(const opened& in, const std::string& name, const read_options& options,
-                          diagnostics& diags) {
+                          diagnostics& diags, const archive* from = nullptr) {
   read_context ctx;
   ctx.path = name;
   ctx.data = in.payload;
@@ -199,6 +204,11 @@ read_context make_context(const opened& in, const std::string& name, const read_
   if (diags.file.empty()) diags.file = name;
   auto max = options.max_file_size;
   ctx.load = [max](const std::string& p) { return load_unwrapped(p, max); };
+  if (from) {  // siblings inside the archive
+    ctx.load = [from](const std::string& p) { return from->load(p); };
+    ctx.exists = [from](const std::string& p) { return from->exists(p); };
+    ctx.list = [from](const std::string& d) { return from->list(d); };
+  }
   return ctx;
 }
 
@@ -270,15 +280,16 @@ result<bytes> rewrap(bytes payload, const opened& in, byte_view original, const 
 }
 }  // namespace
 
-result<scene> read_scene(byte_view data, const std::string& name, const read_options& options,
-                         diagnostics& diags, const format* forced) {
+namespace {
+result<scene> read_scene_in(byte_view data, const std::string& name, const read_options& options,
+                            diagnostics& diags, const format* forced, const archive* from) {
   auto o = open_input(data, name, forced);
   if (!o) return o.error();
   const opened& in = o.value();
   const format* fmt = in.fmt;
   if (!fmt->read)
     return stamp(make_error(code::unsupported_feature, "this format has no scene reader"), name, fmt);
-  auto ctx = make_context(in, name, options, diags);
+  auto ctx = make_context(in, name, options, diags, from);
   const std::size_t first_warning = diags.warnings.size();
   auto r = core::guarded(name, fmt->id, [&] { return fmt->read(ctx); });
   mark_warnings(diags, first_warning, in.within);
@@ -290,6 +301,12 @@ result<scene> read_scene(byte_view data, const std::string& name, const read_opt
   auto v = inner->validate();
   if (!v) return stamp(v.error(), name, fmt);
   return inner;
+}
+}  // namespace
+
+result<scene> read_scene(byte_view data, const std::string& name, const read_options& options,
+                         diagnostics& diags, const format* forced) {
+  return read_scene_in(data, name, options, diags, forced, nullptr);
 }
 
 result<bytes> load_input(const std::string& path, std::uint64_t max_size, const format* forced) {
@@ -328,16 +345,29 @@ result<scene> read_scene(const std::string& path, const read_options& options, d
   return read_scene(b.value(), path, options, diags, forced);
 }
 
-result<nlohmann::json> dump_raw(byte_view data, const std::string& name,
-                                const read_options& options, diagnostics& diags,
-                                const format* forced) {
+namespace {
+// An archive's own structures (its table of contents ...), for `dump --raw ARCHIVE`.
+result<nlohmann::json> dump_archive(const container& c, byte_view data, const std::string& name) {
+  if (!c.dump_raw)
+    return error{code::unsupported_feature, std::string(c.id) + " archives have no raw dump", name, no_offset,
+                 std::string(c.id)};
+  auto r = core::guarded(name, c.id, [&] { return c.dump_raw(data); });
+  if (!r) return r.error();
+  scene_ops::repair_utf8(r.value());
+  return std::move(r.value());
+}
+
+result<nlohmann::json> dump_raw_in(byte_view data, const std::string& name, const read_options& options,
+                                   diagnostics& diags, const format* forced, const archive* from) {
+  if (!forced)
+    if (const container* c = detect_archive(data, name)) return dump_archive(*c, data, name);
   auto o = open_input(data, name, forced);
   if (!o) return o.error();
   const opened& in = o.value();
   const format* fmt = in.fmt;
   if (!fmt->dump_raw)
     return stamp(make_error(code::unsupported_feature, "this format has no raw dump"), name, fmt);
-  auto ctx = make_context(in, name, options, diags);
+  auto ctx = make_context(in, name, options, diags, from);
   const std::size_t first_warning = diags.warnings.size();
   auto r = core::guarded(name, fmt->id, [&] { return fmt->dump_raw(ctx); });
   mark_warnings(diags, first_warning, in.within);
@@ -349,6 +379,12 @@ result<nlohmann::json> dump_raw(byte_view data, const std::string& name,
       if (!j.contains(c->id)) j[std::string(c->id)] = true;
   scene_ops::repair_utf8(j);
   return std::move(j);
+}
+}  // namespace
+
+result<nlohmann::json> dump_raw(byte_view data, const std::string& name, const read_options& options,
+                                diagnostics& diags, const format* forced) {
+  return dump_raw_in(data, name, options, diags, forced, nullptr);
 }
 
 result<nlohmann::json> dump_graph(byte_view data, const std::string& name, const read_options& options,
@@ -371,6 +407,14 @@ result<nlohmann::json> dump_graph(byte_view data, const std::string& name, const
 
 result<bytes> rewrite(byte_view data, const std::string& name, const read_options& options,
                       diagnostics& diags, const format* forced) {
+  if (const container* c = forced ? nullptr : detect_archive(data, name)) {
+    // The archive's own raw layer: its entries back into the same container.
+    if (diags.file.empty()) diags.file = name;
+    return core::guarded(name, c->id, [&] {
+      auto entries = c->unpack_checked ? c->unpack_checked(data, diags) : c->unpack(data);
+      return c->repack(data, entries);
+    });
+  }
   auto o = open_input(data, name, forced);
   if (!o) return o.error();
   const opened& in = o.value();
@@ -421,6 +465,161 @@ result<bytes> pack(const scene& s, const format& f, const pack_context& ctx) {
   if (!r) return r.error();
   if (!r.value()) return stamp(r.value().error(), ctx.output_path, &f);
   return std::move(r.value().value());
+}
+
+// ---- archives ------------------------------------------------------------------------
+
+namespace {
+std::string normal_path(const std::string& p) {
+  return std::filesystem::path(p).lexically_normal().generic_string();
+}
+std::string parent_of(const std::string& inner) {
+  auto cut = inner.rfind('/');
+  return cut == std::string::npos ? std::string() : inner.substr(0, cut);
+}
+}  // namespace
+
+std::string archive::entry_path(std::size_t i) const { return path + "/" + entries.at(i).name; }
+
+const container_entry* archive::find(std::string_view inner) const {
+  for (const auto& e : entries)
+    if (e.name == inner) return &e;
+  const std::string want = lower(inner);
+  for (const auto& e : entries)
+    if (lower(e.name) == want) return &e;
+  return nullptr;
+}
+
+std::optional<std::string> archive::inner_path(const std::string& p) const {
+  const std::string base = normal_path(path), q = normal_path(p);
+  if (q.size() > base.size() + 1 && q.compare(0, base.size(), base) == 0 && q[base.size()] == '/')
+    return q.substr(base.size() + 1);
+  return std::nullopt;
+}
+
+result<bytes> archive::load(const std::string& p) const {
+  auto inner = inner_path(p);
+  if (!inner) return load_unwrapped(p, max_file_size);
+  const container_entry* e = find(*inner);
+  if (!e) return error{code::io_error, "no entry '" + *inner + "' in the archive", path, no_offset, {}};
+  if (e->problem) {
+    error err = *e->problem;
+    err.file = path;
+    return err;
+  }
+  auto u = unwrap(e->data, p);
+  if (!u) return u.error();
+  if (u.value().chain.empty()) return e->data;
+  return std::move(u.value().data);
+}
+
+bool archive::exists(const std::string& p) const {
+  auto inner = inner_path(p);
+  if (!inner) {
+    std::error_code ec;
+    return std::filesystem::is_regular_file(p, ec);
+  }
+  const container_entry* e = find(*inner);
+  return e && !e->problem;
+}
+
+std::vector<std::string> archive::list(const std::string& dir) const {
+  std::optional<std::string> sub;
+  if (normal_path(dir) == normal_path(path)) sub = std::string();
+  else sub = inner_path(dir);
+  std::vector<std::string> out;
+  if (!sub) {  // a folder outside the archive
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it(dir.empty() ? "." : dir, ec), end; !ec && it != end; it.increment(ec))
+      if (it->is_regular_file(ec)) out.push_back(it->path().string());
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+  for (std::size_t i = 0; i < entries.size(); ++i)
+    if (!entries[i].problem && lower(parent_of(entries[i].name)) == lower(*sub)) out.push_back(entry_path(i));
+  return out;
+}
+
+result<archive> open_archive(byte_view data, const std::string& path, diagnostics& diags) {
+  const container* c = detect_archive(data, path);
+  if (!c)
+    return error{code::unknown_format, "not an archive (see `rigrip formats`)", path, 0, {}};
+  if (diags.file.empty()) diags.file = path;
+  auto r = core::guarded(path, c->id, [&] { return c->unpack_checked ? c->unpack_checked(data, diags) : c->unpack(data); });
+  if (!r) return r.error();
+  archive a;
+  a.kind = c;
+  a.path = path;
+  a.entries = std::move(r.value());
+  for (auto& e : a.entries)
+    if (e.problem) {
+      if (e.problem->file.empty()) e.problem->file = path;
+      if (e.problem->format.empty()) e.problem->format = std::string(c->id);
+    }
+  return a;
+}
+
+namespace {
+result<const container_entry*> entry_at(const archive& a, std::size_t i) {
+  if (i >= a.entries.size())
+    return error{code::usage, "entry " + std::to_string(i) + " of " + std::to_string(a.entries.size()), a.path,
+                 no_offset, {}};
+  const auto& e = a.entries[i];
+  if (e.problem) return *e.problem;
+  return &e;
+}
+}  // namespace
+
+result<scene> read_scene(const archive& a, std::size_t i, const read_options& options, diagnostics& diags,
+                         const format* forced) {
+  auto e = entry_at(a, i);
+  if (!e) return e.error();
+  return read_scene_in(e.value()->data, a.entry_path(i), options, diags, forced, &a);
+}
+
+result<nlohmann::json> dump_raw(const archive& a, std::size_t i, const read_options& options, diagnostics& diags,
+                                const format* forced) {
+  auto e = entry_at(a, i);
+  if (!e) return e.error();
+  return dump_raw_in(e.value()->data, a.entry_path(i), options, diags, forced, &a);
+}
+
+result<bytes> replace_entries(const archive& a, byte_view original, std::vector<container_entry> changed) {
+  if (!a.kind || !a.kind->repack)
+    return error{code::write_unsupported, "this archive cannot be written", a.path, no_offset, {}};
+  std::vector<container_entry> entries = a.entries;
+  for (const auto& e : entries)
+    if (e.problem) {
+      error err = *e.problem;
+      err.message = "cannot rebuild the archive around a broken entry: " + err.message;
+      return err;
+    }
+  for (auto& c : changed) {
+    const container_entry* same = a.find(c.name);
+    if (same) {
+      auto& slot = entries[static_cast<std::size_t>(same - a.entries.data())];
+      slot.data = std::move(c.data);
+    } else {
+      entries.push_back(container_entry{c.name, std::move(c.data), std::nullopt});
+    }
+  }
+  return core::guarded(a.path, a.kind->id, [&] { return a.kind->repack(original, entries); });
+}
+
+result<bytes> pack_into(const scene& s, const format& f, pack_context ctx, const archive& a, byte_view original,
+                        const std::string& entry) {
+  const container_entry* existing = a.find(entry);
+  if (existing && existing->problem) return *existing->problem;
+  const std::string name = existing ? existing->name : entry;
+  ctx.output_path = a.path + "/" + name;
+  if (!ctx.template_file && existing) {
+    ctx.template_file = existing->data;
+    ctx.template_path = ctx.output_path;
+  }
+  if (!ctx.load) ctx.load = [&a](const std::string& p) { return a.load(p); };
+  auto r = pack(s, f, ctx);
+  if (!r) return r.error();
+  return replace_entries(a, original, {container_entry{name, std::move(r.value()), std::nullopt}});
 }
 
 }  // namespace rigrip

@@ -440,6 +440,129 @@ void local_trs(const tg::Node& n, bone& b) {
     b.scale = {static_cast<float>(n.scale[0]), static_cast<float>(n.scale[1]), static_cast<float>(n.scale[2])};
 }
 
+// Meshes: every triangle primitive of every node with a mesh (the writer's "bone_display"
+// for skeleton-only scenes excepted). Skinned primitives keep their joints, mapped through
+// the skin to the skeleton read above; the others get their node's transform up to the
+// rigrip root baked in (source units). Materials keep their name, colour and flags.
+void read_meshes(const tg::Model& m, const std::vector<int>& parent,
+                 const std::map<int, std::pair<int, int>>& node_to_bone, scene& s, diagnostics& diags) {
+  std::map<int, int> material_of;
+  auto scene_material = [&](int gi) {
+    if (gi < 0 || static_cast<std::size_t>(gi) >= m.materials.size()) return -1;
+    if (auto it = material_of.find(gi); it != material_of.end()) return it->second;
+    const auto& gm = m.materials[static_cast<std::size_t>(gi)];
+    material mt;
+    mt.name = gm.name;
+    const auto& f = gm.pbrMetallicRoughness.baseColorFactor;
+    if (f.size() == 4) mt.base_color = {static_cast<float>(f[0]), static_cast<float>(f[1]), static_cast<float>(f[2]), static_cast<float>(f[3])};
+    mt.double_sided = gm.doubleSided;
+    if (gm.alphaMode == "MASK") mt.alpha_mode = material::alpha::mask, mt.alpha_cutoff = static_cast<float>(gm.alphaCutoff);
+    if (gm.alphaMode == "BLEND") mt.alpha_mode = material::alpha::blend;
+    mt.unlit = gm.extensions.count("KHR_materials_unlit") > 0;
+    s.materials.push_back(mt);
+    return material_of[gi] = static_cast<int>(s.materials.size() - 1);
+  };
+  for (std::size_t ni = 0; ni < m.nodes.size(); ++ni) {
+    const auto& node = m.nodes[ni];
+    if (node.mesh < 0) continue;
+    if (static_cast<std::size_t>(node.mesh) >= m.meshes.size()) throw std::runtime_error("mesh index out of range");
+    const auto& gm = m.meshes[static_cast<std::size_t>(node.mesh)];
+    if (gm.name == "bone_display") continue;
+    // The node's transform below the rigrip root (ignored for skinned meshes, as in glTF).
+    core::mat4 world = core::identity();
+    for (int n = static_cast<int>(ni); n >= 0 && !is_rigrip_root(m.nodes[static_cast<std::size_t>(n)]); n = parent[static_cast<std::size_t>(n)]) {
+      bone b;
+      local_trs(m.nodes[static_cast<std::size_t>(n)], b);
+      world = core::multiply(core::compose(b.translation, b.rotation, b.scale), world);
+    }
+    for (std::size_t pi = 0; pi < gm.primitives.size(); ++pi) {
+      const auto& prim = gm.primitives[pi];
+      if (prim.mode != -1 && prim.mode != TINYGLTF_MODE_TRIANGLES) {
+        diags.warn(code::w_lossy, "mesh '" + gm.name + "': a primitive that is not a triangle list is skipped");
+        continue;
+      }
+      auto attr = [&](const char* name) {
+        auto it = prim.attributes.find(name);
+        return it == prim.attributes.end() ? -1 : it->second;
+      };
+      if (attr("POSITION") < 0) continue;
+      mesh me;
+      me.name = gm.primitives.size() > 1 ? gm.name + "_" + std::to_string(pi) : gm.name;
+      int nc = 0;
+      auto pos = read_floats(m, attr("POSITION"), &nc);
+      if (nc != 3) throw std::runtime_error("POSITION is not a VEC3");
+      const std::size_t nv = pos.size() / 3;
+      for (std::size_t v = 0; v < nv; ++v) me.positions.push_back({pos[v * 3], pos[v * 3 + 1], pos[v * 3 + 2]});
+      if (attr("NORMAL") >= 0) {
+        auto n = read_floats(m, attr("NORMAL"), &nc);
+        if (nc == 3 && n.size() == nv * 3)
+          for (std::size_t v = 0; v < nv; ++v) me.normals.push_back({n[v * 3], n[v * 3 + 1], n[v * 3 + 2]});
+      }
+      if (attr("TEXCOORD_0") >= 0) {
+        auto t = read_floats(m, attr("TEXCOORD_0"), &nc);
+        if (nc == 2 && t.size() == nv * 2)
+          for (std::size_t v = 0; v < nv; ++v) me.uvs.push_back({t[v * 2], t[v * 2 + 1]});
+      }
+      if (attr("COLOR_0") >= 0) {
+        auto c = read_floats(m, attr("COLOR_0"), &nc);
+        if ((nc == 3 || nc == 4) && c.size() == nv * static_cast<std::size_t>(nc))
+          for (std::size_t v = 0; v < nv; ++v)
+            me.colors.push_back({c[v * nc], c[v * nc + 1], c[v * nc + 2], nc == 4 ? c[v * nc + 3] : 1.0f});
+      }
+      bool skinned = false;
+      if (node.skin >= 0 && static_cast<std::size_t>(node.skin) < m.skins.size() && attr("JOINTS_0") >= 0 && attr("WEIGHTS_0") >= 0) {
+        const auto& joints = m.skins[static_cast<std::size_t>(node.skin)].joints;
+        auto j = read_floats(m, attr("JOINTS_0"), &nc);
+        int nw = 0;
+        auto w = read_floats(m, attr("WEIGHTS_0"), &nw);
+        if (nc == 4 && nw == 4 && j.size() == nv * 4 && w.size() == nv * 4) {
+          skinned = true;
+          for (std::size_t v = 0; v < nv; ++v) {
+            std::array<std::uint16_t, 4> jj{0, 0, 0, 0};
+            vec4 ww{0, 0, 0, 0};
+            for (std::size_t k = 0; k < 4; ++k) {
+              float jf = j[v * 4 + k];
+              if (!(jf >= 0) || jf >= static_cast<float>(joints.size())) throw std::runtime_error("JOINTS_0 beyond the skin's joints");
+              auto ji = static_cast<std::size_t>(jf);
+              auto it = node_to_bone.find(joints[ji]);
+              if (it == node_to_bone.end()) throw std::runtime_error("skin joint outside the skeletons");
+              me.skeleton = it->second.first;
+              jj[k] = static_cast<std::uint16_t>(it->second.second);
+              ww[k] = w[v * 4 + k];
+            }
+            me.joints.push_back(jj);
+            me.weights.push_back(ww);
+          }
+        }
+      }
+      if (!skinned) {
+        for (auto& p : me.positions) {
+          vec3 q{world[0] * p[0] + world[4] * p[1] + world[8] * p[2] + world[12],
+                 world[1] * p[0] + world[5] * p[1] + world[9] * p[2] + world[13],
+                 world[2] * p[0] + world[6] * p[1] + world[10] * p[2] + world[14]};
+          p = q;
+        }
+        for (auto& n : me.normals) {  // the normal matrix of a rotation + uniform scale
+          vec3 q{world[0] * n[0] + world[4] * n[1] + world[8] * n[2], world[1] * n[0] + world[5] * n[1] + world[9] * n[2],
+                 world[2] * n[0] + world[6] * n[1] + world[10] * n[2]};
+          float l = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
+          n = l > 0 ? vec3{q[0] / l, q[1] / l, q[2] / l} : vec3{0, 1, 0};
+        }
+      }
+      if (prim.indices >= 0) {
+        auto ix = read_floats(m, prim.indices, &nc);
+        for (float f : ix) {
+          if (!(f >= 0) || f >= static_cast<float>(nv)) throw std::runtime_error("index beyond the primitive's vertices");
+          me.indices.push_back(static_cast<std::uint32_t>(f));
+        }
+      }
+      me.material = scene_material(prim.material);
+      if (gm.extras.IsObject()) me.extras = from_value(gm.extras);
+      s.meshes.push_back(std::move(me));
+    }
+  }
+}
+
 scene convert(const tg::Model& m, diagnostics& diags) {
   scene s;
   s.format = "gltf";
@@ -513,6 +636,7 @@ scene convert(const tg::Model& m, diagnostics& diags) {
     }
     s.skeletons.push_back(std::move(sk));
   }
+  read_meshes(m, parent, node_to_bone, s, diags);
   for (const auto& ga : m.animations) {
     animation a;
     a.name = ga.name;

@@ -301,10 +301,12 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
   vec3 rs{o.scale, o.scale, o.scale};
   if (s.metadata.is_object() && s.metadata.contains("root_transform")) {
     const auto& rt = s.metadata["root_transform"];
-    if (rt.contains("rotation") && rt["rotation"].is_array() && rt["rotation"].size() == 4)
-      for (std::size_t i = 0; i < 4; ++i) rq[i] = rt["rotation"][i].get<float>();
-    if (rt.contains("scale") && rt["scale"].is_array() && rt["scale"].size() == 3)
-      for (std::size_t i = 0; i < 3; ++i) rs[i] *= rt["scale"][i].get<float>();
+    // (shape checked by scene::validate(); a scene that skipped it still cannot throw here)
+    auto number = [](const json& v, float fallback) { return v.is_number() ? v.get<float>() : fallback; };
+    if (rt.is_object() && rt.contains("rotation") && rt["rotation"].is_array() && rt["rotation"].size() == 4)
+      for (std::size_t i = 0; i < 4; ++i) rq[i] = number(rt["rotation"][i], i == 3 ? 1.0f : 0.0f);
+    if (rt.is_object() && rt.contains("scale") && rt["scale"].is_array() && rt["scale"].size() == 3)
+      for (std::size_t i = 0; i < 3; ++i) rs[i] *= number(rt["scale"][i], 1.0f);
   }
   if (o.source_up == up_axis::z) rq = core::multiply(core::axis_angle({1, 0, 0}, -core::pi / 2), rq);
   rq = core::normalize(rq);
@@ -384,6 +386,7 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
   }
 
   // Textures and materials.
+  int crisp_sampler = -1, smooth_sampler = -1;
   for (const auto& t : s.textures) {
     std::vector<std::uint8_t> png;
     auto sink = [](void* ctx, void* data, int size) {
@@ -401,16 +404,20 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
     m.images.push_back(img);
     tg::Texture tex;
     tex.source = static_cast<int>(m.images.size() - 1);
-    tex.sampler = 0;
+    // Retro atlases get a crisp, clamped sampler; textures whose extras ask for
+    // "wrap": "repeat" / "filter": "linear" (tiling game textures) glTF's linear + repeat.
+    bool smooth = t.extras.is_object() && (t.extras.value("wrap", "") == "repeat" || t.extras.value("filter", "") == "linear");
+    int& slot = smooth ? smooth_sampler : crisp_sampler;
+    if (slot < 0) {
+      tg::Sampler smp;
+      smp.magFilter = smooth ? TINYGLTF_TEXTURE_FILTER_LINEAR : TINYGLTF_TEXTURE_FILTER_NEAREST;
+      smp.minFilter = smooth ? TINYGLTF_TEXTURE_FILTER_LINEAR_MIPMAP_LINEAR : TINYGLTF_TEXTURE_FILTER_NEAREST;
+      smp.wrapS = smp.wrapT = smooth ? TINYGLTF_TEXTURE_WRAP_REPEAT : TINYGLTF_TEXTURE_WRAP_CLAMP_TO_EDGE;
+      m.samplers.push_back(smp);
+      slot = static_cast<int>(m.samplers.size() - 1);
+    }
+    tex.sampler = slot;
     m.textures.push_back(tex);
-  }
-  if (!m.textures.empty()) {
-    tg::Sampler smp;  // retro textures: keep texels crisp, no bleeding at atlas edges
-    smp.magFilter = TINYGLTF_TEXTURE_FILTER_NEAREST;
-    smp.minFilter = TINYGLTF_TEXTURE_FILTER_NEAREST;
-    smp.wrapS = TINYGLTF_TEXTURE_WRAP_CLAMP_TO_EDGE;
-    smp.wrapT = TINYGLTF_TEXTURE_WRAP_CLAMP_TO_EDGE;
-    m.samplers.push_back(smp);
   }
   bool unlit_used = false;
   for (const auto& mt : s.materials) {

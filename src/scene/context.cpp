@@ -1,5 +1,6 @@
 // File loading and the reader/packer contexts' helpers. These live in the core (not the
 // registry) so that a family library and its tests link against rigrip_core alone.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -8,8 +9,19 @@
 namespace rigrip {
 
 bool read_context::file_exists(const std::string& p) const {
+  if (p.empty()) return false;
+  if (exists) return exists(p);
   std::error_code ec;
-  return !p.empty() && std::filesystem::is_regular_file(p, ec);
+  return std::filesystem::is_regular_file(p, ec);
+}
+std::vector<std::string> read_context::files_in(const std::string& dir) const {
+  if (list) return list(dir);
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir.empty() ? "." : dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_regular_file(ec)) out.push_back(it->path().string());
+  std::sort(out.begin(), out.end());
+  return out;
 }
 void read_context::warn(code c, std::string message, std::uint64_t offset) const {
   if (diags) diags->warnings.push_back(warning{c, std::move(message), path, offset});

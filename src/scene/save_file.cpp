@@ -161,7 +161,9 @@ result<void> save_file(const std::string& path, byte_view data) {
   }
   std::error_code ec;
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
-  if (p.has_parent_path()) fs::create_directories(dir, ec);
+  if (p.has_parent_path() && !fs::create_directories(dir, ec) && ec)
+    return error{code::io_error, "cannot create output folder " + dir.string() + ": " + ec.message(), path,
+                 no_offset, {}};
   sweep_once(dir);
   std::string tmpl = (dir / (".rr-" + std::to_string(::getpid()) + "-XXXXXX.tmp")).string();
   int fd = ::mkstemps(tmpl.data(), 4);

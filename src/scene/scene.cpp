@@ -57,6 +57,13 @@ bool unit(const quat& q, float tol = 1e-3f) {
   float n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
   return std::fabs(n - 1.0f) <= tol;
 }
+bool finite_numbers(const nlohmann::json& j, std::size_t n) {
+  if (!j.is_array() || j.size() != n) return false;
+  for (const auto& v : j)
+    if (!v.is_number() || !std::isfinite(v.get<double>())) return false;
+  return true;
+}
+
 error bad(const std::string& where, const std::string& what) {
   return make_error(code::invalid_scene, where + ": " + what);
 }
@@ -180,6 +187,20 @@ result<void> scene::validate() const {
   for (std::size_t m = 0; m < materials.size(); ++m)
     if (materials[m].texture >= static_cast<int>(textures.size()))
       return bad("materials[" + std::to_string(m) + "]", "texture index out of range");
+  // The few metadata/extras keys writers act on (a scene JSON may carry anything there).
+  if (metadata.is_object() && metadata.contains("root_transform")) {
+    const auto& rt = metadata["root_transform"];
+    if (!rt.is_object()) return bad("metadata.root_transform", "must be an object");
+    if (rt.contains("rotation") && !finite_numbers(rt["rotation"], 4))
+      return bad("metadata.root_transform.rotation", "must be 4 finite numbers (x, y, z, w)");
+    if (rt.contains("scale") && !finite_numbers(rt["scale"], 3))
+      return bad("metadata.root_transform.scale", "must be 3 finite numbers");
+  }
+  for (std::size_t k = 0; k < skeletons.size(); ++k) {
+    const auto& ex = skeletons[k].extras;
+    if (ex.is_object() && ex.contains("display_offset") && !finite_numbers(ex["display_offset"], 3))
+      return bad("skeletons[" + std::to_string(k) + "].extras.display_offset", "must be 3 finite numbers");
+  }
   return {};
 }
 

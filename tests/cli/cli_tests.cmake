@@ -64,7 +64,7 @@ rigrip_cli_test(pack_family_convert ARGS convert ${TT_EX}/sk99_demo_wave.anm -o 
 rigrip_cli_test(pack_family_name ARGS pack ${OUT}/cli/tt_wave.glb --format telltale --skeleton ${TT_EX}/sk99_demo.skl -o ${OUT}/cli/tt_wave.anm
   EXPECT "packed: .*telltale-anm" EXPECT_FILE ${OUT}/cli/tt_wave.anm)
 rigrip_cli_test(pack_family_ambiguous ARGS pack ${OUT}/cli/tt_wave.glb --format telltale -o ${OUT}/cli/tt_wave.bin
-  EXIT 2 EXPECT "writes several formats \\(telltale-anm, telltale-skl\\)" ABSENT ${OUT}/cli/tt_wave.bin)
+  EXIT 2 EXPECT "writes several formats \\(telltale-anm, telltale-skl, telltale-d3dmesh\\)" ABSENT ${OUT}/cli/tt_wave.bin)
 set_tests_properties(cli.pack_family_name cli.pack_family_ambiguous PROPERTIES DEPENDS cli.pack_family_convert)
 
 # --shard I/N: disjoint deterministic shares of the sorted inputs (a, b, c -> 0/2: a c, 1/2: b).
@@ -92,8 +92,23 @@ set_tests_properties(cli.report_merge cli.report_merge_overlap PROPERTIES DEPEND
 
 # Issue 14: faults mid-batch, outputs that stay inside -o, temporaries, special outputs
 # (tests/cli/hostile_cli.sh: one case per row of the issue's table that needs the real binary).
-foreach(c symlink_tree dotdot_input batch_deep_json report_unwritable own_gltf long_name special_outputs signals huge_unknown)
+foreach(c symlink_tree dotdot_input batch_deep_json report_unwritable own_gltf long_name special_outputs signals huge_unknown full_disk read_only_dir two_writers)
   add_test(NAME cli.hostile_${c}
     COMMAND bash ${CMAKE_SOURCE_DIR}/tests/cli/hostile_cli.sh ${c} $<TARGET_FILE:rigrip_cli> ${WAVE} ${OUT}/hostile-cli)
   set_tests_properties(cli.hostile_${c} PROPERTIES ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0" TIMEOUT 120)
 endforeach()
+
+# Issue 14: structured glTF / scene-JSON mutants through the real `info`, `convert` and `pack`
+# (tools/json_campaign.mjs). CI runs 150 mutants (450 runs) under the sanitizers; the long
+# campaign is RIGRIP_JSON_CAMPAIGN=N (docs/fuzzing.md records the counts).
+if(NODE_EXECUTABLE)
+  set(RIGRIP_JSON_CAMPAIGN_N 150)
+  if(DEFINED ENV{RIGRIP_JSON_CAMPAIGN})
+    set(RIGRIP_JSON_CAMPAIGN_N $ENV{RIGRIP_JSON_CAMPAIGN})
+  endif()
+  add_test(NAME cli.hostile_json_campaign
+    COMMAND ${NODE_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tools/json_campaign.mjs $<TARGET_FILE:rigrip_cli>
+            ${CMAKE_SOURCE_DIR}/examples ${OUT}/json-campaign ${RIGRIP_JSON_CAMPAIGN_N} --jobs 2)
+  set_tests_properties(cli.hostile_json_campaign PROPERTIES
+    ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0" TIMEOUT 900 PASS_REGULAR_EXPRESSION "findings 0:")
+endif()

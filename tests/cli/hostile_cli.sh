@@ -148,6 +148,66 @@ huge_unknown)
   grep -q "E_UNKNOWN_FORMAT" log || fail "$(cat log)"
   [ $ms -lt 3000 ] || fail "took $ms ms"
   ;;
+full_disk)
+  # a write that runs out of space (RLIMIT_FSIZE stands in for a full disk: the write fails
+  # with EFBIG, as on ENOSPC): one E_IO line, exit 1, no output file, no temporary
+  "$rigrip" convert "$wave" -o probe.glb >/dev/null 2>&1 || fail "cannot convert the example"
+  size=$(stat -c %s probe.glb)
+  [ "$size" -gt 4096 ] || fail "example output too small ($size bytes) to overflow a 2 KiB limit"
+  mkdir -p out
+  (trap '' XFSZ; ulimit -f 2; exec "$rigrip" convert "$wave" -o out/w.glb) >log 2>&1; rc=$?
+  check_output log
+  [ $rc -eq 1 ] || fail "exit $rc, expected 1: $(cat log)"
+  grep -q "^error: .*E_IO" log || fail "no E_IO error line: $(cat log)"
+  [ ! -e out/w.glb ] || fail "a partial output was left ($(stat -c %s out/w.glb) of $size bytes)"
+  (trap '' XFSZ; ulimit -f 2; exec "$rigrip" dump "$wave" -o out/w.json) >log 2>&1; rc=$?
+  check_output log
+  [ $rc -eq 1 ] && [ ! -e out/w.json ] || fail "dump: exit $rc, output $(ls out): $(cat log)"
+  no_temporaries out
+  ;;
+read_only_dir)
+  # an output folder nobody may write: a clear error, nothing left. Root writes anywhere, so
+  # as root the run drops to nobody (setpriv); without setpriv the case says why it is skipped.
+  mkdir -p ro
+  cp "$wave" w.json
+  chmod 555 ro
+  run=("$rigrip")
+  if [ "$(id -u)" -eq 0 ]; then
+    if ! command -v setpriv >/dev/null; then echo "(root without setpriv: read-only folder case skipped)"; echo "ok [$case_name]"; exit 0; fi
+    chmod 755 . ; chmod 644 w.json
+    run=(setpriv --reuid=65534 --regid=65534 --clear-groups "$rigrip")
+    if ! "${run[@]}" --version >/dev/null 2>&1; then
+      echo "(nobody cannot run $rigrip here: read-only folder case skipped)"; echo "ok [$case_name]"; exit 0
+    fi
+  fi
+  "${run[@]}" convert w.json -o ro/w.glb >log 2>&1; rc=$?
+  check_output log
+  [ $rc -eq 1 ] || fail "exit $rc, expected 1: $(cat log)"
+  grep -q "^error: .*E_IO" log || fail "no E_IO error line: $(cat log)"
+  "${run[@]}" convert w.json -o ro/sub >log 2>&1; rc=$?
+  check_output log
+  [ $rc -eq 1 ] || fail "batch into a read-only folder: exit $rc: $(cat log)"
+  grep -q "failed 1" log || fail "summary: $(cat log)"
+  grep -q "cannot create output folder ro/sub" log || fail "the error does not name the folder: $(cat log)"
+  [ -z "$(ls -A ro)" ] || fail "left in the read-only folder: $(ls -A ro)"
+  chmod 755 ro
+  ;;
+two_writers)
+  # two processes converting the same inputs into the same folder: each output is whole (one
+  # writer's complete file), no temporaries, both runs end cleanly
+  mkdir -p in
+  for n in $(seq 1 24); do cp "$wave" in/w$n.json; done
+  "$rigrip" convert in/w1.json -o ref.glb >/dev/null 2>&1 || fail "reference convert"
+  "$rigrip" convert in -o out -j 2 >log1 2>&1 & a=$!
+  "$rigrip" convert in -o out -j 2 >log2 2>&1 & b=$!
+  wait $a; ra=$?
+  wait $b; rb=$?
+  check_output log1; check_output log2
+  [ $ra -eq 0 ] && [ $rb -eq 0 ] || fail "exits $ra/$rb: $(cat log1 log2)"
+  [ "$(find out -name '*.glb' | wc -l)" -eq 24 ] || fail "$(find out -name '*.glb' | wc -l) outputs, expected 24"
+  for f in out/*.glb; do cmp -s "$f" ref.glb || fail "$f differs from a whole conversion"; done
+  no_temporaries out
+  ;;
 *) fail "unknown case" ;;
 esac
 echo "ok [$case_name]"

@@ -127,3 +127,20 @@ TEST(Validate, LargeRigNamesTheOffendingTrack) {
   EXPECT_NE(fails(renamed).find("skeletons[0].bones[2999]: duplicate bone name 'bone_5'"), std::string::npos)
       << fails(renamed);
 }
+
+// Found by tools/json_campaign.mjs: a scene JSON whose root_transform held a string made the
+// glTF writer throw (E_INTERNAL with nlohmann's text). The keys writers act on are checked.
+TEST(Validate, MetadataKeysWritersActOn) {
+  auto s = small();
+  s.metadata["root_transform"] = {{"rotation", {1.0, 0.0, 0.0, 0.0}}, {"scale", {2.0, 2.0, 2.0}}};
+  EXPECT_EQ(fails(s), "");
+  s.metadata["root_transform"]["rotation"][0] = "x";
+  EXPECT_NE(fails(s).find("metadata.root_transform.rotation: must be 4 finite numbers"), std::string::npos) << fails(s);
+  s.metadata["root_transform"] = {{"scale", {1.0, 2.0}}};
+  EXPECT_NE(fails(s).find("metadata.root_transform.scale"), std::string::npos) << fails(s);
+  s.metadata["root_transform"] = 3;
+  EXPECT_NE(fails(s).find("metadata.root_transform: must be an object"), std::string::npos) << fails(s);
+  s.metadata.erase("root_transform");
+  s.skeletons[0].extras["display_offset"] = {1.0, nullptr, 2.0};
+  EXPECT_NE(fails(s).find("skeletons[0].extras.display_offset"), std::string::npos) << fails(s);
+}

@@ -370,7 +370,7 @@ TEST(GltfJson, StructuredMutants) {
       const auto& key = ints[rng() % ints.size()];
       switch (rng() % 4) {
         case 0: f[key] = nasty[rng() % std::size(nasty)]; break;
-        case 1: f[key] = f[key].get<std::int64_t>() + 1; break;
+        case 1: f[key] = f[key].is_number_integer() ? json(f[key].get<std::int64_t>() + 1) : json(1); break;
         case 2: f[key] = nullptr; break;
         default: f[key] = f[ints[rng() % ints.size()]]; break;  // an index from elsewhere
       }

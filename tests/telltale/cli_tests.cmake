@@ -39,9 +39,9 @@ rigrip_cli_test(telltale_broken_time_range
   EXPECT "W_SUSPICIOUS_VALUE: CSPK2 rangeTime 236678.* 'root' keyframed track" VALIDATE ${OUT}/telltale/knife02.glb)
 rigrip_cli_test(telltale_lipsync ARGS info ${TT}/a371405036.anm EXPECT "KeyframedValue<PhonemeKey>.*W_NAME_MISMATCH")
 rigrip_cli_test(telltale_batch_samples ARGS convert ${TT} -o ${OUT}/telltale/batch -j 2
-  EXPECT "converted 1[0-9], failed 0")
+  EXPECT "converted 20, failed 0")
 rigrip_cli_test(telltale_mesh_forced ARGS info --input-format telltale-anm ${TT}/ui_boot_title.d3dmesh EXIT 1
-  EXPECT "D3DMesh: meshes are not supported yet")
+  EXPECT "this is a D3DMesh: read it as telltale-d3dmesh")
 # The issue's command line verbatim: --format with the family name picks .anm from the output name.
 rigrip_cli_test(telltale_pack_family_name ARGS pack ${OUT}/telltale/sk99_demo_wave.glb --format telltale
   --skeleton ${TTX}/sk99_demo.skl -o ${OUT}/telltale/walk2.anm EXPECT "packed: .*walk2.anm.*telltale-anm")
@@ -56,3 +56,44 @@ rigrip_cli_test(telltale_lipsync_convert ARGS convert ${TT}/a371405036.anm -o ${
   ABSENT ${OUT}/telltale/lipsync.glb)
 rigrip_cli_test(telltale_lipsync_json ARGS convert ${TT}/a371405036.anm -o ${OUT}/telltale/lipsync.json
   EXPECT_FILE ${OUT}/telltale/lipsync.json)
+
+# Meshes and textures (.d3dmesh, .d3dtx).
+rigrip_cli_test(telltale_mesh_formats ARGS formats EXPECT "telltale-d3dmesh.*telltale-d3dtx")
+rigrip_cli_test(telltale_mesh_convert ARGS convert ${TT}/sk62_clementine_hoodDown.d3dmesh -o ${OUT}/telltale/clem.glb
+  EXPECT "converted 1, failed 0" VALIDATE ${OUT}/telltale/clem.glb)
+rigrip_cli_test(telltale_mesh_info ARGS info ${TT}/sk62_clementine_hoodDown.d3dmesh
+  EXPECT "format: telltale-d3dmesh.*20 bones.*meshes: 3 \\(2849 vertices\\).*\"version\":37")
+rigrip_cli_test(telltale_mesh_textured ARGS convert ${TT}/obj_flashlightMaglite.d3dmesh -o ${OUT}/telltale/flashlight.glb
+  EXPECT "W_FALLBACK: 1 diffuse textures are not next to the mesh.*82657719d825c2f0" VALIDATE ${OUT}/telltale/flashlight.glb)
+rigrip_cli_test(telltale_mesh_inner_name ARGS info ${TT}/ui_boot_title.d3dmesh EXPECT "textures: 1, materials: 1")
+rigrip_cli_test(telltale_mesh_rewrite ARGS rewrite ${TT}/sk62_clementine_hoodDown.d3dmesh -o ${OUT}/telltale/rw.d3dmesh
+  EXPECT "identical")
+rigrip_cli_test(telltale_mesh_dump_raw ARGS dump --raw --compact ${TT}/obj_flashlightMaglite.d3dmesh
+  EXPECT "\"format\":\"telltale-d3dmesh\".*\"position_w_scale\":\\[0.0,0.0,0.225")
+rigrip_cli_test(telltale_tex_convert ARGS convert ${TT}/d3dtx/fx_fallingLeaf.d3dtx --textures -o ${OUT}/telltale/leaf.glb
+  VALIDATE ${OUT}/telltale/leaf.glb EXPECT_FILE ${OUT}/telltale/leaf_tex0_fx_fallingLeaf.png)
+rigrip_cli_test(telltale_tex_rewrite ARGS rewrite ${TT}/d3dtx/obj_flashlightMagLiteLens.d3dtx -o ${OUT}/telltale/rw.d3dtx
+  EXPECT "identical")
+rigrip_cli_test(telltale_tex_dump_raw ARGS dump --raw --compact ${TT}/d3dtx/color_7F7F7F.d3dtx
+  EXPECT "\"surface_format_name\":\"DXT1 \\(BC1\\)\".*\"width\":4")
+# The whole character: a .skl our writer makes from the bind-pose glb, then mesh + skeleton + animations.
+rigrip_cli_test(telltale_character_skl ARGS pack ${OUT}/telltale/clem.glb --format telltale-skl -o ${OUT}/telltale/sk62_clementine400.skl
+  EXPECT "packed: .*telltale-skl")
+set_tests_properties(cli.telltale_character_skl PROPERTIES DEPENDS cli.telltale_mesh_convert)
+rigrip_cli_test(telltale_character ARGS convert ${TT}/sk62_clementine_hoodDown.d3dmesh --skeleton ${OUT}/telltale/sk62_clementine400.skl
+  --anim "${TT}/sk62_clementine400StandA_talkWithHandsGestureB*.anm" -o ${OUT}/telltale/clem_character.glb
+  EXPECT "converted 1, failed 0" VALIDATE ${OUT}/telltale/clem_character.glb)
+set_tests_properties(cli.telltale_character PROPERTIES DEPENDS cli.telltale_character_skl)
+rigrip_cli_test(telltale_character_info ARGS info ${TT}/sk62_clementine_hoodDown.d3dmesh --skeleton ${OUT}/telltale/sk62_clementine400.skl
+  --anim "${TT}/sk62_clementine400StandA_talkWithHandsGestureB*.anm" EXPECT "animation 'sk62_clementine400StandA_talkWithHandsGestureB'.*animation 'sk62_clementine400StandA_talkWithHandsGestureB_add'")
+set_tests_properties(cli.telltale_character_info PROPERTIES DEPENDS cli.telltale_character_skl)
+# Written back: the bind-pose glb into the original as template, and read again.
+rigrip_cli_test(telltale_mesh_pack ARGS pack ${OUT}/telltale/clem.glb --format telltale-d3dmesh
+  --template ${TT}/sk62_clementine_hoodDown.d3dmesh -o ${OUT}/telltale/clem_packed.d3dmesh EXPECT "packed: .*telltale-d3dmesh")
+set_tests_properties(cli.telltale_mesh_pack PROPERTIES DEPENDS cli.telltale_mesh_convert)
+rigrip_cli_test(telltale_mesh_pack_read ARGS convert ${OUT}/telltale/clem_packed.d3dmesh -o ${OUT}/telltale/clem_packed.glb
+  EXPECT "converted 1, failed 0" VALIDATE ${OUT}/telltale/clem_packed.glb)
+set_tests_properties(cli.telltale_mesh_pack_read PROPERTIES DEPENDS cli.telltale_mesh_pack)
+rigrip_cli_test(telltale_mesh_pack_needs_template ARGS pack ${OUT}/telltale/clem.glb --format telltale-d3dmesh
+  -o ${OUT}/telltale/notemplate.d3dmesh EXIT 1 EXPECT "needs --template" ABSENT ${OUT}/telltale/notemplate.d3dmesh)
+set_tests_properties(cli.telltale_mesh_pack_needs_template PROPERTIES DEPENDS cli.telltale_mesh_convert)

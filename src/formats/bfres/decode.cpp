@@ -19,24 +19,6 @@ namespace {
 
 constexpr float two_pi = 2.0f * core::pi;
 
-// Component index (S xyz 0-2, R xyzw 3-6, T xyz 7-9) by curve target offset into
-// nw::g3d's BoneAnimResult.
-int component_of(std::uint32_t target) {
-  switch (target) {
-    case 0x04: return 0;
-    case 0x08: return 1;
-    case 0x0C: return 2;
-    case 0x20: return 3;
-    case 0x24: return 4;
-    case 0x28: return 5;
-    case 0x2C: return 6;
-    case 0x10: return 7;
-    case 0x14: return 8;
-    case 0x18: return 9;
-    default: return -1;
-  }
-}
-
 quat rotation_of(const std::array<float, 4>& r, bool euler) {
   if (euler) return euler_to_quat({r[0], r[1], r[2]});
   return core::normalize({r[0], r[1], r[2], r[3]});
@@ -547,7 +529,7 @@ scene to_scene(const file& f, const read_context& ctx) {
       if (b->has_base_rotate()) for (int k = 0; k < 4; ++k) cs.constant[static_cast<std::size_t>(3 + k)] = b->base[base++];
       if (b->has_base_translate()) for (int k = 0; k < 3; ++k) cs.constant[static_cast<std::size_t>(7 + k)] = b->base[base++];
       for (const auto& c : b->curves) {
-        int comp = component_of(c.target);
+        int comp = curve_component(c.target);
         if (comp < 0 || !c.is_float()) {
           ctx.warn(code::w_unsupported_part,
                    "animation '" + an.name + "', bone '" + b->name + "': " +

@@ -444,21 +444,6 @@ std::vector<bone_out> animation_bones(const scene& s, const animation& a, int fr
   return bones;
 }
 
-int curve_bit(std::uint32_t target) {
-  switch (target) {
-    case 0x04: return 0;
-    case 0x08: return 1;
-    case 0x0C: return 2;
-    case 0x20: return 3;
-    case 0x24: return 4;
-    case 0x28: return 5;
-    case 0x2C: return 6;
-    case 0x10: return 7;
-    case 0x14: return 8;
-    default: return 9;
-  }
-}
-
 void write_fska_header(out_buffer& w, string_pool& names, const std::string& A, const animation& a,
                        std::uint32_t flags, int frames, const std::vector<bone_out>& bones, const settings& st) {
   std::uint32_t num_curves = 0, baked = 0;
@@ -503,7 +488,8 @@ void write_bone_anims(out_buffer& w, string_pool& names, const std::string& A, c
   for (std::size_t bi = 0; bi < bones.size(); ++bi) {
     const auto& b = bones[bi];
     std::uint32_t bflags = (1u << 3) | (1u << 4) | (1u << 5) | (b.ssc ? 1u << 23 : 0u);
-    for (const auto& c : b.curves) bflags |= 1u << (6 + curve_bit(c.target));
+    for (const auto& c : b.curves)
+      if (const int k = curve_component(c.target); k >= 0) bflags |= 1u << (6 + k);
     w.u32(bflags);
     names.ref(b.name);
     w.u8(3);

@@ -173,4 +173,23 @@ enum class platform { wiiu, switch_, unknown };
 [[nodiscard]] std::vector<std::uint8_t> serialise(const file& f);
 [[nodiscard]] nlohmann::json to_json(const file& f);
 
+// The bone-animation component a curve drives (S xyz 0-2, R xyzw 3-6, T xyz 7-9), by its
+// target offset into nw::g3d's BoneAnimResult; -1 for an offset no bone curve uses. Decode
+// routes curves by it, encode sets the bone's curve flag bits (6 + component) from it.
+[[nodiscard]] constexpr int curve_component(std::uint32_t target) {
+  switch (target) {
+    case 0x04: return 0;
+    case 0x08: return 1;
+    case 0x0C: return 2;
+    case 0x20: return 3;
+    case 0x24: return 4;
+    case 0x28: return 5;
+    case 0x2C: return 6;
+    case 0x10: return 7;
+    case 0x14: return 8;
+    case 0x18: return 9;
+    default: return -1;
+  }
+}
+
 }  // namespace rigrip::bfres

@@ -28,11 +28,6 @@ void warn(const read_context* ctx, code c, const std::string& m, std::uint64_t o
   if (ctx) ctx->warn(c, m, off);  // ctx is null when decoding without a file context
 }
 
-bool exists(const std::string& p) {
-  std::error_code ec;
-  return !p.empty() && fs::is_regular_file(p, ec);
-}
-
 float srgb_to_linear(std::uint8_t v) {
   float c = static_cast<float>(v) / 255.0f;
   return c <= 0.04045f ? c / 12.92f : std::pow((c + 0.055f) / 1.055f, 2.4f);
@@ -48,7 +43,7 @@ std::optional<std::pair<bytes, std::string>> load_sibling(const read_context& ct
   for (auto& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   for (const auto& n : {name, to_lower(name), upper}) {
     std::string p = dir.empty() ? n : (fs::path(dir) / n).string();
-    if (!exists(p)) continue;
+    if (!ctx.file_exists(p)) continue;  // through the context: inside an archive too
     auto r = ctx.load(p);
     if (r) return std::pair{std::move(r.value()), p};
   }
@@ -56,7 +51,7 @@ std::optional<std::pair<bytes, std::string>> load_sibling(const read_context& ct
 }
 
 std::optional<std::pair<bytes, std::string>> load_path(const read_context& ctx, const std::string& p) {
-  if (p.empty() || !ctx.load || !exists(p)) return std::nullopt;
+  if (p.empty() || !ctx.load || !ctx.file_exists(p)) return std::nullopt;
   auto r = ctx.load(p);
   if (!r) return std::nullopt;
   return std::pair{std::move(r.value()), p};
@@ -214,13 +209,8 @@ aa_source load_skeleton_for_da(const read_context& ctx) {
   std::string path;
   if (ctx.options.skeleton_path) {
     path = *ctx.options.skeleton_path;
-  } else if (battle_suffix_index(ctx.path) >= 0) {
-    path = battle_sibling(ctx.path, 0);
   } else {
-    // magic.lgp: name.a00 animates name.d
-    auto ext = fs::path(ctx.path).extension().string();
-    if (ext.size() == 4 && (ext[1] == 'a' || ext[1] == 'A'))
-      path = fs::path(ctx.path).replace_extension(ext[1] == 'A' ? ".D" : ".d").string();
+    path = da_skeleton_path(ctx.path);  // rtda -> rtaa; magic.lgp: name.a00 -> name.d
   }
   auto loaded = load_path(ctx, path);
   if (!loaded) {
@@ -678,15 +668,17 @@ namespace {
 std::vector<std::pair<std::string, std::size_t>> hrc_bone_counts(const read_context& ctx, const std::string& dir) {
   static std::mutex m;
   static std::map<std::string, std::vector<std::pair<std::string, std::size_t>>> cache;
+  // The folder's listing (a directory, or an archive's entries through the context).
+  std::vector<std::string> candidates;
+  for (auto& f : ctx.files_in(dir))
+    if (to_lower(fs::path(f).extension().string()) == ".hrc") candidates.push_back(std::move(f));
+  std::sort(candidates.begin(), candidates.end());
+  std::string key = dir;
+  for (const auto& c : candidates) key += "\n" + c;
   {
     std::lock_guard<std::mutex> lock(m);
-    if (auto it = cache.find(dir); it != cache.end()) return it->second;
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
   }
-  std::vector<std::string> candidates;
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-    if (to_lower(it->path().extension().string()) == ".hrc") candidates.push_back(it->path().string());
-  std::sort(candidates.begin(), candidates.end());
   std::vector<std::pair<std::string, std::size_t>> out;
   for (const auto& c : candidates) {
     auto l = load_path(ctx, c);
@@ -697,7 +689,7 @@ std::vector<std::pair<std::string, std::size_t>> hrc_bone_counts(const read_cont
     }
   }
   std::lock_guard<std::mutex> lock(m);
-  cache[dir] = out;
+  cache[key] = out;
   return out;
 }
 }  // namespace
@@ -713,7 +705,7 @@ scene read_a_scene(const read_context& ctx) {
     auto dir = fs::path(ctx.path).parent_path();
     if (dir.empty()) dir = ".";
     std::vector<std::string> matching;
-    if (exists(ctx.path))
+    if (ctx.file_exists(ctx.path))
       for (const auto& [c, n] : hrc_bone_counts(ctx, dir.string()))
         if (n == a.bone_count) matching.push_back(c);
     if (matching.size() > 1)

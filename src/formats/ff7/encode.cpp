@@ -8,6 +8,7 @@
 #include "core/math.hpp"
 #include "formats/ff7/encode.hpp"
 #include "formats/ff7/euler.hpp"
+#include "formats/ff7/naming.hpp"
 #include "scene/pose.hpp"
 
 namespace rigrip::ff7 {
@@ -324,14 +325,26 @@ bytes pack_aa(const scene& s, const pack_context* ctx) {
 }
 
 result<bytes> pack_da_entry(const scene& s, const pack_context& c) {
-  if (!c.skeleton_file)
-    return make_error(code::missing_skeleton, "writing a DA pack needs the AA skeleton: pass --skeleton rtaa (the xxaa file)");
+  std::optional<bytes> skeleton = c.skeleton_file;
+  std::string skeleton_path = c.skeleton_path;
+  // Without --skeleton: the AA the output pairs with by name (rtda -> rtaa), next to the
+  // output or, with `pack --into`, in the archive.
+  const std::string paired = da_skeleton_path(c.output_path);
+  if (!skeleton && c.load && !paired.empty())
+    if (auto r = c.load(paired)) {
+      skeleton = std::move(r.value());
+      skeleton_path = paired;
+    }
+  if (!skeleton)
+    return make_error(code::missing_skeleton,
+                      "writing a DA pack needs the AA skeleton: pass --skeleton rtaa (the xxaa file)" +
+                          (paired.empty() ? std::string() : ", or have " + paired + " next to the output"));
   aa_file aa;
   try {
-    aa = parse_aa(*c.skeleton_file);
+    aa = parse_aa(*skeleton);
   } catch (const core::failure& f) {
     auto e = f.error();
-    e.file = c.skeleton_path;
+    e.file = skeleton_path;
     e.format = "ff7-aa";
     return e;
   }

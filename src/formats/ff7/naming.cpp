@@ -37,4 +37,12 @@ std::string battle_sibling(const std::string& path, int suffix_index) {
   return (p.parent_path() / name).string();
 }
 
+std::string da_skeleton_path(const std::string& da_path) {
+  if (battle_suffix_index(da_path) >= 0) return battle_sibling(da_path, 0);
+  auto ext = std::filesystem::path(da_path).extension().string();
+  if (ext.size() == 4 && (ext[1] == 'a' || ext[1] == 'A'))
+    return std::filesystem::path(da_path).replace_extension(ext[1] == 'A' ? ".D" : ".d").string();
+  return {};
+}
+
 }  // namespace rigrip::ff7

@@ -64,6 +64,11 @@ q4 deq_abs_q(const unpacked& u) {
 // Slot i of the output takes decoded slot i ^ axisOrder (w rebuilt in slot 3).
 q4 apply_axis_order(const q4& s, unsigned ao) { return {s[ao], s[ao ^ 1], s[ao ^ 2], s[ao ^ 3]}; }
 
+std::uint32_t le32(const std::uint8_t* p) {  // one load on little-endian hosts
+  return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 | static_cast<std::uint32_t>(p[2]) << 16 |
+         static_cast<std::uint32_t>(p[3]) << 24;
+}
+
 void read_f3(byte_reader& r, float (&v)[3]) {
   for (float& f : v) f = r.f32();
 }
@@ -89,51 +94,55 @@ cspk2_decoded decode_cspk2(std::span<const std::uint8_t> buf, std::uint64_t base
   if (h.sample_data_size > r.remaining())
     fail(code::bad_count, "sampleDataSize " + std::to_string(h.sample_data_size) + " exceeds the " +
                               std::to_string(r.remaining()) + " bytes left in the CSPK2 buffer", sds_at);
-  byte_reader samples = r.sub(r.tell(), h.sample_data_size);
-  r.skip(h.sample_data_size);
+  // The sample groups and the command words are read as whole little-endian words from
+  // spans checked once (per group / up front), not through the byte reader per field.
+  std::span<const std::uint8_t> sample_bytes = r.bytes(h.sample_data_size);
+  std::uint64_t sample_base = r.abs() - h.sample_data_size;
   r.checked_count(bones, 8, "CSPK2 bone symbols");
+  d.bones.reserve(bones);
   for (std::uint32_t i = 0; i < bones; ++i) d.bones.push_back(r.u64());
   if (r.remaining() % 4)
     fail(code::bad_value, "CSPK2 command list of " + std::to_string(r.remaining()) + " bytes is not a whole number of u32 words",
          r.abs());
   d.commands = r.remaining() / 4;
-  d.keys.reserve(d.commands);
+  d.keys.resize(d.commands);
+  const std::uint8_t* cmd_words = r.data().data() + r.tell();
+  const std::uint64_t cmd_base = r.abs();
 
-  const float* dq_min = h.min_delta_q;
-  (void)dq_min;
   std::array<std::array<q4, 4>, 4> group{};
   std::array<unsigned, 4> slot{4, 4, 4, 4};
   std::vector<q4> last_pos(bones, q4{0, 0, 0, 0}), last_rot(bones, q4{0, 0, 0, 1});
-  while (!r.eof()) {
-    std::uint64_t cat = r.abs();
-    std::uint32_t c = r.u32();
-    cspk2_key k;
+  std::size_t spos = 0;
+  for (std::size_t ci = 0; ci < d.commands; ++ci) {
+    std::uint32_t c = le32(cmd_words + 4 * ci);
+    cspk2_key& k = d.keys[ci];
     k.t16 = static_cast<std::uint16_t>(c & 0xFFFF);
     k.bone = (c >> 16) & 0xFFF;
     k.axis_order = static_cast<std::uint8_t>((c >> 28) & 3);
     k.rotation = (c >> 30) & 1;
     k.delta = (c >> 31) != 0;
     if (k.bone >= bones)
-      fail(code::bad_value, "CSPK2 command names bone " + std::to_string(k.bone) + " of " + std::to_string(bones), cat);
+      fail(code::bad_value, "CSPK2 command names bone " + std::to_string(k.bone) + " of " + std::to_string(bones),
+           cmd_base + 4 * ci);
     int kind = k.rotation ? (k.delta ? k_dq : k_q) : (k.delta ? k_dv : k_v);
     if (slot[kind] == 4) {
-      std::uint64_t gat = samples.abs();
-      if (samples.remaining() < (k.delta ? 16u : 32u))
-        fail(code::truncated, "CSPK2 sample data exhausted: command at " + byte_reader::hex(cat) + " needs a new group of " +
-                                  std::to_string(k.delta ? 16 : 32) + " bytes, " + std::to_string(samples.remaining()) + " left",
-             gat);
-      std::uint32_t lo[4], hi[4] = {0, 0, 0, 0};
-      for (auto& w : lo) w = samples.u32();
-      if (!k.delta)
-        for (auto& w : hi) w = samples.u32();
+      std::size_t need = k.delta ? 16u : 32u;
+      if (sample_bytes.size() - spos < need)
+        fail(code::truncated, "CSPK2 sample data exhausted: command at " + byte_reader::hex(cmd_base + 4 * ci) +
+                                  " needs a new group of " + std::to_string(need) + " bytes, " +
+                                  std::to_string(sample_bytes.size() - spos) + " left",
+             sample_base + spos);
+      const std::uint8_t* g = sample_bytes.data() + spos;
+      spos += need;
       for (int i = 0; i < 4; ++i) {
+        std::uint32_t lo = le32(g + 4 * i);
         q4 v{};
         if (k.delta) {
-          auto u = unpack_delta(lo[i]);
+          auto u = unpack_delta(lo);
           auto t = k.rotation ? deq_delta(u, h.min_delta_q, h.range_delta_q) : deq_delta(u, h.min_delta_v, h.range_delta_v);
           v = {t[0], t[1], t[2], k.rotation ? w_from_xyz(t[0], t[1], t[2]) : 0.0f};
         } else {
-          auto u = unpack_abs(lo[i], hi[i]);
+          auto u = unpack_abs(lo, le32(g + 16 + 4 * i));
           if (k.rotation) {
             v = deq_abs_q(u);
           } else {
@@ -153,9 +162,8 @@ cspk2_decoded decode_cspk2(std::span<const std::uint8_t> buf, std::uint64_t base
     else last_pos[k.bone] = v;
     k.value = v;
     k.time = static_cast<float>(k.t16) * h.range_time / 65535.0f;
-    d.keys.push_back(k);
   }
-  d.sample_bytes_consumed = h.sample_data_size - samples.remaining();
+  d.sample_bytes_consumed = spos;
   return d;
 }
 

@@ -33,24 +33,26 @@ struct key3 {
 };
 
 // Clamps to [0, length], sorts (stable) and keeps the last value of each run of equal
-// times, as the notes recommend; reports what it changed.
-std::vector<key3> clean_keys(std::vector<key3> k, float length, std::size_t& dupes, std::size_t& clamped) {
+// times, as the notes recommend; reports what it changed. In place: CSPK2 keys of one
+// track arrive in time order, so the sort is skipped when they already are.
+void clean_keys(std::vector<key3>& k, float length, std::size_t& dupes, std::size_t& clamped) {
   for (auto& x : k) {
     float c = std::isfinite(x.t) ? std::clamp(x.t, 0.0f, std::max(length, 0.0f)) : 0.0f;
     if (c != x.t) ++clamped;
     x.t = c;
   }
-  std::stable_sort(k.begin(), k.end(), [](const key3& a, const key3& b) { return a.t < b.t; });
-  std::vector<key3> out;
+  auto by_time = [](const key3& a, const key3& b) { return a.t < b.t; };
+  if (!std::is_sorted(k.begin(), k.end(), by_time)) std::stable_sort(k.begin(), k.end(), by_time);
+  std::size_t w = 0;
   for (const auto& x : k) {
-    if (!out.empty() && out.back().t == x.t) {
-      out.back() = x;
+    if (w > 0 && k[w - 1].t == x.t) {
+      k[w - 1] = x;
       ++dupes;
     } else {
-      out.push_back(x);
+      k[w++] = x;
     }
   }
-  return out;
+  k.resize(w);
 }
 
 track make_track(const std::string& bone, path p, const std::vector<key3>& keys, float scale) {
@@ -58,6 +60,8 @@ track make_track(const std::string& bone, path p, const std::vector<key3>& keys,
   t.bone = bone;
   t.path = p;
   t.interpolation = interpolation::linear;
+  t.times.reserve(keys.size());
+  t.values.reserve(keys.size() * (p == path::rotation ? 4 : 3));
   for (const auto& k : keys) {
     t.times.push_back(k.t);
     if (p == path::rotation) {
@@ -114,6 +118,8 @@ std::optional<loaded_skeleton> find_skeleton(const read_context& ctx) {
   return s;
 }
 
+}  // namespace
+
 skeleton skeleton_from_file(const skeleton_file& f, const std::string& name, const read_context* ctx) {
   skeleton sk;
   sk.name = name;
@@ -154,6 +160,8 @@ skeleton skeleton_from_file(const skeleton_file& f, const std::string& name, con
     ctx->warn(code::w_suspicious_value, std::to_string(fixed) + " skeleton entries had a non-finite or zero local transform; reset to identity");
   return sk;
 }
+
+namespace {
 
 const anm_value* find_kf(const animation_file& a, std::uint64_t name, value_kind k) {
   for (std::size_t i = 0; i < a.values.size(); ++i)
@@ -349,10 +357,15 @@ struct key_stats {
 void repair_broken_time_range(const animation_file& a, const pose_keys& pose, float length, std::vector<std::vector<key3>>& rot,
                               std::vector<std::vector<key3>>& pos, animation& an, const read_context& ctx) {
   const auto& d = pose.d;
-  std::set<std::uint16_t> distinct;
-  for (const auto& k : d.keys) distinct.insert(k.t16);
+  std::vector<bool> seen(65536);  // distinct 16-bit times, without a node per time
+  std::size_t n_distinct = 0;
+  for (const auto& k : d.keys)
+    if (!seen[k.t16]) {
+      seen[k.t16] = true;
+      ++n_distinct;
+    }
   std::string msg = "CSPK2 rangeTime " + std::to_string(d.header.range_time) + " is neither mLength (" + std::to_string(length) +
-                    ") nor 65535/fps; its " + std::to_string(d.keys.size()) + " keys fall on " + std::to_string(distinct.size()) +
+                    ") nor 65535/fps; its " + std::to_string(d.keys.size()) + " keys fall on " + std::to_string(n_distinct) +
                     " time points. Times clamped to [0, mLength], equal times keep the last value";
   const anm_value* root = find_kf(a, sym_root, value_kind::kf_transform);
   if (root && !d.bones.empty() && !root->samples.empty()) {
@@ -369,17 +382,36 @@ void add_pose_tracks(const animation_file& a, const pose_keys& pose, float lengt
                      key_stats& st, const read_context& ctx) {
   const auto& d = pose.d;
   std::vector<std::vector<key3>> rot(d.bones.size()), pos(d.bones.size());
+  {  // one allocation per track: count the keys first
+    std::vector<std::uint32_t> n_rot(d.bones.size()), n_pos(d.bones.size());
+    for (const auto& k : d.keys) ++(k.rotation ? n_rot : n_pos)[k.bone];
+    for (std::size_t i = 0; i < d.bones.size(); ++i) {
+      rot[i].reserve(n_rot[i]);
+      pos[i].reserve(n_pos[i]);
+    }
+  }
   for (const auto& k : d.keys) (k.rotation ? rot : pos)[k.bone].push_back(key3{k.time, k.value});
   if (pose.broken) repair_broken_time_range(a, pose, length, rot, pos, an, ctx);
+  std::size_t first = an.tracks.size();
+  std::vector<int> bone_index;  // skeleton bone of each track added here
   for (std::size_t i = 0; i < d.bones.size(); ++i) {
     if (rig.bone_of[i] < 0) continue;
     const std::string& bn = rig.sk.bones[static_cast<std::size_t>(rig.bone_of[i])].name;
-    if (!rot[i].empty()) an.tracks.push_back(make_track(bn, path::rotation, clean_keys(rot[i], length, st.dupes, st.clamped), 1.0f));
-    if (!pos[i].empty()) an.tracks.push_back(make_track(bn, path::translation, clean_keys(pos[i], length, st.dupes, st.clamped), rig.scale[i]));
+    if (!rot[i].empty()) {
+      clean_keys(rot[i], length, st.dupes, st.clamped);
+      an.tracks.push_back(make_track(bn, path::rotation, rot[i], 1.0f));
+      bone_index.push_back(rig.bone_of[i]);
+    }
+    if (!pos[i].empty()) {
+      clean_keys(pos[i], length, st.dupes, st.clamped);
+      an.tracks.push_back(make_track(bn, path::translation, pos[i], rig.scale[i]));
+      bone_index.push_back(rig.bone_of[i]);
+    }
   }
   if (!has_skl) {  // rest pose of loose nodes = first key, so viewers show something sensible
-    for (const auto& t : an.tracks) {
-      int b = rig.sk.find(t.bone);
+    for (std::size_t j = 0; j < an.tracks.size(); ++j) {
+      const auto& t = an.tracks[j];
+      int b = j >= first ? bone_index[j - first] : rig.sk.find(t.bone);
       if (t.path == path::rotation) rig.sk.bones[b].rotation = {t.values[0], t.values[1], t.values[2], t.values[3]};
       else rig.sk.bones[b].translation = {t.values[0], t.values[1], t.values[2]};
     }
@@ -388,9 +420,13 @@ void add_pose_tracks(const animation_file& a, const pose_keys& pose, float lengt
 
 void add_mover_tracks(const anm_value& mover, float length, const skeleton& sk, animation& an, key_stats& st) {
   auto r = kf_transform_keys(mover, true), t = kf_transform_keys(mover, false);
-  if (!r.empty()) an.tracks.push_back(make_track(sk.bones[0].name, path::rotation, clean_keys(r, length, st.dupes, st.clamped), 1.0f));
-  if (!t.empty()) an.tracks.push_back(make_track(sk.bones[0].name, path::translation, clean_keys(t, length, st.dupes, st.clamped), 1.0f));
+  clean_keys(r, length, st.dupes, st.clamped);
+  clean_keys(t, length, st.dupes, st.clamped);
+  if (!r.empty()) an.tracks.push_back(make_track(sk.bones[0].name, path::rotation, r, 1.0f));
+  if (!t.empty()) an.tracks.push_back(make_track(sk.bones[0].name, path::translation, t, 1.0f));
 }
+
+}  // namespace
 
 scene anm_scene(const read_context& ctx) {
   animation_file a = parse_animation(ctx.data);
@@ -433,7 +469,6 @@ scene anm_scene(const read_context& ctx) {
   return s;
 }
 
-}  // namespace
 
 // ------------------------------------------------------------------ entry points
 

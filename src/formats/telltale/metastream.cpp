@@ -122,7 +122,8 @@ metastream parse_metastream_of(std::span<const std::uint8_t> data, std::uint64_t
   metastream m = parse_metastream(data);
   if (!m.has_class(cls))
     core::fail(code::bad_value, "the MetaStream class table has no '" + std::string(cls_name) + "' class (" +
-                                    std::string(m.has_class(crc64("D3DMesh")) ? "this is a D3DMesh: meshes are not supported yet"
+                                    std::string(m.has_class(crc64("D3DMesh")) ? "this is a D3DMesh: read it as telltale-d3dmesh"
+                                                : m.has_class(crc64("T3Texture")) ? "this is a T3Texture: read it as telltale-d3dtx"
                                                 : m.has_class(other)          ? other_is
                                                                               : neither) + ")", 20);
   return m;

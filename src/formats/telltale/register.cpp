@@ -5,6 +5,8 @@
 #include "core/failure.hpp"
 #include "formats/telltale/anm.hpp"
 #include "formats/telltale/common.hpp"
+#include "formats/telltale/d3dmesh.hpp"
+#include "formats/telltale/d3dtx.hpp"
 #include "formats/telltale/decode.hpp"
 #include "formats/telltale/encode.hpp"
 #include "formats/telltale/skl.hpp"
@@ -40,6 +42,9 @@ int detect_stream_of(byte_view data, std::string_view name, std::uint64_t cls, s
 int detect_anm(byte_view data, std::string_view name) { return detect_stream_of(data, name, sym_animation, ".anm"); }
 int detect_skl(byte_view data, std::string_view name) { return detect_stream_of(data, name, sym_skeleton, ".skl"); }
 
+int detect_d3dmesh(byte_view data, std::string_view name) { return detect_stream_of(data, name, sym_d3dmesh, ".d3dmesh"); }
+int detect_d3dtx(byte_view data, std::string_view name) { return detect_stream_of(data, name, sym_t3texture, ".d3dtx"); }
+
 // ------------------------------------------------------------------ raw layer entries
 
 result<nlohmann::json> dump_anm(const read_context& ctx) {
@@ -58,6 +63,22 @@ result<bytes> rewrite_skl(const read_context& ctx) {
   return core::guarded(ctx.path, "telltale-skl", [&] { return write_skeleton(parse_skeleton(ctx.data)); });
 }
 
+result<nlohmann::json> dump_d3dmesh(const read_context& ctx) {
+  return core::guarded(ctx.path, "telltale-d3dmesh", [&] { return d3dmesh_to_json(parse_d3dmesh(ctx.data)); });
+}
+
+result<bytes> rewrite_d3dmesh(const read_context& ctx) {
+  return core::guarded(ctx.path, "telltale-d3dmesh", [&] { return write_d3dmesh(parse_d3dmesh(ctx.data)); });
+}
+
+result<nlohmann::json> dump_d3dtx(const read_context& ctx) {
+  return core::guarded(ctx.path, "telltale-d3dtx", [&] { return d3dtx_to_json(parse_d3dtx(ctx.data)); });
+}
+
+result<bytes> rewrite_d3dtx(const read_context& ctx) {
+  return core::guarded(ctx.path, "telltale-d3dtx", [&] { return write_d3dtx(parse_d3dtx(ctx.data)); });
+}
+
 }  // namespace rigrip::telltale
 
 std::vector<rigrip::format> rigrip_family_telltale() {
@@ -73,5 +94,17 @@ std::vector<rigrip::format> rigrip_family_telltale() {
              {".skl"},
              "content: MetaStream magic '6VSM'/'5VSM' with 'Skeleton' in the class table; older streams by magic + .skl",
              telltale::detect_skl, telltale::read_skl, telltale::dump_skl, telltale::rewrite_skl, telltale::pack_skl},
+      format{"telltale-d3dmesh", "telltale",
+             "Telltale Tool D3DMesh (MetaStream MSV5/MSV6, mVersion 37/55): LOD 0 meshes, skin, materials with sibling .d3dtx; "
+             "with a .skl (--skeleton or naming rule) the whole character and its .anm",
+             {".d3dmesh"},
+             "content: MetaStream magic with 'D3DMesh' in the class table; older streams by magic + .d3dmesh",
+             telltale::detect_d3dmesh, telltale::read_d3dmesh, telltale::dump_d3dmesh, telltale::rewrite_d3dmesh,
+             telltale::pack_d3dmesh},
+      format{"telltale-d3dtx", "telltale",
+             "Telltale Tool T3Texture (MetaStream MSV5/MSV6, mVersion 9): BC1-BC5 (libsquish), BC7, 8-bit formats to RGBA",
+             {".d3dtx"},
+             "content: MetaStream magic with 'T3Texture' in the class table; older streams by magic + .d3dtx",
+             telltale::detect_d3dtx, telltale::read_d3dtx, telltale::dump_d3dtx, telltale::rewrite_d3dtx, nullptr},
   };
 }
