@@ -395,6 +395,24 @@ result<nlohmann::json> dump_raw(byte_view data, const std::string& name, const r
   return dump_raw_in(data, name, options, diags, forced, nullptr);
 }
 
+result<nlohmann::json> dump_graph(byte_view data, const std::string& name, const read_options& options,
+                                  diagnostics& diags, const format* forced) {
+  auto o = open_input(data, name, forced);
+  if (!o) return o.error();
+  const opened& in = o.value();
+  const format* fmt = in.fmt;
+  if (!fmt->dump_graph)
+    return stamp(make_error(code::unsupported_feature, "this format holds no animation network"), name, fmt);
+  auto ctx = make_context(in, name, options, diags);
+  const std::size_t first_warning = diags.warnings.size();
+  auto r = core::guarded(name, fmt->id, [&] { return fmt->dump_graph(ctx); });
+  mark_warnings(diags, first_warning, in.within);
+  if (!r) return stamp(r.error(), name, fmt, in.within);
+  if (!r.value()) return stamp(r.value().error(), name, fmt, in.within);
+  scene_ops::repair_utf8(r.value().value());
+  return std::move(r.value().value());
+}
+
 result<bytes> rewrite(byte_view data, const std::string& name, const read_options& options,
                       diagnostics& diags, const format* forced) {
   if (const container* c = forced ? nullptr : detect_archive(data, name)) {
