@@ -7,7 +7,7 @@
 //
 // Each input goes through what the CLI does with a file of that format: detect_format,
 // read_scene (+ glTF write + scene JSON serialisation), dump_raw (+ JSON serialisation),
-// rewrite. Errors are fine; a crash, a sanitizer report, an exception escaping the API,
+// rewrite, dump_graph (animation networks). Errors are fine; a crash, a sanitizer report, an exception escaping the API,
 // an E_INTERNAL error, a timeout (-timeout) or a huge allocation (-malloc_limit_mb) is a
 // finding.
 //
@@ -165,6 +165,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       rigrip::diagnostics d;
       auto r = rigrip::rewrite(in, name, opts, d, f);
       if (!r) check_error("rewrite", r.error());
+    }
+    if (f->dump_graph) {
+      rigrip::diagnostics d;
+      auto r = rigrip::dump_graph(in, name, opts, d, f);
+      if (!r)
+        check_error("dump_graph", r.error());
+      else
+        (void)r->dump();
     }
   } catch (const std::exception& e) {
     finding("exception escaped the API", e.what());

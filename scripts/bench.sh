@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 filter=${1:-.}
 shift || true
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$PWD")}
-cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DRIGRIP_BENCH=ON -DRIGRIP_TESTS=OFF >/dev/null
+[ -f build-bench/CMakeCache.txt ] ||
+  cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DRIGRIP_BENCH=ON -DRIGRIP_TESTS=OFF >/dev/null
 cmake --build build-bench -j"$(nproc)" --target rigrip_bench >/dev/null
 build-bench/bench/rigrip_bench --benchmark_filter="$filter" --benchmark_repetitions=3 \
   --benchmark_report_aggregates_only=true --benchmark_min_time=0.2 \

@@ -40,12 +40,13 @@ t0=$(date +%s)
 CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DRIGRIP_FUZZ=ON -DRIGRIP_TESTS=OFF -DRIGRIP_BENCH=OFF >/dev/null
-cmake --build "$build" -j"$(nproc)" --target rigrip_fuzz_reader rigrip_fuzz_yaz0 rigrip_fuzz_lgp rigrip_fuzz_json
+cmake --build "$build" -j"$(nproc)" --target rigrip_fuzz_reader rigrip_fuzz_yaz0 rigrip_fuzz_lgp rigrip_fuzz_sarc rigrip_fuzz_json
 echo "   built in $(( $(date +%s) - t0 )) s"
 
 reader=$build/fuzz/rigrip_fuzz_reader
 yaz0=$build/fuzz/rigrip_fuzz_yaz0
 lgp=$build/fuzz/rigrip_fuzz_lgp
+sarc=$build/fuzz/rigrip_fuzz_sarc
 jsonfz=$build/fuzz/rigrip_fuzz_json
 export ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -73,7 +74,17 @@ while read -r f; do
   if [ "$(head -c 12 "$f" 2>/dev/null | tr -d '\0')" = "SQUARESOFT" ]; then cp "$f" "$seeds/lgp/"; fi
 done < "$list"
 
-targets=${RIGRIP_FUZZ_TARGETS:-"$(RIGRIP_FUZZ_LIST=1 "$reader" 2>/dev/null) yaz0 lgp json-gltf json-glb json-scene"}
+# SARC seeds: SARC images among the seed files, and the Yaz0-compressed packs (the harness
+# opens a Yaz0 stream first, so .sbactorpack/.sbeventpack/.szs seed the archive reader too).
+mkdir -p "$seeds/sarc"
+while read -r f; do
+  case "$(head -c 4 "$f" 2>/dev/null | tr -d '\0')" in
+    SARC) cp "$f" "$seeds/sarc/" ;;
+    Yaz0) case "$f" in *pack|*.szs|*.ssarc) cp "$f" "$seeds/sarc/" ;; esac ;;
+  esac
+done < "$list"
+
+targets=${RIGRIP_FUZZ_TARGETS:-"$(RIGRIP_FUZZ_LIST=1 "$reader" 2>/dev/null) yaz0 lgp sarc json-gltf json-glb json-scene"}
 targets=$(echo $targets)
 n_targets=$(echo "$targets" | wc -w)
 jobs=${RIGRIP_FUZZ_JOBS:-$(nproc)}
@@ -86,6 +97,7 @@ run_target() {
   local bin=$reader
   [ "$t" = yaz0 ] && bin=$yaz0
   [ "$t" = lgp ] && bin=$lgp
+  [ "$t" = sarc ] && bin=$sarc
   # Structure-aware glTF / scene-JSON targets, seeded from the gltf / scene-json seeds.
   local kind=""
   case "$t" in

@@ -8,7 +8,8 @@ PACKAGES=(
   cmake ninja-build g++ pkg-config ccache
   libtinygltf-dev nlohmann-json3-dev libcli11-dev libfmt-dev libstb-dev libglm-dev
   libgtest-dev libgmock-dev libbenchmark-dev assimp-utils
-  libsquish-dev              # BC1-BC5 texture blocks (Telltale .d3dtx)
+  libsquish-dev              # BC1-BC5 texture blocks (Telltale .d3dtx, BFRES FTEX)
+  graphviz                   # `rigrip graph -o x.svg` (morpheme networks) through dot
   clang libclang-rt-14-dev   # libFuzzer + sanitizer runtimes for fuzz targets
   nodejs npm
   blender python3-numpy      # the Blender import check (scripts/blender_check.sh)

@@ -22,7 +22,10 @@ function stripImages(buf) {
   const jsonLen = dv.getUint32(12, true);
   const json = JSON.parse(new TextDecoder().decode(buf.subarray(20, 20 + jsonLen)));
   delete json.images; delete json.textures; delete json.samplers;
-  for (const m of json.materials ?? []) if (m.pbrMetallicRoughness) delete m.pbrMetallicRoughness.baseColorTexture;
+  for (const m of json.materials ?? []) {
+    if (m.pbrMetallicRoughness) delete m.pbrMetallicRoughness.baseColorTexture;
+    delete m.normalTexture; delete m.emissiveTexture; delete m.occlusionTexture;
+  }
   let text = new TextEncoder().encode(JSON.stringify(json));
   const pad = (4 - (text.length % 4)) % 4;
   const jsonChunk = new Uint8Array(text.length + pad).fill(0x20); jsonChunk.set(text);

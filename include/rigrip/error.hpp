@@ -57,7 +57,9 @@ namespace rigrip {
   X(w_lossy, "W_LOSSY", "warning", "The conversion loses information (stated in the message).")  \
   X(w_trailing_data, "W_TRAILING_DATA", "warning", "Bytes after the last structure were ignored.") \
   X(w_unsupported_part, "W_UNSUPPORTED_PART", "warning",                                          \
-    "A part of the file was skipped because it is not supported; the rest converted.")
+    "A part of the file was skipped because it is not supported; the rest converted.")         \
+  X(w_missing_texture, "W_MISSING_TEXTURE", "warning",                                            \
+    "A texture a material names was not found in the file or its texture files; the mesh still converts.")
 
 enum class code : std::uint16_t {
 #define RIGRIP_X(name, str, sev, meaning) name,

@@ -28,6 +28,8 @@ struct read_options {
   std::optional<double> fps;                 // --fps: frame rate for formats that count frames
   bool upper_case_bones = false;             // --upper-case-bones (morpheme)
   bool force = false;  // --force: bind a --skeleton even when it lacks most animated bones
+  std::optional<int> lod;                    // --lod: level of detail of models (0 = finest)
+  std::vector<std::string> texture_paths;    // --texture-file: texture files for models
   std::uint64_t max_file_size = 1ull << 31;  // files larger than this are refused
 };
 
@@ -90,6 +92,10 @@ struct format {
   // The pack writer honours bone::segment_scale_compensate; otherwise registry::pack
   // bakes it into plain T*R*S locals first (core/ssc.hpp).
   bool stores_segment_scale_compensate = false;
+  // An animation network / state-machine graph as JSON (`rigrip dump --network`, `rigrip graph`):
+  // {node_count, nodes [{id, name, type_name, children, inputs}], state_machines [{node, name,
+  // states [{node, name}], transitions [{node, name, from_node, to_node, conditions}]}], ...}.
+  result<nlohmann::json> (*dump_graph)(const read_context&) = nullptr;
 };
 
 // Containers know no family. A compression container (Yaz0, zstd) holds one stream: the
@@ -199,6 +205,10 @@ void remove_temporaries_on_signals();
 [[nodiscard]] result<nlohmann::json> dump_raw(byte_view data, const std::string& name,
                                               const read_options& options, diagnostics& diags,
                                               const format* forced = nullptr);
+// The format's animation network (format::dump_graph); E_UNSUPPORTED_FEATURE when it has none.
+[[nodiscard]] result<nlohmann::json> dump_graph(byte_view data, const std::string& name,
+                                                const read_options& options, diagnostics& diags,
+                                                const format* forced = nullptr);
 [[nodiscard]] result<bytes> rewrite(byte_view data, const std::string& name,
                                     const read_options& options, diagnostics& diags,
                                     const format* forced = nullptr);

@@ -68,18 +68,31 @@ struct animation {
   nlohmann::json extras;  // e.g. {"additive": true, "root_motion_bone": "..."}
 };
 
+// How a texture is sampled (glTF sampler). The defaults keep retro texels crisp and
+// unbled at atlas edges; formats that store sampler state set their own.
+enum class texture_wrap { clamp_to_edge, repeat, mirrored_repeat };
+enum class texture_filter { nearest, linear };
+
 struct texture {
   std::string name;
   std::uint32_t width = 0;
   std::uint32_t height = 0;
   std::vector<std::uint8_t> rgba;  // width * height * 4 bytes, rows top to bottom
+  texture_wrap wrap_s = texture_wrap::clamp_to_edge, wrap_t = texture_wrap::clamp_to_edge;
+  texture_filter mag_filter = texture_filter::nearest, min_filter = texture_filter::nearest;
   nlohmann::json extras;
 };
 
 struct material {
   std::string name;
   vec4 base_color{1, 1, 1, 1};
-  int texture = -1;  // index into scene::textures
+  int texture = -1;  // index into scene::textures: base colour (sRGB)
+  int texcoord = 0;  // UV set of `texture`: 0 = mesh::uvs, 1 = mesh::uvs1
+  int normal_texture = -1;  // tangent-space normal map (linear), or -1
+  int normal_texcoord = 0;
+  int emissive_texture = -1;  // emission map (sRGB), scaled by emissive_factor
+  int emissive_texcoord = 0;
+  vec3 emissive_factor{0, 0, 0};
   bool double_sided = false;
   enum class alpha { opaque, mask, blend } alpha_mode = alpha::opaque;
   float alpha_cutoff = 0.5f;
@@ -97,6 +110,7 @@ struct mesh {
   std::vector<vec3> positions;
   std::vector<vec3> normals;       // empty or same count as positions
   std::vector<vec2> uvs;           // empty or same count (top-left origin, as glTF)
+  std::vector<vec2> uvs1;          // second UV set: empty or same count
   std::vector<vec4> colors;        // empty or same count, linear RGBA 0..1
   std::vector<std::array<std::uint16_t, 4>> joints;  // empty or same count
   std::vector<vec4> weights;                         // same count as joints

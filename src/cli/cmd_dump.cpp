@@ -1,4 +1,5 @@
-// rigrip dump: the scene as JSON, or with --raw the format's own decoded structures.
+// rigrip dump: the scene as JSON, or with --raw the format's own decoded structures, or with
+// --network the file's animation network.
 // This JSON is a public contract: keep keys and meanings.
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
@@ -12,6 +13,7 @@ struct dump_options {
   std::string file;
   std::string output;
   bool raw = false;
+  bool network = false;
   bool compact = false;
   common_options common;
 };
@@ -21,6 +23,11 @@ struct dump_options {
 result<std::string> dump_text(const bytes& data, const dump_options& o, diagnostics& d,
                               const format* forced) {
   const int indent = o.compact ? -1 : 1;
+  if (o.network) {
+    auto r = dump_graph(data, o.file, o.common.read(), d, forced);
+    if (!r) return r.error();
+    return o.compact ? text_of(r.value()) : text_of(r.value(), indent);
+  }
   if (o.raw) {
     auto r = dump_raw(data, o.file, o.common.read(), d, forced);
     if (!r) return r.error();
@@ -59,12 +66,15 @@ command add_dump_command(CLI::App& app) {
       "dump",
       "Print the scene as JSON (native units/axes, seconds), or --raw the format's own structures");
   c->add_option("file", o->file, "Input file")->required()->check(CLI::ExistingFile);
-  c->add_flag("--raw", o->raw, "Print the format's decoded raw structures instead of the scene");
+  auto* raw = c->add_flag("--raw", o->raw, "Print the format's decoded raw structures instead of the scene");
+  c->add_flag("--network", o->network,
+              "Print the animation network instead (nodes, state machines, transitions, control parameters)")
+      ->excludes(raw);
   c->add_flag("--compact", o->compact, "One-line JSON");
   c->add_option("-o,--output", o->output, "Write to a file instead of standard output");
   add_common(c, o->common);
   c->footer(
-      "Examples:\n  rigrip dump Animal_Bass.bfres > bass.json\n  rigrip dump --raw X8PC00A.BIN");
+      "Examples:\n  rigrip dump Animal_Bass.bfres > bass.json\n  rigrip dump --raw X8PC00A.BIN\n  rigrip dump --network Network_RuntimeBasic1.nmb");
   return {c, [o] { return run_dump(*o); }};
 }
 

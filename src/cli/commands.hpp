@@ -24,5 +24,6 @@ command add_rewrite_command(CLI::App& app);
 command add_pack_command(CLI::App& app);
 command add_report_command(CLI::App& app);
 command add_diagnostics_command(CLI::App& app);
+command add_graph_command(CLI::App& app);
 
 }  // namespace rigrip::cli

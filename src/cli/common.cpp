@@ -8,6 +8,8 @@ namespace rigrip::cli {
 read_options common_options::read() const {
   read_options o;
   if (!skeleton.empty()) o.skeleton_path = skeleton;
+  if (lod >= 0) o.lod = lod;
+  o.texture_paths = texture_files;
   o.animations = anims;
   if (fps > 0) o.fps = fps;
   o.upper_case_bones = upper_case_bones;
@@ -28,6 +30,12 @@ void add_common(CLI::App* c, common_options& o) {
               "Upper-case bone names (morpheme / Forgelight)");
   c->add_flag("--force", o.force,
               "Go on when --skeleton binds less than half of the animated bones");
+  c->add_option("--lod", o.lod, "Level of detail of models that have several (0 = finest, the default)")
+      ->check(CLI::NonNegativeNumber);
+  c->add_option("--texture-file", o.texture_files,
+                "Texture file for models whose textures live apart (BFRES: X.Tex1.sbfres is found "
+                "by name); repeatable")
+      ->check(CLI::ExistingFile);
 }
 
 std::optional<const format*> forced_format(const common_options& o) {

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "rigrip/registry.hpp"
 
@@ -21,6 +22,8 @@ struct common_options {
   std::string input_format;
   bool upper_case_bones = false;
   bool force = false;
+  int lod = -1;                            // -1: the reader's default (LOD 0)
+  std::vector<std::string> texture_files;  // texture files for models whose textures live apart
 
   [[nodiscard]] read_options read() const;
 };

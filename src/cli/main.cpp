@@ -1,4 +1,5 @@
-// rigrip command-line tool: formats, info, list, dump, convert, rewrite, pack, report, diagnostics.
+// rigrip command-line tool: formats, info, list, dump, convert, rewrite, pack, report, diagnostics,
+// graph.
 // Exit codes: 0 success, 1 some inputs failed, 2 usage error.
 // Each subcommand lives in its own cmd_<name>.cpp (see commands.hpp); this file only wires them.
 #include <CLI/CLI.hpp>
@@ -71,6 +72,7 @@ int main(int argc, char** argv) {
       add_formats_command(app), add_info_command(app),        add_list_command(app),
       add_dump_command(app),    add_convert_command(app),     add_rewrite_command(app),
       add_pack_command(app),    add_report_command(app),      add_diagnostics_command(app),
+      add_graph_command(app),
   };
 
   try {

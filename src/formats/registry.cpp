@@ -140,6 +140,12 @@ result<const format*> detect_format(byte_view data, std::string_view filename) {
                    std::string(filename), 0, std::string(c->id)};
     auto u = unwrap(data, std::string(filename));
     if (!u) return u.error();
+    // An archive inside a compression stream (Yaz0 around SARC: .sbactorpack, .szs).
+    if (const container* inner = detect_container(u.value().data, filename); inner && inner->archive)
+      return error{code::unknown_format,
+                   "this is a " + std::string(inner->id) + " archive inside " + std::string(c->id) +
+                       ": `rigrip list` shows its files and `rigrip convert` converts them",
+                   std::string(filename), 0, std::string(inner->id)};
     return detect_payload(u.value().data, filename);
   }
   return detect_payload(data, filename);
@@ -227,6 +233,8 @@ result<opened> open_input(byte_view data, const std::string& name, const format*
   if (!u) return u.error();
   in.u = std::move(u.value());
   in.payload = in.u.chain.empty() ? data : byte_view(in.u.data);
+  if (const container* c = detect_container(in.payload, name); c && c->archive && !forced)
+    return detect_format(data, name).error();  // the archive message (inside a compression stream)
   if (!in.u.chain.empty()) in.within = std::string(in.u.chain.back()->inner_name);
   if (forced) {
     in.fmt = forced;
@@ -385,6 +393,24 @@ result<nlohmann::json> dump_raw_in(byte_view data, const std::string& name, cons
 result<nlohmann::json> dump_raw(byte_view data, const std::string& name, const read_options& options,
                                 diagnostics& diags, const format* forced) {
   return dump_raw_in(data, name, options, diags, forced, nullptr);
+}
+
+result<nlohmann::json> dump_graph(byte_view data, const std::string& name, const read_options& options,
+                                  diagnostics& diags, const format* forced) {
+  auto o = open_input(data, name, forced);
+  if (!o) return o.error();
+  const opened& in = o.value();
+  const format* fmt = in.fmt;
+  if (!fmt->dump_graph)
+    return stamp(make_error(code::unsupported_feature, "this format holds no animation network"), name, fmt);
+  auto ctx = make_context(in, name, options, diags);
+  const std::size_t first_warning = diags.warnings.size();
+  auto r = core::guarded(name, fmt->id, [&] { return fmt->dump_graph(ctx); });
+  mark_warnings(diags, first_warning, in.within);
+  if (!r) return stamp(r.error(), name, fmt, in.within);
+  if (!r.value()) return stamp(r.value().error(), name, fmt, in.within);
+  scene_ops::repair_utf8(r.value().value());
+  return std::move(r.value().value());
 }
 
 result<bytes> rewrite(byte_view data, const std::string& name, const read_options& options,

@@ -15,6 +15,7 @@
 #include <tiny_gltf.h>
 #include <stb_image_write.h>
 
+#include "rigrip/extras.hpp"
 #include "core/math.hpp"
 #include "scene/pose.hpp"
 #include "scene/ssc.hpp"
@@ -581,7 +582,6 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
   }
 
   // Textures and materials.
-  int crisp_sampler = -1, smooth_sampler = -1;
   for (const auto& t : s.textures) {
     std::vector<std::uint8_t> png;
     auto sink = [](void* ctx, void* data, int size) {
@@ -599,19 +599,38 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
     m.images.push_back(img);
     tg::Texture tex;
     tex.source = static_cast<int>(m.images.size() - 1);
-    // Retro atlases get a crisp, clamped sampler; textures whose extras ask for
-    // "wrap": "repeat" / "filter": "linear" (tiling game textures) glTF's linear + repeat.
-    bool smooth = t.extras.is_object() && (t.extras.value("wrap", "") == "repeat" || t.extras.value("filter", "") == "linear");
-    int& slot = smooth ? smooth_sampler : crisp_sampler;
-    if (slot < 0) {
-      tg::Sampler smp;
-      smp.magFilter = smooth ? TINYGLTF_TEXTURE_FILTER_LINEAR : TINYGLTF_TEXTURE_FILTER_NEAREST;
-      smp.minFilter = smooth ? TINYGLTF_TEXTURE_FILTER_LINEAR_MIPMAP_LINEAR : TINYGLTF_TEXTURE_FILTER_NEAREST;
-      smp.wrapS = smp.wrapT = smooth ? TINYGLTF_TEXTURE_WRAP_REPEAT : TINYGLTF_TEXTURE_WRAP_CLAMP_TO_EDGE;
-      m.samplers.push_back(smp);
-      slot = static_cast<int>(m.samplers.size() - 1);
+    // One sampler per distinct wrap/filter combination (the scene's defaults: crisp,
+    // clamped texels for retro atlases).
+    auto wrap = [](texture_wrap w) {
+      return w == texture_wrap::repeat            ? TINYGLTF_TEXTURE_WRAP_REPEAT
+             : w == texture_wrap::mirrored_repeat ? TINYGLTF_TEXTURE_WRAP_MIRRORED_REPEAT
+                                                  : TINYGLTF_TEXTURE_WRAP_CLAMP_TO_EDGE;
+    };
+    auto filter = [](texture_filter f) {
+      return f == texture_filter::linear ? TINYGLTF_TEXTURE_FILTER_LINEAR : TINYGLTF_TEXTURE_FILTER_NEAREST;
+    };
+    tg::Sampler smp;
+    smp.magFilter = filter(t.mag_filter);
+    smp.minFilter = filter(t.min_filter);
+    smp.wrapS = wrap(t.wrap_s);
+    smp.wrapT = wrap(t.wrap_t);
+    // Textures whose extras ask for "wrap": "repeat" / "filter": "linear" (tiling game
+    // textures of formats that keep no sampler) get glTF's linear + repeat.
+    if (extra(t.extras, "wrap", std::string()) == "repeat" || extra(t.extras, "filter", std::string()) == "linear") {
+      smp.magFilter = TINYGLTF_TEXTURE_FILTER_LINEAR;
+      smp.minFilter = TINYGLTF_TEXTURE_FILTER_LINEAR_MIPMAP_LINEAR;
+      smp.wrapS = smp.wrapT = TINYGLTF_TEXTURE_WRAP_REPEAT;
     }
-    tex.sampler = slot;
+    int si = -1;
+    for (std::size_t k = 0; k < m.samplers.size(); ++k)
+      if (m.samplers[k].magFilter == smp.magFilter && m.samplers[k].minFilter == smp.minFilter &&
+          m.samplers[k].wrapS == smp.wrapS && m.samplers[k].wrapT == smp.wrapT)
+        si = static_cast<int>(k);
+    if (si < 0) {
+      m.samplers.push_back(smp);
+      si = static_cast<int>(m.samplers.size() - 1);
+    }
+    tex.sampler = si;
     m.textures.push_back(tex);
   }
   bool unlit_used = false;
@@ -621,7 +640,21 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
     gm.pbrMetallicRoughness.baseColorFactor = {mt.base_color[0], mt.base_color[1], mt.base_color[2], mt.base_color[3]};
     gm.pbrMetallicRoughness.metallicFactor = 0.0;
     gm.pbrMetallicRoughness.roughnessFactor = 1.0;
-    if (mt.texture >= 0) gm.pbrMetallicRoughness.baseColorTexture.index = mt.texture;
+    if (mt.texture >= 0) {
+      gm.pbrMetallicRoughness.baseColorTexture.index = mt.texture;
+      gm.pbrMetallicRoughness.baseColorTexture.texCoord = mt.texcoord;
+    }
+    if (mt.normal_texture >= 0) {
+      gm.normalTexture.index = mt.normal_texture;
+      gm.normalTexture.texCoord = mt.normal_texcoord;
+    }
+    if (mt.emissive_texture >= 0) {
+      gm.emissiveTexture.index = mt.emissive_texture;
+      gm.emissiveTexture.texCoord = mt.emissive_texcoord;
+    }
+    if (mt.emissive_factor != vec3{0, 0, 0})
+      gm.emissiveFactor = {mt.emissive_factor[0], mt.emissive_factor[1], mt.emissive_factor[2]};
+    if (!mt.extras.is_null() && !mt.extras.empty()) gm.extras = to_value(mt.extras);
     gm.doubleSided = mt.double_sided;
     if (mt.alpha_mode == material::alpha::mask) {
       gm.alphaMode = "MASK";
@@ -673,6 +706,15 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
       std::vector<float> f;
       for (const auto& e : me.uvs) f.insert(f.end(), e.begin(), e.end());
       prim.attributes["TEXCOORD_0"] = b.floats(f, TINYGLTF_TYPE_VEC2, 2, false, TINYGLTF_TARGET_ARRAY_BUFFER);
+    }
+    if (!me.uvs1.empty()) {
+      std::vector<float> f;
+      for (const auto& e : me.uvs1) f.insert(f.end(), e.begin(), e.end());
+      // TEXCOORD_1 needs a TEXCOORD_0 before it.
+      if (me.uvs.empty())
+        prim.attributes["TEXCOORD_0"] = b.floats(std::vector<float>(f.size(), 0.0f), TINYGLTF_TYPE_VEC2, 2, false,
+                                                 TINYGLTF_TARGET_ARRAY_BUFFER);
+      prim.attributes["TEXCOORD_1"] = b.floats(f, TINYGLTF_TYPE_VEC2, 2, false, TINYGLTF_TARGET_ARRAY_BUFFER);
     }
     if (!me.colors.empty()) {
       std::vector<float> f;

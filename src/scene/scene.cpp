@@ -150,6 +150,7 @@ result<void> scene::validate() const {
     std::size_t n = me.positions.size();
     if (!me.normals.empty() && me.normals.size() != n) return bad(w, "normal count mismatch");
     if (!me.uvs.empty() && me.uvs.size() != n) return bad(w, "uv count mismatch");
+    if (!me.uvs1.empty() && me.uvs1.size() != n) return bad(w, "uv1 count mismatch");
     if (!me.colors.empty() && me.colors.size() != n) return bad(w, "colour count mismatch");
     if (me.joints.size() != me.weights.size()) return bad(w, "joints/weights count mismatch");
     if (!me.joints.empty() && me.joints.size() != n) return bad(w, "joint count mismatch");
@@ -175,6 +176,8 @@ result<void> scene::validate() const {
       if (!all_finite(p)) return bad(w, "non-finite normal");
     for (const auto& p : me.uvs)
       if (!all_finite(p)) return bad(w, "non-finite uv");
+    for (const auto& p : me.uvs1)
+      if (!all_finite(p)) return bad(w, "non-finite uv1");
     for (const auto& p : me.weights)
       if (!all_finite(p)) return bad(w, "non-finite weight");
   }
@@ -184,9 +187,15 @@ result<void> scene::validate() const {
         tx.rgba.size() != static_cast<std::size_t>(tx.width) * tx.height * 4)
       return bad("textures[" + std::to_string(t) + "]", "size does not match width*height*4");
   }
-  for (std::size_t m = 0; m < materials.size(); ++m)
-    if (materials[m].texture >= static_cast<int>(textures.size()))
+  for (std::size_t m = 0; m < materials.size(); ++m) {
+    const auto& mt = materials[m];
+    const int nt = static_cast<int>(textures.size());
+    if (mt.texture >= nt || mt.normal_texture >= nt || mt.emissive_texture >= nt)
       return bad("materials[" + std::to_string(m) + "]", "texture index out of range");
+    for (int tc : {mt.texcoord, mt.normal_texcoord, mt.emissive_texcoord})
+      if (tc < 0 || tc > 1) return bad("materials[" + std::to_string(m) + "]", "texcoord is not 0 or 1");
+    if (!all_finite(mt.emissive_factor)) return bad("materials[" + std::to_string(m) + "]", "non-finite emissive factor");
+  }
   // The few metadata/extras keys writers act on (a scene JSON may carry anything there).
   if (metadata.is_object() && metadata.contains("root_transform")) {
     const auto& rt = metadata["root_transform"];

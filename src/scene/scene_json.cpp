@@ -164,6 +164,139 @@ json to_json(const scene& s) {
 }
 
 namespace {
+// Each reader takes one JSON element and the path to it ("skeletons[0].bones[3]"), so
+// every error names the exact place.
+bone bone_from_json(const json& jb, std::size_t bi, const std::string& wb) {
+  if (!jb.is_object()) bad(wb, "must be an object");
+  bone b;
+  b.name = str(jb, "name", "", wb);
+  if (b.name.empty()) b.name = "bone_" + std::to_string(bi);
+  b.parent = integer(jb, "parent", -1, wb);
+  if (const json* v = field(jb, "translation"); v && !get_vec(*v, b.translation, wb + ".translation"))
+    bad(wb + ".translation", "must be [x,y,z]");
+  if (const json* v = field(jb, "rotation"); v && !get_vec(*v, b.rotation, wb + ".rotation"))
+    bad(wb + ".rotation", "must be [x,y,z,w]");
+  if (const json* v = field(jb, "scale"); v && !get_vec(*v, b.scale, wb + ".scale"))
+    bad(wb + ".scale", "must be [x,y,z]");
+  if (const json* v = field(jb, "segment_scale_compensate")) {
+    if (!v->is_boolean()) bad(wb + ".segment_scale_compensate", "must be true or false");
+    b.segment_scale_compensate = v->get<bool>();
+  }
+  if (const json* e = field(jb, "extras")) b.extras = *e;
+  return b;
+}
+
+skeleton skeleton_from_json(const json& js, const std::string& w) {
+  if (!js.is_object()) bad(w, "must be an object");
+  const json& bones = array(js, "bones", w);
+  skeleton sk;
+  sk.name = str(js, "name", "", w);
+  if (const json* e = field(js, "extras")) sk.extras = *e;
+  for (std::size_t bi = 0; bi < bones.size(); ++bi)
+    sk.bones.push_back(bone_from_json(bones[bi], bi, w + ".bones[" + std::to_string(bi) + "]"));
+  return sk;
+}
+
+track track_from_json(const json& jt, const std::string& wt) {
+  if (!jt.is_object()) bad(wt, "must be an object");
+  track t;
+  t.bone = str(jt, "bone", "", wt);
+  auto p = path_from_string(str(jt, "path", "", wt));
+  if (!p) bad(wt + ".path", "must be translation, rotation or scale");
+  t.path = *p;
+  auto in = interpolation_from_string(str(jt, "interpolation", "LINEAR", wt));
+  if (!in) bad(wt + ".interpolation", "must be STEP, LINEAR or CUBICSPLINE");
+  t.interpolation = *in;
+  const json& times = array(jt, "times", wt);
+  t.times.reserve(times.size());
+  for (const auto& tv : times) t.times.push_back(to_float(tv, wt + ".times"));
+  const json& values = array(jt, "values", wt);
+  std::size_t n = static_cast<std::size_t>(components(t.path));
+  t.values.reserve(values.size() * n);
+  for (const auto& v : values) {
+    if (!v.is_array() || v.size() != n)
+      bad(wt + ".values", "each value must have " + std::to_string(n) + " numbers");
+    for (const auto& c : v) t.values.push_back(to_float(c, wt + ".values"));
+  }
+  return t;
+}
+
+animation animation_from_json(const json& ja, std::size_t ai, const std::string& w) {
+  if (!ja.is_object()) bad(w, "must be an object");
+  animation a;
+  a.name = str(ja, "name", "animation_" + std::to_string(ai), w);
+  a.skeleton = integer(ja, "skeleton", 0, w);
+  if (const json* v = field(ja, "duration")) a.duration = to_double(*v, w + ".duration");
+  if (const json* v = field(ja, "fps"); v && !v->is_null()) a.fps = to_double(*v, w + ".fps");
+  if (const json* e = field(ja, "extras")) a.extras = *e;
+  const json& tracks = array(ja, "tracks", w);
+  for (std::size_t ti = 0; ti < tracks.size(); ++ti)
+    a.tracks.push_back(track_from_json(tracks[ti], w + ".tracks[" + std::to_string(ti) + "]"));
+  return a;
+}
+
+material material_from_json(const json& jm, const std::string& w) {
+  if (!jm.is_object()) bad(w, "must be an object");
+  material m;
+  m.name = str(jm, "name", "", w);
+  if (const json* v = field(jm, "base_color"); v && !get_vec(*v, m.base_color, w + ".base_color"))
+    bad(w + ".base_color", "must be [r,g,b,a]");
+  m.texture = -1;  // textures are not carried by the JSON
+  if (const json* v = field(jm, "double_sided")) {
+    if (!v->is_boolean()) bad(w + ".double_sided", "must be true or false");
+    m.double_sided = v->get<bool>();
+  }
+  return m;
+}
+
+// A mesh's material index is dropped (-1) when it names no material of the JSON.
+mesh mesh_from_json(const json& jm, std::size_t material_count, const std::string& w) {
+  if (!jm.is_object()) bad(w, "must be an object");
+  mesh m;
+  m.name = str(jm, "name", "", w);
+  m.skeleton = integer(jm, "skeleton", -1, w);
+  m.bone = integer(jm, "bone", -1, w);
+  m.material = integer(jm, "material", -1, w);
+  auto read_list = [&](const char* key, auto& out) {
+    const json* v = field(jm, key);
+    if (!v) return;
+    const std::string wk = w + "." + key;
+    if (!v->is_array()) bad(wk, "must be an array");
+    out.reserve(v->size());
+    for (const auto& e : *v) {
+      typename std::decay_t<decltype(out)>::value_type x{};
+      if (!get_vec(e, x, wk)) bad(wk, "has an element of the wrong size");
+      out.push_back(x);
+    }
+  };
+  read_list("positions", m.positions);
+  read_list("normals", m.normals);
+  read_list("uvs", m.uvs);
+  read_list("colors", m.colors);
+  read_list("weights", m.weights);
+  if (field(jm, "joints")) {
+    for (const auto& e : array(jm, "joints", w)) {
+      if (!e.is_array() || e.size() != 4) bad(w + ".joints", "must be [a,b,c,d]");
+      std::array<std::uint16_t, 4> jv{};
+      for (std::size_t i = 0; i < 4; ++i) {
+        if (!e[i].is_number_unsigned() || e[i].get<std::uint64_t>() > 65535)
+          bad(w + ".joints", "joint index out of range");
+        jv[i] = e[i].get<std::uint16_t>();
+      }
+      m.joints.push_back(jv);
+    }
+  }
+  if (field(jm, "indices")) {
+    for (const auto& e : array(jm, "indices", w)) {
+      if (!e.is_number_unsigned() || e.get<std::uint64_t>() > 0xFFFFFFFFu)
+        bad(w + ".indices", "must be unsigned 32-bit integers");
+      m.indices.push_back(e.get<std::uint32_t>());
+    }
+  }
+  if (m.material >= static_cast<int>(material_count)) m.material = -1;
+  return m;
+}
+
 scene from_json_checked(const json& j) {
   if (!j.is_object()) bad("root", "must be an object");
   scene s;
@@ -171,146 +304,22 @@ scene from_json_checked(const json& j) {
   if (const json* m = field(j, "metadata"); m && m->is_object()) s.metadata = *m;
   if (field(j, "skeletons")) {
     const json& sks = array(j, "skeletons", "scene JSON");
-    for (std::size_t si = 0; si < sks.size(); ++si) {
-      const auto& js = sks[si];
-      std::string w = "skeletons[" + std::to_string(si) + "]";
-      if (!js.is_object()) bad(w, "must be an object");
-      const json& bones = array(js, "bones", w);
-      skeleton sk;
-      sk.name = str(js, "name", "", w);
-      if (const json* e = field(js, "extras")) sk.extras = *e;
-      for (std::size_t bi = 0; bi < bones.size(); ++bi) {
-        const auto& jb = bones[bi];
-        std::string wb = w + ".bones[" + std::to_string(bi) + "]";
-        if (!jb.is_object()) bad(wb, "must be an object");
-        bone b;
-        b.name = str(jb, "name", "", wb);
-        if (b.name.empty()) b.name = "bone_" + std::to_string(bi);
-        b.parent = integer(jb, "parent", -1, wb);
-        if (const json* v = field(jb, "translation"); v && !get_vec(*v, b.translation, wb + ".translation"))
-          bad(wb + ".translation", "must be [x,y,z]");
-        if (const json* v = field(jb, "rotation"); v && !get_vec(*v, b.rotation, wb + ".rotation"))
-          bad(wb + ".rotation", "must be [x,y,z,w]");
-        if (const json* v = field(jb, "scale"); v && !get_vec(*v, b.scale, wb + ".scale"))
-          bad(wb + ".scale", "must be [x,y,z]");
-        if (const json* v = field(jb, "segment_scale_compensate")) {
-          if (!v->is_boolean()) bad(wb + ".segment_scale_compensate", "must be true or false");
-          b.segment_scale_compensate = v->get<bool>();
-        }
-        if (const json* e = field(jb, "extras")) b.extras = *e;
-        sk.bones.push_back(std::move(b));
-      }
-      s.skeletons.push_back(std::move(sk));
-    }
+    for (std::size_t si = 0; si < sks.size(); ++si)
+      s.skeletons.push_back(skeleton_from_json(sks[si], "skeletons[" + std::to_string(si) + "]"));
   }
   if (field(j, "animations")) {
     const json& anims = array(j, "animations", "scene JSON");
-    for (std::size_t ai = 0; ai < anims.size(); ++ai) {
-      const auto& ja = anims[ai];
-      std::string w = "animations[" + std::to_string(ai) + "]";
-      if (!ja.is_object()) bad(w, "must be an object");
-      animation a;
-      a.name = str(ja, "name", "animation_" + std::to_string(ai), w);
-      a.skeleton = integer(ja, "skeleton", 0, w);
-      if (const json* v = field(ja, "duration")) a.duration = to_double(*v, w + ".duration");
-      if (const json* v = field(ja, "fps"); v && !v->is_null()) a.fps = to_double(*v, w + ".fps");
-      if (const json* e = field(ja, "extras")) a.extras = *e;
-      const json& tracks = array(ja, "tracks", w);
-      for (std::size_t ti = 0; ti < tracks.size(); ++ti) {
-        const auto& jt = tracks[ti];
-        std::string wt = w + ".tracks[" + std::to_string(ti) + "]";
-        if (!jt.is_object()) bad(wt, "must be an object");
-        track t;
-        t.bone = str(jt, "bone", "", wt);
-        auto p = path_from_string(str(jt, "path", "", wt));
-        if (!p) bad(wt + ".path", "must be translation, rotation or scale");
-        t.path = *p;
-        auto in = interpolation_from_string(str(jt, "interpolation", "LINEAR", wt));
-        if (!in) bad(wt + ".interpolation", "must be STEP, LINEAR or CUBICSPLINE");
-        t.interpolation = *in;
-        const json& times = array(jt, "times", wt);
-        t.times.reserve(times.size());
-        for (const auto& tv : times) t.times.push_back(to_float(tv, wt + ".times"));
-        const json& values = array(jt, "values", wt);
-        std::size_t n = static_cast<std::size_t>(components(t.path));
-        t.values.reserve(values.size() * n);
-        for (const auto& v : values) {
-          if (!v.is_array() || v.size() != n)
-            bad(wt + ".values", "each value must have " + std::to_string(n) + " numbers");
-          for (const auto& c : v) t.values.push_back(to_float(c, wt + ".values"));
-        }
-        a.tracks.push_back(std::move(t));
-      }
-      s.animations.push_back(std::move(a));
-    }
+    for (std::size_t ai = 0; ai < anims.size(); ++ai)
+      s.animations.push_back(animation_from_json(anims[ai], ai, "animations[" + std::to_string(ai) + "]"));
   }
-  if (const json* mats = field(j, "materials"); mats && mats->is_array()) {
-    for (std::size_t mi = 0; mi < mats->size(); ++mi) {
-      const auto& jm = (*mats)[mi];
-      std::string w = "materials[" + std::to_string(mi) + "]";
-      if (!jm.is_object()) bad(w, "must be an object");
-      material m;
-      m.name = str(jm, "name", "", w);
-      if (const json* v = field(jm, "base_color"); v && !get_vec(*v, m.base_color, w + ".base_color"))
-        bad(w + ".base_color", "must be [r,g,b,a]");
-      m.texture = -1;  // textures are not carried by the JSON
-      if (const json* v = field(jm, "double_sided")) {
-        if (!v->is_boolean()) bad(w + ".double_sided", "must be true or false");
-        m.double_sided = v->get<bool>();
-      }
-      s.materials.push_back(std::move(m));
-    }
-  }
-  if (const json* meshes = field(j, "meshes"); meshes && meshes->is_array()) {
-    for (std::size_t mi = 0; mi < meshes->size(); ++mi) {
-      const auto& jm = (*meshes)[mi];
-      std::string w = "meshes[" + std::to_string(mi) + "]";
-      if (!jm.is_object()) bad(w, "must be an object");
-      mesh m;
-      m.name = str(jm, "name", "", w);
-      m.skeleton = integer(jm, "skeleton", -1, w);
-      m.bone = integer(jm, "bone", -1, w);
-      m.material = integer(jm, "material", -1, w);
-      auto read_list = [&](const char* key, auto& out) {
-        const json* v = field(jm, key);
-        if (!v) return;
-        const std::string wk = w + "." + key;
-        if (!v->is_array()) bad(wk, "must be an array");
-        out.reserve(v->size());
-        for (const auto& e : *v) {
-          typename std::decay_t<decltype(out)>::value_type x{};
-          if (!get_vec(e, x, wk)) bad(wk, "has an element of the wrong size");
-          out.push_back(x);
-        }
-      };
-      read_list("positions", m.positions);
-      read_list("normals", m.normals);
-      read_list("uvs", m.uvs);
-      read_list("colors", m.colors);
-      read_list("weights", m.weights);
-      if (field(jm, "joints")) {
-        for (const auto& e : array(jm, "joints", w)) {
-          if (!e.is_array() || e.size() != 4) bad(w + ".joints", "must be [a,b,c,d]");
-          std::array<std::uint16_t, 4> jv{};
-          for (std::size_t i = 0; i < 4; ++i) {
-            if (!e[i].is_number_unsigned() || e[i].get<std::uint64_t>() > 65535)
-              bad(w + ".joints", "joint index out of range");
-            jv[i] = e[i].get<std::uint16_t>();
-          }
-          m.joints.push_back(jv);
-        }
-      }
-      if (field(jm, "indices")) {
-        for (const auto& e : array(jm, "indices", w)) {
-          if (!e.is_number_unsigned() || e.get<std::uint64_t>() > 0xFFFFFFFFu)
-            bad(w + ".indices", "must be unsigned 32-bit integers");
-          m.indices.push_back(e.get<std::uint32_t>());
-        }
-      }
-      if (m.material >= static_cast<int>(s.materials.size())) m.material = -1;
-      s.meshes.push_back(std::move(m));
-    }
-  }
+  // Materials before meshes: a mesh's material index is checked against them.
+  if (const json* mats = field(j, "materials"); mats && mats->is_array())
+    for (std::size_t mi = 0; mi < mats->size(); ++mi)
+      s.materials.push_back(material_from_json((*mats)[mi], "materials[" + std::to_string(mi) + "]"));
+  if (const json* meshes = field(j, "meshes"); meshes && meshes->is_array())
+    for (std::size_t mi = 0; mi < meshes->size(); ++mi)
+      s.meshes.push_back(
+          mesh_from_json((*meshes)[mi], s.materials.size(), "meshes[" + std::to_string(mi) + "]"));
   return s;
 }
 }  // namespace

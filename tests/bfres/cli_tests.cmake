@@ -68,3 +68,17 @@ rigrip_cli_test(bfres_convert_ssc_bake_error ARGS convert ${BX}/ssc_nonuniform_p
   EXPECT_FILE ${OUT}/bfres/ssc_bake_err.json)
 rigrip_cli_test(bfres_info_json_fps ARGS info --json ${BF}/Animal_Bass_Animation.bfres --fps 60
   EXPECT "\"fps\": 60.0")
+# Models (FMDL/FMAT + FTEX from the sibling .Tex1.sbfres): meshes, materials, textures.
+rigrip_cli_test(bfres_info_model ARGS info ${BF}/Animal_Bass.bfres EXPECT "meshes: 4 \\(752 vertices\\), textures: 4, materials: 4")
+rigrip_cli_test(bfres_convert_lod1 ARGS convert ${BF}/Animal_Bass.bfres --lod 1 -o ${OUT}/bfres/bass_lod1.glb
+  VALIDATE ${OUT}/bfres/bass_lod1.glb)
+rigrip_cli_test(bfres_dump_model ARGS dump ${BF}/Animal_Bass.bfres
+  EXPECT "\"name\": \"Model__Mt_Body\".*\"textures\"")
+rigrip_cli_test(bfres_texture_file_missing ARGS info ${BF}/Animal_Bass.bfres --texture-file ${BF}/no_such.Tex1.sbfres EXIT 1
+  EXPECT "no_such.Tex1.sbfres")
+# The texture file alone: its FTEX headers in dump --raw, rewrite byte-identical.
+rigrip_cli_test(bfres_rewrite_tex1 ARGS rewrite ${BF}/Animal_Bass.Tex1.sbfres -o ${OUT}/bfres/rw_Animal_Bass.Tex1.sbfres
+  EXPECT_FILE ${OUT}/bfres/rw_Animal_Bass.Tex1.sbfres)
+# The animation file brings its model (meshes, textures) by the naming rule: one command.
+rigrip_cli_test(bfres_info_anim_with_model ARGS info ${BF}/Animal_Bass_Animation.bfres
+  EXPECT "meshes: 2 \\(376 vertices\\), textures: 4, materials: 2")

@@ -26,10 +26,66 @@ rigrip_cli_test(morpheme_pack_convert ARGS convert ${OUT}/morpheme/packed.mrn -o
   VALIDATE ${OUT}/morpheme/packed.glb)
 set_tests_properties(cli.morpheme_pack_convert PROPERTIES DEPENDS cli.morpheme_pack)
 rigrip_cli_test(morpheme_x86_refused ARGS info ${MM_DATA}/x86_header.mrn EXIT 1
-  EXPECT "x86_header.mrn @ 0x0: E_UNSUPPORTED_VERSION \\[morpheme-mrn\\]: 32-bit MRN")
+  EXPECT "x86_header.mrn @ 0x0: E_UNSUPPORTED_VERSION \\[morpheme-mrn\\]: a morpheme 5 runtime bundle \\(32-bit")
 rigrip_cli_test(morpheme_truncated ARGS convert ${MM_DATA}/truncated.mrn -o ${OUT}/morpheme/truncated.glb EXIT 1
   EXPECT "truncated.mrn @ 0x[0-9A-F]+: E_[A-Z_]+ \\[morpheme-mrn\\]" ABSENT ${OUT}/morpheme/truncated.glb)
 # The issue's exact command: --format by family name picks the family's writer.
 rigrip_cli_test(morpheme_pack_family_name ARGS pack ${OUT}/morpheme/example.glb --format morpheme -o ${OUT}/morpheme/packed2.mrn
   EXPECT "packed: .*morpheme-mrn" EXPECT_FILE ${OUT}/morpheme/packed2.mrn)
 set_tests_properties(cli.morpheme_pack_family_name PROPERTIES DEPENDS cli.morpheme_convert)
+
+# morpheme 5 runtime samples (the SDK's tutorial projects), read in place when present.
+set(MMS ${SAMPLES}/morpheme/sdk)
+set(MMS_OUT ${OUT}/morpheme/sdk)
+if(EXISTS ${MMS}/RuntimeBasic1/x64/Network_RuntimeBasic1.nmb AND EXISTS ${MMS}/ControlWithPrediction/win32/ControlWithPrediction.nmb)
+  file(MAKE_DIRECTORY ${MMS_OUT})
+  rigrip_cli_test(morpheme_sdk_info ARGS info ${MMS}/RuntimeBasic1/x64/Network_RuntimeBasic1.nmb
+    EXPECT "format: morpheme-nmb.*skeleton 'mainDemoCharacter': 68 bones.*animation '01002_Walk'")
+  rigrip_cli_test(morpheme_sdk_convert_x64 ARGS convert ${MMS}/RuntimeBasic1/x64/Network_RuntimeBasic1.nmb
+    -o ${MMS_OUT}/basic_x64.glb VALIDATE ${MMS_OUT}/basic_x64.glb)
+  # Blender (Debian's 3.4) imports the glb and the Walk clip walks (tests/morpheme/blender_walk_check.py).
+  find_program(RIGRIP_BLENDER blender)
+  if(RIGRIP_BLENDER)
+    add_test(NAME cli.morpheme_sdk_blender_walk
+      COMMAND ${RIGRIP_BLENDER} -b --factory-startup --python-exit-code 1
+        -P ${CMAKE_CURRENT_SOURCE_DIR}/morpheme/blender_walk_check.py -- ${MMS_OUT}/basic_x64.glb 68)
+    set_tests_properties(cli.morpheme_sdk_blender_walk PROPERTIES DEPENDS cli.morpheme_sdk_convert_x64
+      PASS_REGULAR_EXPRESSION "blender: .* walks [0-9.]+ m" TIMEOUT 120)
+  else()
+    message(STATUS "cli.morpheme_sdk_blender_walk skipped: blender not found")
+  endif()
+  rigrip_cli_test(morpheme_sdk_convert_win32 ARGS convert ${MMS}/ControlWithPrediction/win32/ControlWithPrediction.nmb
+    -o ${MMS_OUT}/prediction_win32.glb VALIDATE ${MMS_OUT}/prediction_win32.glb)
+  rigrip_cli_test(morpheme_sdk_rewrite ARGS rewrite ${MMS}/ControlWithPrediction/win32/ControlWithPrediction.nmb
+    -o ${MMS_OUT}/prediction.rewrite.nmb EXPECT "identical")
+  rigrip_cli_test(morpheme_sdk_dump_raw ARGS dump --raw ${MMS}/RuntimeBasic1/win32/Network_RuntimeBasic1.nmb
+    EXPECT "\"format\": \"morpheme-nmb\".*\"type_name\": \"rig\".*\"type_name\": \"network\".*\"pointer_size\": 4")
+  file(GLOB MMS_NSA ${MMS}/ControlWithPrediction/x64/01001_StandingIdle_*.nsa)
+  rigrip_cli_test(morpheme_sdk_nsa_info ARGS info ${MMS_NSA} EXPECT "format: morpheme-nsa.*animation '01001_StandingIdle': 2.000 s")
+  file(GLOB MMS_QSA ${MMS}/MultipleNetworks2/win32/02019_*.qsa)
+  rigrip_cli_test(morpheme_sdk_qsa_convert ARGS convert ${MMS_QSA} -o ${MMS_OUT}/turn.glb VALIDATE ${MMS_OUT}/turn.glb)
+  # A bundle without its animation sources: the skeleton converts, each missing file is named.
+  configure_file(${MMS}/RuntimeBasic1/x64/Network_RuntimeBasic1.nmb ${MMS_OUT}/alone/Network_RuntimeBasic1.nmb COPYONLY)
+  rigrip_cli_test(morpheme_sdk_missing_sources ARGS convert ${MMS_OUT}/alone/Network_RuntimeBasic1.nmb
+    -o ${MMS_OUT}/alone.glb EXPECT "W_UNSUPPORTED_PART.*01002_Walk_untitled_71cf1f83.qsa" VALIDATE ${MMS_OUT}/alone.glb)
+  # The network: dump --network (JSON) and graph (DOT; SVG through Graphviz when installed).
+  rigrip_cli_test(morpheme_sdk_dump_network ARGS dump --network ${MMS}/ControlWithPrediction/x64/ControlWithPrediction.nmb
+    EXPECT "\"node_count\": [0-9]+.*\"requests\": \\[.*\"state_machines\": \\[.*\"default_state\": \"Idle\".*\"transitions\":")
+  rigrip_cli_test(morpheme_sdk_graph_dot ARGS graph ${MMS}/ControlWithPrediction/win32/ControlWithPrediction.nmb
+    -o ${MMS_OUT}/prediction.dot EXPECT "graph: .*prediction.dot \\([0-9]+ nodes, [1-9][0-9]* state machines\\)"
+    EXPECT_FILE ${MMS_OUT}/prediction.dot)
+  find_program(RIGRIP_DOT dot)
+  if(RIGRIP_DOT)
+    rigrip_cli_test(morpheme_sdk_graph_svg ARGS graph ${MMS}/MultipleNetworks2/x64/Network2_MultipleNetworks2.nmb
+      -o ${MMS_OUT}/net2.svg EXPECT "graph: .*net2.svg" EXPECT_FILE ${MMS_OUT}/net2.svg)
+  else()
+    message(STATUS "cli.morpheme_sdk_graph_svg skipped: Graphviz's dot not found")
+  endif()
+  rigrip_cli_test(morpheme_sdk_network_absent ARGS dump --network ${MMS_QSA} EXIT 1
+    EXPECT "E_UNSUPPORTED_FEATURE \\[morpheme-qsa\\]: this format holds no animation network")
+  execute_process(COMMAND head -c 5000 ${MMS}/RuntimeBasic1/x64/Network_RuntimeBasic1.nmb OUTPUT_FILE ${MMS_OUT}/cut.nmb)
+  rigrip_cli_test(morpheme_sdk_truncated ARGS convert ${MMS_OUT}/cut.nmb -o ${MMS_OUT}/cut.glb EXIT 1
+    EXPECT "cut.nmb @ 0x[0-9A-F]+: E_[A-Z_]+ \\[morpheme-nmb\\]" ABSENT ${MMS_OUT}/cut.glb)
+else()
+  message(STATUS "cli.morpheme_sdk_* skipped: the morpheme SDK samples are not in ${MMS}")
+endif()

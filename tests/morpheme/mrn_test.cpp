@@ -384,6 +384,47 @@ TEST(MrnRoundTrip, ThroughGlb) {
     for (int c = 0; c < 3; ++c) EXPECT_NEAR(scene_ops::sample(*t0, t)[c], scene_ops::sample(*t1, t)[c], 3e-3f);
 }
 
+// The bind pose is read for the hierarchy's bone count. The DataBuffer word at B + 0x18 is
+// only compared: a file whose word is 2 (the element-array count in one reading of morpheme's
+// DataBuffer) used to lose its whole bind pose.
+TEST(MrnSkeleton, BindPoseIsReadForTheBoneCountWhateverTheBufferWordSays) {
+  auto b = generate();
+  auto reference = read_bytes_as(b);
+  ASSERT_TRUE(reference.s.ok());
+  EXPECT_FALSE(has_warning(reference.diags, code::w_suspicious_value));
+  auto f = parse_mrn(b);
+  const auto& p = f.packets[5];
+  ASSERT_EQ(p.type, pt_skeleton);
+  core::byte_reader r(p.payload);
+  std::uint64_t bind = r.u64_at(0x48);
+  ASSERT_EQ(r.u32_at(bind + 16 + 0x18), 7u);  // our writer puts the bone count there
+  morpheme_test::builder bb(0);
+  bb.b = b;
+  bb.u32(static_cast<std::size_t>(p.payload_offset() + bind + 16 + 0x18), 2);
+  auto out = read_bytes_as(bb.b);
+  ASSERT_TRUE(out.s.ok()) << out.s.error().to_string();
+  EXPECT_FALSE(has_warning(out.diags, code::w_fallback));
+  bool named = false;
+  for (const auto& w : out.diags.warnings)
+    if (w.code == code::w_suspicious_value && w.message.find("count word says 2, the hierarchy 7 bones") != std::string::npos)
+      named = true;
+  EXPECT_TRUE(named);
+  const auto& got = out.s->skeletons[0].bones;
+  const auto& want = reference.s->skeletons[0].bones;
+  ASSERT_EQ(got.size(), 7u);
+  int away_from_origin = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].translation, want[i].translation) << i;
+    EXPECT_EQ(got[i].rotation, want[i].rotation) << i;
+    if (i >= 2 && got[i].translation != vec3{0, 0, 0}) ++away_from_origin;
+  }
+  EXPECT_GE(away_from_origin, 3);  // bones past the word's 2 keep their pose
+  // The raw layer still writes the file back byte for byte, and dump --raw shows the word.
+  auto again = parse_mrn(bb.b);
+  EXPECT_EQ(serialise_mrn(again), bb.b);
+  EXPECT_EQ(mrn_to_json(again)["packets"][5]["decoded"]["bind_pose_count_word"], 2);
+}
+
 TEST(MrnSkeleton, HierarchyAndChainDisagreementWarns) {
   auto b = generate();
   auto f = parse_mrn(b);

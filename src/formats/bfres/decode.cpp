@@ -12,6 +12,7 @@
 
 #include "core/failure.hpp"
 #include "core/math.hpp"
+#include "formats/bfres/decode_model.hpp"
 #include "scene/pose.hpp"
 
 namespace rigrip::bfres {
@@ -80,15 +81,17 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
     for (std::int32_t f = 1; f < frame_count; ++f) frames.insert(static_cast<float>(f));
   }
   const std::vector<float> fr = distinct_times(frames, fps);
-  // A key that replaces the previous segment's end value makes a jump; glTF gets an extra
-  // key just before it holding the left limit (tiny quantisation gaps are ignored).
+  // A key whose value differs from the previous segment's end makes a jump: the seed's
+  // deliberate ones, and the quantisation gaps of nearly every third cubic key (up to 2
+  // key units: 9e-5 on the Dog's root). A CUBICSPLINE key has one value, so the segment
+  // before it would bend towards the new value over all its frames; an extra key just
+  // before the key holds the segment's own end (value and slope), so every source frame
+  // keeps the file's polynomial exactly (README: curve precision).
   auto jump_at = [&](float f) {
     if (!exact) return false;
     for (int k = 0; k < 3; ++k)
-      if (const curve* c = src.curves[static_cast<std::size_t>(first + k)]) {
-        float l = c->eval_left(f), r = c->eval(f);
-        if (std::fabs(l - r) > 1e-3f * std::max(1.0f, std::fabs(r))) return true;
-      }
+      if (const curve* c = src.curves[static_cast<std::size_t>(first + k)])
+        if (c->value_left(f) != c->value(f)) return true;
     return false;
   };
   const bool spline = exact && cubic && fr.size() >= 2;
@@ -102,12 +105,13 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
       if (pre > t.times.back() && pre < tf) {
         t.times.push_back(pre);
         // Values and slopes of the segment that ends at f, taken at the extra key's frame.
-        const float pf = static_cast<float>(pre * fps);
+        // In double: a float frame number near 300 is off by up to 1.5e-5 frames.
+        const double pf = std::min(static_cast<double>(pre) * fps, static_cast<double>(f));
         for (int side = 0; side < (spline ? 3 : 1); ++side)
           for (int k = 0; k < 3; ++k) {
             const curve* c = src.curves[static_cast<std::size_t>(first + k)];
-            if (!spline || side == 1) t.values.push_back(src.at(first + k, std::min(pf, f)));
-            else t.values.push_back(c ? static_cast<float>(c->derivative(pf, true) * fps) : 0.0f);
+            if (!spline || side == 1) t.values.push_back(c ? static_cast<float>(c->value(pf)) : src.constant[static_cast<std::size_t>(first + k)]);
+            else t.values.push_back(c ? static_cast<float>(c->slope(pf, true) * fps) : 0.0f);
           }
       }
     }
@@ -116,7 +120,7 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
       for (int k = 0; k < 3; ++k) {
         const curve* c = src.curves[static_cast<std::size_t>(first + k)];
         if (!spline || side == 1) t.values.push_back(src.at(first + k, f));
-        else t.values.push_back(c ? static_cast<float>(c->derivative(f, side == 0) * fps) : 0.0f);
+        else t.values.push_back(c ? static_cast<float>(c->slope(f, side == 0) * fps) : 0.0f);
       }
   }
   out.tracks.push_back(std::move(t));
@@ -144,6 +148,8 @@ struct rig {
   std::string source;  // file the FSKL came from
   bool same_file = false;
   std::string model_name;
+  const file* owner = nullptr;  // the FRES holding the FMDL (nullptr: an FSKA's bind skeleton)
+  std::size_t model_index = 0;
 };
 
 rigrip::skeleton to_skeleton(const rig& r) {
@@ -272,6 +278,36 @@ void express_scale_mode(scene& s, int mode) {
 
 std::string file_name(const std::string& p) { return std::filesystem::path(p).filename().string(); }
 
+bool has_shapes(const file& f) {
+  return std::any_of(f.models.begin(), f.models.end(), [](const model& m) { return !m.shapes.empty(); });
+}
+
+// Texture files for a model: --textures first, then the siblings by the naming rule.
+// A file that cannot be read is a warning; the meshes convert without its textures.
+std::vector<texture_file> load_texture_files(const std::string& model_path, const read_context& ctx, std::deque<file>& keep) {
+  std::vector<texture_file> out;
+  if (!ctx.load) return out;
+  std::vector<std::string> paths = ctx.options.texture_paths;
+  for (const auto& p : sibling_texture_paths(model_path)) {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(p, ec) && std::find(paths.begin(), paths.end(), p) == paths.end()) paths.push_back(p);
+  }
+  for (const auto& p : paths) {
+    auto b = ctx.load(p);
+    if (!b) {
+      ctx.warn(code::w_missing_texture, "texture file " + p + " could not be read: " + b.error().message);
+      continue;
+    }
+    try {
+      keep.push_back(load(b.value()));
+      out.push_back({p, &keep.back()});
+    } catch (const core::failure& e) {
+      ctx.warn(code::w_missing_texture, "texture file " + p + " is not a readable FRES (" + e.error().message + "); ignored");
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 quat euler_to_quat(const vec3& r) { return core::from_euler(r, "XYZ"); }
@@ -342,8 +378,9 @@ scene to_scene(const file& f, const read_context& ctx) {
   std::deque<file> others;  // keeps loaded rigs alive while the scene is built
   std::vector<rig> candidates;
   auto add_models = [&](const file& src, const std::string& from, bool same) {
-    for (const auto& m : src.models)
-      if (m.skel) candidates.push_back(rig{&*m.skel, from, same, m.name.empty() ? "skeleton" : m.name});
+    for (std::size_t i = 0; i < src.models.size(); ++i)
+      if (const auto& m = src.models[i]; m.skel)
+        candidates.push_back(rig{&*m.skel, from, same, m.name.empty() ? "skeleton" : m.name, &src, i});
   };
   if (ctx.options.skeleton_path) {
     if (!ctx.load) core::fail(code::missing_skeleton, "--skeleton given but no file system is available");
@@ -381,8 +418,16 @@ scene to_scene(const file& f, const read_context& ctx) {
   }
 
   if (f.anims.empty()) {
+    std::vector<int> skeleton_of_model(f.models.size(), -1);
     for (const auto& r : candidates)
-      if (r.same_file) s.skeletons.push_back(to_skeleton(r));
+      if (r.same_file) {
+        if (r.owner == &f) skeleton_of_model[r.model_index] = static_cast<int>(s.skeletons.size());
+        s.skeletons.push_back(to_skeleton(r));
+      }
+    if (has_shapes(f)) {
+      std::deque<file> tex_files;
+      bfres::add_models(f, skeleton_of_model, load_texture_files(ctx.path, ctx, tex_files), ctx, s);
+    }
     return s;
   }
 
@@ -626,6 +671,20 @@ scene to_scene(const file& f, const read_context& ctx) {
                                 std::to_string(ssc_mismatch) + " animation/bone pairs under a scaled parent, e.g. " +
                                 ssc_mismatch_example + "); the skeleton's flag is used");
   express_scale_mode(s, raw_rig ? raw_rig->scale_mode() : f.anims.empty() ? 1 : f.anims[0].scale_mode());
+  // The rig's model (sibling or --skeleton file) brings its meshes, so the animated
+  // creature converts in one command.
+  if (best >= 0) {
+    const rig& r = candidates[static_cast<std::size_t>(best)];
+    if (r.owner && r.owner->models[r.model_index].shapes.size()) {
+      std::vector<int> skeleton_of_model(r.owner->models.size(), -2);
+      skeleton_of_model[r.model_index] = 0;
+      std::deque<file> tex_files;
+      read_context mctx = ctx;
+      mctx.path = r.source;
+      bfres::add_models(*r.owner, skeleton_of_model, load_texture_files(r.source, ctx, tex_files), mctx, s);
+      s.metadata["model_file"] = file_name(r.source);
+    }
+  }
   return s;
 }
 

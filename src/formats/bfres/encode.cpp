@@ -2,6 +2,7 @@
 // Everything of the template stays where it is; an FSKA with the same name is replaced by
 // re-pointing its dictionary node, new names get a rebuilt FSKA dictionary (README.md).
 #include "formats/bfres/encode.hpp"
+#include "rigrip/extras.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -548,7 +549,7 @@ void write_fska(out_buffer& w, string_pool& names, const std::string& A, const s
   const int frames = std::max(0, static_cast<int>(std::lround(a.duration * st.fps)));
   if (frames > 65535) core::fail(code::bad_value, "animation '" + a.name + "' has " + std::to_string(frames) + " frames; at most 65535 can be packed");
   std::uint32_t flags = st.anim_flags;
-  if (a.extras.is_object() && a.extras.value("loop", false)) flags |= 4;
+  if (extra(a.extras, "loop", false)) flags |= 4;
   const auto bones = animation_bones(s, a, frames, rig, st, ctx);
   write_fska_header(w, names, A, a, flags, frames, bones, st);
   write_bone_anims(w, names, A, bones, st);

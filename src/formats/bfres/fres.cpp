@@ -6,9 +6,10 @@
 #include <cstring>
 
 #include "core/byte_reader.hpp"
+#include "formats/bfres/fres_detail.hpp"
 
 namespace rigrip::bfres {
-namespace {
+namespace detail {
 using core::byte_reader;
 using core::fail;
 
@@ -103,6 +104,13 @@ std::vector<user_data> parse_user_data(const byte_reader& file, std::uint32_t di
   }
   return out;
 }
+
+}  // namespace detail
+
+namespace {
+using namespace detail;
+using core::byte_reader;
+using core::fail;
 
 nlohmann::json user_json(const std::vector<user_data>& us) {
   nlohmann::json j = nlohmann::json::array();
@@ -380,6 +388,10 @@ struct patcher {
 
 }  // namespace
 
+namespace detail {
+curve parse_curve_at(const core::byte_reader& file, std::uint32_t at, bool v34) { return parse_curve(file, at, v34); }
+}  // namespace detail
+
 int curve::elements_per_key() const {
   switch (type()) {
     case curve_type::cubic: return 4;
@@ -399,41 +411,47 @@ float curve::offset() const {
 }
 
 namespace {
-float wrap(const curve& c, float f) {
-  float dur = c.end - c.start;
+// Curves are evaluated in double: `poly * scale + offset` in float loses the small result
+// of a large offset (cancellation), up to ~1e-5 relative on the samples.
+double wrap(const curve& c, double f) {
+  const double dur = static_cast<double>(c.end) - c.start;
   if (f >= c.start && f <= c.end) return f;
   int mode = f < c.start ? c.pre_wrap() : c.post_wrap();
-  if (mode == 0 || !(dur > 0)) return std::clamp(f, c.start, c.end);
-  float diff = f < c.start ? c.start - f : f - c.start;
-  float count = std::floor(diff / dur);
-  float mod = diff - dur * count;
-  bool odd = static_cast<long long>(count) % 2 != 0;
+  if (mode == 0 || !(dur > 0)) return std::clamp<double>(f, c.start, c.end);
+  const double diff = f < c.start ? c.start - f : f - c.start;
+  const double count = std::floor(diff / dur);
+  const double mod = diff - dur * count;
+  const bool odd = static_cast<long long>(count) % 2 != 0;
   if (mode == 2 && odd) return f < c.start ? c.start + mod : c.end - mod;
   return f < c.start ? c.end - mod : c.start + mod;
 }
 // Index of the segment holding f: frames[i] <= f < frames[i+1], or the last key.
-std::size_t segment(const curve& c, float f) {
-  auto it = std::upper_bound(c.frames.begin(), c.frames.end(), f);
+std::size_t segment(const curve& c, double f) {
+  auto it = std::upper_bound(c.frames.begin(), c.frames.end(), f, [](double x, float fr) { return x < fr; });
   if (it == c.frames.begin()) return 0;
   return static_cast<std::size_t>(it - c.frames.begin()) - 1;
 }
+double poly(const curve& c, std::size_t i, double t) {
+  const float* k = &c.keys[i * static_cast<std::size_t>(c.elements_per_key())];
+  if (c.type() == curve_type::cubic) return ((static_cast<double>(k[3]) * t + k[2]) * t + k[1]) * t + k[0];
+  return static_cast<double>(k[1]) * t + k[0];
+}
 }  // namespace
 
-float curve::eval(float frame) const {
-  float f = wrap(*this, frame);
+double curve::value(double frame) const {
+  const double f = wrap(*this, frame);
   const std::size_t n = num_keys;
-  float v = 0;
+  double v = 0;
   switch (type()) {
     case curve_type::cubic:
     case curve_type::linear: {
-      std::size_t i = segment(*this, f);
-      float t = 0;
+      const std::size_t i = segment(*this, f);
+      double t = 0;
       if (i + 1 < n && f > frames[i]) {
-        float span = frames[i + 1] - frames[i];
+        const double span = static_cast<double>(frames[i + 1]) - frames[i];
         t = span > 0 ? (f - frames[i]) / span : 0;
       }
-      const float* k = &keys[i * static_cast<std::size_t>(elements_per_key())];
-      v = type() == curve_type::cubic ? ((k[3] * t + k[2]) * t) * t + (k[1] * t + k[0]) : k[1] * t + k[0];
+      v = poly(*this, i, t);
       break;
     }
     case curve_type::baked_float:
@@ -441,43 +459,46 @@ float curve::eval(float frame) const {
     case curve_type::baked_bool: {
       long long idx = static_cast<long long>(f) - static_cast<long long>(start);
       idx = std::clamp<long long>(idx, 0, static_cast<long long>(n) - 1);
-      float ratio = f - (start + static_cast<float>(idx));
+      const double ratio = f - (static_cast<double>(start) + static_cast<double>(idx));
+      const auto u = static_cast<std::size_t>(idx);
       if (type() == curve_type::baked_bool) {
-        v = static_cast<float>((static_cast<std::uint32_t>(keys_raw[static_cast<std::size_t>(idx) / 32]) >> (idx % 32)) & 1);
-      } else if (type() == curve_type::baked_int || static_cast<std::size_t>(idx) + 1 >= n) {
-        v = keys[static_cast<std::size_t>(idx)];  // at frame == end the last key (never one past it)
+        v = static_cast<double>((static_cast<std::uint32_t>(keys_raw[u / 32]) >> (idx % 32)) & 1);
+      } else if (type() == curve_type::baked_int || u + 1 >= n) {
+        v = keys[u];  // at frame == end the last key (never one past it)
       } else {
-        v = keys[static_cast<std::size_t>(idx) + 1] * ratio + keys[static_cast<std::size_t>(idx)] * (1.0f - ratio);
+        v = static_cast<double>(keys[u + 1]) * ratio + static_cast<double>(keys[u]) * (1.0 - ratio);
       }
       break;
     }
     case curve_type::step_int: v = keys[segment(*this, f)]; break;
     case curve_type::step_bool: {
-      std::size_t i = segment(*this, f);
-      v = static_cast<float>((static_cast<std::uint32_t>(keys_raw[i / 32]) >> (i % 32)) & 1);
+      const std::size_t i = segment(*this, f);
+      v = static_cast<double>((static_cast<std::uint32_t>(keys_raw[i / 32]) >> (i % 32)) & 1);
       break;
     }
   }
-  return is_float() ? v * scale() + offset() : v + offset();
+  return is_float() ? v * static_cast<double>(scale()) + static_cast<double>(offset()) : v + offset();
 }
 
-float curve::eval_left(float frame) const {
-  if ((type() != curve_type::cubic && type() != curve_type::linear) || frame <= start || frame > end) return eval(frame);
-  auto it = std::lower_bound(frames.begin(), frames.end(), frame);
-  if (it == frames.begin() || it == frames.end() || *it != frame) return eval(frame);
-  std::size_t i = static_cast<std::size_t>(it - frames.begin()) - 1;
-  if (!(frames[i + 1] > frames[i])) return eval(frame);
-  const float* k = &keys[i * static_cast<std::size_t>(elements_per_key())];
-  float v = type() == curve_type::cubic ? ((k[3] + k[2]) + (k[1] + k[0])) : k[1] + k[0];
-  return v * scale() + offset();
+float curve::eval(float frame) const { return static_cast<float>(value(frame)); }
+
+double curve::value_left(double frame) const {
+  if ((type() != curve_type::cubic && type() != curve_type::linear) || frame <= start || frame > end) return value(frame);
+  auto it = std::lower_bound(frames.begin(), frames.end(), frame, [](float fr, double x) { return fr < x; });
+  if (it == frames.begin() || it == frames.end() || *it != frame) return value(frame);
+  const std::size_t i = static_cast<std::size_t>(it - frames.begin()) - 1;
+  if (!(frames[i + 1] > frames[i])) return value(frame);
+  return poly(*this, i, 1.0) * static_cast<double>(scale()) + static_cast<double>(offset());
 }
 
-float curve::derivative(float f, bool from_left) const {
+float curve::eval_left(float frame) const { return static_cast<float>(value_left(frame)); }
+
+double curve::slope(double f, bool from_left) const {
   if (type() != curve_type::cubic && type() != curve_type::linear) return 0;
   if (num_keys < 2) return 0;
   std::size_t i;
   if (from_left) {
-    auto it = std::lower_bound(frames.begin(), frames.end(), f);
+    auto it = std::lower_bound(frames.begin(), frames.end(), f, [](float fr, double x) { return fr < x; });
     if (it == frames.begin()) return 0;
     i = static_cast<std::size_t>(it - frames.begin()) - 1;
   } else {
@@ -485,13 +506,15 @@ float curve::derivative(float f, bool from_left) const {
     if (f < frames.front()) return 0;
   }
   if (i + 1 >= num_keys) return 0;
-  float span = frames[i + 1] - frames[i];
+  const double span = static_cast<double>(frames[i + 1]) - frames[i];
   if (!(span > 0)) return 0;
-  float t = std::clamp((f - frames[i]) / span, 0.0f, 1.0f);
+  const double t = std::clamp((f - frames[i]) / span, 0.0, 1.0);
   const float* k = &keys[i * static_cast<std::size_t>(elements_per_key())];
-  float d = type() == curve_type::cubic ? k[1] + 2 * k[2] * t + 3 * k[3] * t * t : k[1];
-  return d / span * scale();
+  const double d = type() == curve_type::cubic ? k[1] + 2.0 * k[2] * t + 3.0 * k[3] * t * t : static_cast<double>(k[1]);
+  return d / span * static_cast<double>(scale());
 }
+
+float curve::derivative(float f, bool from_left) const { return static_cast<float>(slope(f, from_left)); }
 
 std::string file::version_string() const {
   return std::to_string(version >> 24) + "." + std::to_string((version >> 16) & 0xFF) + "." +
@@ -507,7 +530,7 @@ platform detect_platform(std::span<const std::uint8_t> d) {
 file parse(std::vector<std::uint8_t> image) {
   file f;
   f.image = std::move(image);
-  work_left = 16ull * f.image.size() + 65536;
+  detail::work_left = 16ull * f.image.size() + 65536;
   byte_reader r(f.image, core::endian::big);
   if (r.fixed_string(4) != "FRES") fail(code::bad_magic, "expected 'FRES'", 0);
   if (detect_platform(f.image) == platform::switch_)
@@ -542,8 +565,30 @@ file parse(std::vector<std::uint8_t> image) {
       (void)read_offset(m);  // path
       md.skeleton_at = read_offset(m);
       if (md.skeleton_at) md.skel = parse_skeleton(r, md.skeleton_at, v34);
+      const std::uint32_t vb_at = read_offset(m);
+      const std::uint32_t shape_dict_at = read_offset(m);
+      const std::uint32_t material_dict_at = read_offset(m);
+      (void)read_offset(m);  // user data
+      const std::uint16_t num_vb = m.u16();
+      md.vertex_buffers = parse_vertex_buffers(r, vb_at, num_vb);
+      if (shape_dict_at) {
+        const dict d = parse_dict(r, shape_dict_at);
+        for (std::size_t k = 1; k < d.nodes.size(); ++k)
+          if (d.nodes[k].data_at) md.shapes.push_back(parse_shape(r, d.nodes[k].data_at, f.version));
+      }
+      if (material_dict_at) {
+        const dict d = parse_dict(r, material_dict_at);
+        for (std::size_t k = 1; k < d.nodes.size(); ++k)
+          if (d.nodes[k].data_at) md.materials.push_back(parse_material(r, d.nodes[k].data_at, f.version));
+      }
       f.models.push_back(std::move(md));
     }
+  if (f.dicts[1])
+    for (std::size_t i = 1; i < f.dicts[1]->nodes.size(); ++i)
+      if (f.dicts[1]->nodes[i].data_at) f.textures.push_back(parse_ftex(r, f.dicts[1]->nodes[i].data_at));
+  if (f.dicts[6] && v34)
+    for (std::size_t i = 1; i < f.dicts[6]->nodes.size(); ++i)
+      if (f.dicts[6]->nodes[i].data_at) f.texture_patterns.push_back(parse_texture_pattern(r, f.dicts[6]->nodes[i].data_at));
   if (f.dicts[2])
     for (std::size_t i = 1; i < f.dicts[2]->nodes.size(); ++i) {
       std::uint32_t at = f.dicts[2]->nodes[i].data_at;
@@ -707,6 +752,22 @@ nlohmann::json to_json(const file& f) {
                             {"matrix_to_bone", s.mtx_to_bone}, {"bones", bones}};
     }
     j["models"].push_back(jm);
+  }
+  j["texture_pattern_animations"] = json::array();
+  for (const auto& tp : f.texture_patterns) {
+    json mats = json::array();
+    for (const auto& m : tp.materials) {
+      json pats = json::array();
+      for (const auto& p : m.patterns) pats.push_back(json{{"sampler", p.sampler}, {"curve", p.curve}, {"base", p.base}});
+      json curves = json::array();
+      for (const auto& c : m.curves)
+        curves.push_back(json{{"target", c.target}, {"flags", c.flags}, {"curve_type", static_cast<int>(c.type())},
+                              {"start", c.start}, {"end", c.end}, {"offset", c.offset()}, {"frames", c.frames}, {"keys", c.keys}});
+      mats.push_back(json{{"material", m.material}, {"patterns", pats}, {"curves", curves}});
+    }
+    j["texture_pattern_animations"].push_back(json{{"name", tp.name}, {"flags", tp.flags}, {"loop", tp.loop()},
+                                                   {"frame_count", tp.frame_count}, {"baked_size", tp.baked_size},
+                                                   {"textures", tp.textures}, {"materials", mats}});
   }
   j["animations"] = json::array();
   for (const auto& a : f.anims) {

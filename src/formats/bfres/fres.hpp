@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "formats/bfres/model.hpp"
+
 namespace rigrip::bfres {
 
 struct dict_node {
@@ -74,6 +76,9 @@ struct model {
   std::string name;
   std::uint32_t skeleton_at = 0;
   std::optional<skeleton> skel;
+  std::vector<vertex_buffer> vertex_buffers;  // FVTX
+  std::vector<shape> shapes;                  // FSHP, dictionary order
+  std::vector<material> materials;            // FMAT, dictionary order (shapes index them)
 };
 
 enum class curve_type { cubic = 0, linear = 1, baked_float = 2, step_int = 4, baked_int = 5, step_bool = 6, baked_bool = 7 };
@@ -102,6 +107,10 @@ struct curve {
   [[nodiscard]] float offset() const;
   // The runtime's evaluation (nw::g3d semantics): polynomial segments, scale/offset, wrap.
   [[nodiscard]] float eval(float frame) const;
+  // The same in double (what eval rounds): evaluation, left limit and slope per frame.
+  [[nodiscard]] double value(double frame) const;
+  [[nodiscard]] double value_left(double frame) const;
+  [[nodiscard]] double slope(double frame, bool from_left) const;
   // The limit from the left at `frame` (differs from eval() where a key replaces the
   // previous segment's end value: a jump, as in the seed's linear example at frame 20).
   [[nodiscard]] float eval_left(float frame) const;
@@ -123,6 +132,29 @@ struct bone_anim {
   [[nodiscard]] bool has_base_rotate() const { return (flags >> 4) & 1; }
   [[nodiscard]] bool has_base_translate() const { return (flags >> 5) & 1; }
   [[nodiscard]] bool segment_scale_compensate() const { return (flags >> 23) & 1; }
+};
+
+// FTXP: texture pattern animation (which texture a material's sampler shows per frame).
+struct texture_pattern_anim {
+  std::uint32_t at = 0;
+  std::string name, path;
+  std::uint16_t flags = 0;  // bit 2 loop
+  std::int32_t frame_count = 0;
+  std::uint32_t baked_size = 0;
+  std::vector<std::string> textures;  // the animation's texture list: curve keys index it
+  struct pattern {
+    std::string sampler;  // e.g. _a0
+    int curve = -1;       // index into the material's curves, -1: constant `base`
+    std::uint16_t base = 0;
+  };
+  struct material_anim {
+    std::uint32_t at = 0;
+    std::string material;
+    std::vector<pattern> patterns;
+    std::vector<curve> curves;
+  };
+  std::vector<material_anim> materials;
+  [[nodiscard]] bool loop() const { return (flags >> 2) & 1; }
 };
 
 struct skeletal_anim {
@@ -159,6 +191,8 @@ struct file {
   std::array<std::optional<dict>, 12> dicts;
   std::vector<model> models;
   std::vector<skeletal_anim> anims;
+  std::vector<ftex> textures;  // FTEX dictionary (headers; image bytes stay in `image`)
+  std::vector<texture_pattern_anim> texture_patterns;  // FTXP (version 3.4 and later)
   std::vector<std::pair<std::uint32_t, std::string>> strings;  // string pool entries (position of length)
   [[nodiscard]] bool v34() const { return version >= 0x03040000; }
   [[nodiscard]] std::string version_string() const;

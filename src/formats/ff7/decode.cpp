@@ -291,11 +291,10 @@ texture tex_to_texture(const tex_file& t, const std::string& name) {
 }
 
 // ------------------------------------------------------------------ battle scene
-scene build_battle_scene(const battle_parts& parts, double fps, const read_context* ctx) {
-  const auto& aa = parts.aa;
-  scene s;
-  set_root_transform(s);
-  s.metadata["ff7"] = {{"aa_header", aa.header}};
+namespace {
+// Every texture of the parts in order; ids[i] is texture i's index in the scene (-1 when
+// it failed to load), as the P models' texture numbers expect.
+std::vector<int> add_textures(scene& s, const battle_parts& parts) {
   std::vector<int> tex_ids;
   for (const auto& t : parts.textures) {
     if (t) {
@@ -305,111 +304,117 @@ scene build_battle_scene(const battle_parts& parts, double fps, const read_conte
       tex_ids.push_back(-1);
     }
   }
-  if (aa.bone_count() == 0) {  // battle location: static pieces at the origin
-    for (std::size_t i = 0; i < parts.location_pieces.size(); ++i)
-      if (parts.location_pieces[i]) add_p_meshes(s, *parts.location_pieces[i], "piece_" + std::to_string(i), -1, -1, tex_ids);
-    if (s.meshes.empty()) warn(ctx, code::w_unsupported_part, "battle location without any piece file");
-    return s;
-  }
+  return tex_ids;
+}
 
+// The skeleton node layout: "root", then "bone_<i>" (index i + 1), then "weapon_<w>" nodes.
+struct battle_skeleton {
   skeleton sk;
-  sk.name = "ff7_battle";
-  sk.bones.push_back(bone{"root", -1});
-  const std::size_t nb = aa.bones.size();
-  for (std::size_t i = 0; i < nb; ++i) {
-    bone b;
-    b.name = "bone_" + std::to_string(i);
+  std::size_t nb = 0;              // AA bones
+  std::size_t nweapon_nodes = 0;   // weapon nodes after the bones
+  int weapon_base = 0;             // node index of weapon_0
+  bool multi = false;              // more than one bone: frames carry a root rotation first
+  // The frame's rotation of AA bone i (a single-bone model has only the root's).
+  quat rotation_of_bone(const da_frame& f, std::size_t i) const { return raw_rotation(f.rotations[multi ? i + 1 : 0]); }
+};
+
+battle_skeleton make_battle_skeleton(const aa_file& aa, const read_context* ctx) {
+  battle_skeleton b;
+  b.sk.name = "ff7_battle";
+  b.sk.bones.push_back(bone{"root", -1});
+  b.nb = aa.bones.size();
+  for (std::size_t i = 0; i < b.nb; ++i) {
+    bone bn;
+    bn.name = "bone_" + std::to_string(i);
     const auto& ab = aa.bones[i];
-    b.parent = ab.parent < 0 ? 0 : ab.parent + 1;
-    if (ab.parent >= 0) b.translation = {0, 0, aa.bones[static_cast<std::size_t>(ab.parent)].length};
-    b.extras = {{"length", ab.length}, {"has_model", ab.has_model}};
-    sk.bones.push_back(b);
+    bn.parent = ab.parent < 0 ? 0 : ab.parent + 1;
+    if (ab.parent >= 0) bn.translation = {0, 0, aa.bones[static_cast<std::size_t>(ab.parent)].length};
+    bn.extras = {{"length", ab.length}, {"has_model", ab.has_model}};
+    b.sk.bones.push_back(bn);
   }
   // battle.lgp has 16 weapon suffixes (xxck..xxcz): more is a damaged header.
-  std::size_t nweapon_nodes =
+  b.nweapon_nodes =
       std::max<std::size_t>(static_cast<std::size_t>(std::max(0, aa.weapon_count())), aa.weapon_anim_count() > 0 ? 1 : 0);
-  if (nweapon_nodes > 16) {
+  if (b.nweapon_nodes > 16) {
     warn(ctx, code::w_suspicious_value, "weapon count " + std::to_string(aa.weapon_count()) + " exceeds the 16 weapon files a model can have; using 16", 36);
-    nweapon_nodes = 16;
+    b.nweapon_nodes = 16;
   }
-  const int weapon_base = static_cast<int>(sk.bones.size());
-  for (std::size_t w = 0; w < nweapon_nodes; ++w) sk.bones.push_back(bone{"weapon_" + std::to_string(w), -1});
+  b.weapon_base = static_cast<int>(b.sk.bones.size());
+  for (std::size_t w = 0; w < b.nweapon_nodes; ++w) b.sk.bones.push_back(bone{"weapon_" + std::to_string(w), -1});
+  b.multi = b.nb > 1;
+  return b;
+}
 
-  // Map body ordinal -> weapon chunk.
-  std::map<std::size_t, const decoded_chunk*> weapon_of;
-  for (const auto& d : parts.animations)
-    if (d.kind == chunk_kind::weapon && !d.frames.empty()) weapon_of[d.body_ordinal] = &d;
+using weapon_chunks = std::map<std::size_t, const decoded_chunk*>;  // body ordinal -> weapon chunk
 
-  const bool multi = nb > 1;
-  auto rot_of_bone = [&](const da_frame& f, std::size_t i) { return raw_rotation(f.rotations[multi ? i + 1 : 0]); };
-  // Rest pose: frame 0 of the first body animation (a real pose instead of all parts on one line).
+// Rest pose: frame 0 of the first body animation (a real pose instead of all parts on one line).
+void set_rest_pose(battle_skeleton& b, const battle_parts& parts, const weapon_chunks& weapon_of) {
+  auto& bones = b.sk.bones;
   for (const auto& d : parts.animations) {
     if (d.kind != chunk_kind::body || d.frames.empty()) continue;
     const auto& f = d.frames[0];
-    sk.bones[0].translation = pos_of(f.position);
-    if (multi) sk.bones[0].rotation = raw_rotation(f.rotations[0]);
-    for (std::size_t i = 0; i < nb; ++i) sk.bones[i + 1].rotation = rot_of_bone(f, i);
+    bones[0].translation = pos_of(f.position);
+    if (b.multi) bones[0].rotation = raw_rotation(f.rotations[0]);
+    for (std::size_t i = 0; i < b.nb; ++i) bones[i + 1].rotation = b.rotation_of_bone(f, i);
     if (auto it = weapon_of.find(d.body_ordinal); it != weapon_of.end())
-      for (std::size_t w = 0; w < nweapon_nodes; ++w) {
-        sk.bones[static_cast<std::size_t>(weapon_base) + w].translation = pos_of(it->second->frames[0].position);
-        sk.bones[static_cast<std::size_t>(weapon_base) + w].rotation = raw_rotation(it->second->frames[0].rotations[0]);
+      for (std::size_t w = 0; w < b.nweapon_nodes; ++w) {
+        bones[static_cast<std::size_t>(b.weapon_base) + w].translation = pos_of(it->second->frames[0].position);
+        bones[static_cast<std::size_t>(b.weapon_base) + w].rotation = raw_rotation(it->second->frames[0].rotations[0]);
       }
     break;
   }
-  s.skeletons.push_back(sk);
+}
 
-  for (std::size_t i = 0; i < nb && i < parts.bone_models.size(); ++i)
-    if (parts.bone_models[i]) add_p_meshes(s, *parts.bone_models[i], "bone_" + std::to_string(i), 0, static_cast<int>(i) + 1, tex_ids);
-  for (std::size_t w = 0; w < parts.weapon_models.size() && w < nweapon_nodes; ++w)
-    if (parts.weapon_models[w]) add_p_meshes(s, *parts.weapon_models[w], "weapon_" + std::to_string(w), 0, weapon_base + static_cast<int>(w), tex_ids);
-
-  for (const auto& d : parts.animations) {
-    if (d.kind != chunk_kind::body || d.frames.empty()) continue;
-    animation a;
-    char name[32];
-    std::snprintf(name, sizeof name, "anim_%03zu", d.index);
-    a.name = name;
-    a.fps = fps;
-    const auto n = d.frames.size();
-    auto tr = make_track("root", path::translation, n, fps);
-    std::vector<track> rot;
-    if (multi) rot.push_back(make_track("root", path::rotation, n, fps));
-    for (std::size_t i = 0; i < nb; ++i) rot.push_back(make_track("bone_" + std::to_string(i), path::rotation, n, fps));
-    for (const auto& f : d.frames) {
-      push(tr, pos_of(f.position));
-      std::size_t k = 0;
-      if (multi) push(rot[k++], raw_rotation(f.rotations[0]));
-      for (std::size_t i = 0; i < nb; ++i) push(rot[k++], rot_of_bone(f, i));
-    }
-    a.tracks.push_back(std::move(tr));
-    for (auto& t : rot) a.tracks.push_back(std::move(t));
-    std::size_t frames = n;
-    const auto& c = *d.chunk;
-    a.extras = {{"ff7_index", d.index}, {"key", c.key}, {"frames_field", c.frames_field}, {"s_frames", c.s_frames},
-                {"bones_field", c.bones_field}, {"root_motion", {"root"}}, {"frame_count", n}};
-    if (auto it = weapon_of.find(d.body_ordinal); it != weapon_of.end()) {
-      const auto& wf = it->second->frames;
-      for (std::size_t w = 0; w < nweapon_nodes; ++w) {
-        std::string wn = "weapon_" + std::to_string(w);
-        auto wt = make_track(wn, path::translation, wf.size(), fps);
-        auto wr = make_track(wn, path::rotation, wf.size(), fps);
-        for (const auto& f : wf) {
-          push(wt, pos_of(f.position));
-          push(wr, raw_rotation(f.rotations[0]));
-        }
-        a.tracks.push_back(std::move(wt));
-        a.tracks.push_back(std::move(wr));
-      }
-      a.extras["weapon_index"] = it->second->index;
-      frames = std::max(frames, wf.size());
-    }
-    a.duration = static_cast<double>(frames - 1) / fps;
-    // Track times are float; keep the duration at least the last key time.
-    for (const auto& t : a.tracks) a.duration = std::max(a.duration, static_cast<double>(t.times.back()));
-    s.animations.push_back(std::move(a));
+// One body chunk as an animation: root translation, root rotation (multi-bone models),
+// one rotation track per bone, and the paired weapon chunk's tracks on every weapon node.
+animation body_animation(const decoded_chunk& d, const battle_skeleton& b, const weapon_chunks& weapon_of, double fps) {
+  animation a;
+  char name[32];
+  std::snprintf(name, sizeof name, "anim_%03zu", d.index);
+  a.name = name;
+  a.fps = fps;
+  const auto n = d.frames.size();
+  auto tr = make_track("root", path::translation, n, fps);
+  std::vector<track> rot;
+  if (b.multi) rot.push_back(make_track("root", path::rotation, n, fps));
+  for (std::size_t i = 0; i < b.nb; ++i) rot.push_back(make_track("bone_" + std::to_string(i), path::rotation, n, fps));
+  for (const auto& f : d.frames) {
+    push(tr, pos_of(f.position));
+    std::size_t k = 0;
+    if (b.multi) push(rot[k++], raw_rotation(f.rotations[0]));
+    for (std::size_t i = 0; i < b.nb; ++i) push(rot[k++], b.rotation_of_bone(f, i));
   }
-  // Chunks glTF cannot carry (special chunks, weapon chunks whose body slot is not an
-  // animation) travel verbatim in the metadata so that `pack` puts them back in place.
+  a.tracks.push_back(std::move(tr));
+  for (auto& t : rot) a.tracks.push_back(std::move(t));
+  std::size_t frames = n;
+  const auto& c = *d.chunk;
+  a.extras = {{"ff7_index", d.index}, {"key", c.key}, {"frames_field", c.frames_field}, {"s_frames", c.s_frames},
+              {"bones_field", c.bones_field}, {"root_motion", {"root"}}, {"frame_count", n}};
+  if (auto it = weapon_of.find(d.body_ordinal); it != weapon_of.end()) {
+    const auto& wf = it->second->frames;
+    for (std::size_t w = 0; w < b.nweapon_nodes; ++w) {
+      std::string wn = "weapon_" + std::to_string(w);
+      auto wt = make_track(wn, path::translation, wf.size(), fps);
+      auto wr = make_track(wn, path::rotation, wf.size(), fps);
+      for (const auto& f : wf) {
+        push(wt, pos_of(f.position));
+        push(wr, raw_rotation(f.rotations[0]));
+      }
+      a.tracks.push_back(std::move(wt));
+      a.tracks.push_back(std::move(wr));
+    }
+    a.extras["weapon_index"] = it->second->index;
+    frames = std::max(frames, wf.size());
+  }
+  a.duration = static_cast<double>(frames - 1) / fps;
+  // Track times are float; keep the duration at least the last key time.
+  for (const auto& t : a.tracks) a.duration = std::max(a.duration, static_cast<double>(t.times.back()));
+  return a;
+}
+
+// Chunks glTF cannot carry (special chunks, weapon chunks whose body slot is not an
+// animation) travel verbatim in the metadata so that `pack` puts them back in place.
+void add_raw_chunks(scene& s, const battle_parts& parts) {
   std::vector<std::size_t> specials;
   nlohmann::json raw = nlohmann::json::array();
   std::set<std::size_t> body_with_anim;
@@ -430,6 +435,37 @@ scene build_battle_scene(const battle_parts& parts, double fps, const read_conte
   }
   if (!specials.empty()) s.metadata["ff7"]["special_chunks"] = specials;
   if (!raw.empty()) s.metadata["ff7"]["raw_chunks"] = raw;
+}
+}  // namespace
+
+scene build_battle_scene(const battle_parts& parts, double fps, const read_context* ctx) {
+  const auto& aa = parts.aa;
+  scene s;
+  set_root_transform(s);
+  s.metadata["ff7"] = {{"aa_header", aa.header}};
+  const std::vector<int> tex_ids = add_textures(s, parts);
+  if (aa.bone_count() == 0) {  // battle location: static pieces at the origin
+    for (std::size_t i = 0; i < parts.location_pieces.size(); ++i)
+      if (parts.location_pieces[i]) add_p_meshes(s, *parts.location_pieces[i], "piece_" + std::to_string(i), -1, -1, tex_ids);
+    if (s.meshes.empty()) warn(ctx, code::w_unsupported_part, "battle location without any piece file");
+    return s;
+  }
+
+  battle_skeleton b = make_battle_skeleton(aa, ctx);
+  weapon_chunks weapon_of;
+  for (const auto& d : parts.animations)
+    if (d.kind == chunk_kind::weapon && !d.frames.empty()) weapon_of[d.body_ordinal] = &d;
+  set_rest_pose(b, parts, weapon_of);
+  s.skeletons.push_back(b.sk);
+
+  for (std::size_t i = 0; i < b.nb && i < parts.bone_models.size(); ++i)
+    if (parts.bone_models[i]) add_p_meshes(s, *parts.bone_models[i], "bone_" + std::to_string(i), 0, static_cast<int>(i) + 1, tex_ids);
+  for (std::size_t w = 0; w < parts.weapon_models.size() && w < b.nweapon_nodes; ++w)
+    if (parts.weapon_models[w]) add_p_meshes(s, *parts.weapon_models[w], "weapon_" + std::to_string(w), 0, b.weapon_base + static_cast<int>(w), tex_ids);
+
+  for (const auto& d : parts.animations)
+    if (d.kind == chunk_kind::body && !d.frames.empty()) s.animations.push_back(body_animation(d, b, weapon_of, fps));
+  add_raw_chunks(s, parts);
   return s;
 }
 

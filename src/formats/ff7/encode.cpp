@@ -5,6 +5,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "rigrip/extras.hpp"
 #include "core/math.hpp"
 #include "formats/ff7/encode.hpp"
 #include "formats/ff7/euler.hpp"
@@ -291,9 +292,7 @@ bytes pack_aa(const scene& s, const pack_context* ctx) {
     int p = b.parent;
     while (p >= 0 && map[static_cast<std::size_t>(p)] < 0) p = sk.bones[static_cast<std::size_t>(p)].parent;
     ab.parent = p >= 0 ? map[static_cast<std::size_t>(p)] : -1;
-    ab.length = b.extras.is_object() && b.extras.contains("length") && b.extras["length"].is_number()
-                    ? b.extras["length"].get<float>()
-                    : 0.0f;
+    ab.length = extra(b.extras, "length", 0.0f);
     if (!(b.extras.is_object() && b.extras.contains("length"))) {
       // Without the stored length, take the distance to the first child (negative: battle convention).
       for (std::size_t c = i + 1; c < sk.bones.size(); ++c)

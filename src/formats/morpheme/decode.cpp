@@ -110,6 +110,12 @@ rig_entry make_rig(const packet& p, const read_context& ctx, std::size_t packet_
             "skeleton packet " + std::to_string(packet_no) +
                 " has no complete bind pose; identity used",
             p.payload_offset() + 0x48);
+  else if (rig.bind_entry_word != rig.bone_count)
+    ctx.warn(code::w_suspicious_value,
+            "skeleton packet " + std::to_string(packet_no) + ": the bind-pose buffer's count word says " +
+                std::to_string(rig.bind_entry_word) + ", the hierarchy " + std::to_string(rig.bone_count) +
+                " bones; the bind pose was read for " + std::to_string(rig.bone_count),
+            p.payload_offset() + 0x48);
   if (rig.names.size() != rig.bone_count)
     ctx.warn(code::w_name_mismatch,
             "skeleton packet " + std::to_string(packet_no) + ": " +
@@ -155,6 +161,12 @@ rig_entry make_rig(const packet& p, const read_context& ctx, std::size_t packet_
 model load_model(std::span<const std::uint8_t> data, const read_context& ctx,
                  std::vector<std::vector<int>>& remaps) {
   model m;
+  if (data.size() >= 8 && data[0] == magic_x86[0] && data[1] == 0 && data[2] == 0 && data[3] == 0)
+    fail(code::unsupported_version,
+         std::string("a morpheme 5 runtime bundle (") +
+             (data[4] == magic_x86[1] ? "32-bit, packet magic 0x18/0x06" : "packet magic 0x18") +
+             "), not a Forgelight MRN: it is read as morpheme-nmb",
+         0);
   m.raw = parse_mrn(data);
   std::map<std::string, int> type_counts;
   std::set<std::uint32_t> unknown_types;

@@ -36,32 +36,69 @@ std::uint32_t le32(std::span<const std::uint8_t> d, std::size_t at) {
          std::uint32_t(d[at + 3]) << 24;
 }
 
-bool header_sane(std::span<const std::uint8_t> d, std::uint32_t m0, std::uint32_t m1) {
-  if (d.size() < packet_header_size) return false;
-  if (le32(d, 0) != m0 || le32(d, 4) != m1) return false;
-  std::uint32_t len = le32(d, 0x20), al = le32(d, 0x24);
-  if (al == 0 || al > 4096) return false;
-  std::uint64_t pad = (al - packet_header_size % al) % al;
-  return packet_header_size + pad + len <= d.size();
+// Header geometry of each variant.
+struct variant_layout {
+  std::uint32_t magic0, magic1;
+  std::uint32_t header_size;
+  bool u64_length;         // length field width
+  bool absolute_alignment; // payload aligned in the file (morpheme 5) or after the header (Forgelight)
+  std::uint64_t next_alignment;
+};
+variant_layout layout_of(bundle_variant v) {
+  switch (v) {
+    case bundle_variant::sdk_x64: return {magic_sdk_x64[0], magic_sdk_x64[1], 0x30, true, true, 4};
+    case bundle_variant::sdk_win32: return {magic_x86[0], magic_x86[1], 0x28, false, true, 4};
+    default: return {magic_x64[0], magic_x64[1], 0x28, false, false, 16};
+  }
 }
 
 std::uint64_t align_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
 
+// Header geometry checks for detection: magic, alignment 1..4096, payload inside the data.
+bool header_sane(std::span<const std::uint8_t> d, bundle_variant v) {
+  auto L = layout_of(v);
+  if (d.size() < L.header_size) return false;
+  if (le32(d, 0) != L.magic0 || le32(d, 4) != L.magic1) return false;
+  std::uint64_t len = le32(d, 0x20);
+  if (L.u64_length) len |= static_cast<std::uint64_t>(le32(d, 0x24)) << 32;
+  std::uint32_t al = le32(d, L.u64_length ? 0x28 : 0x24);
+  if (al == 0 || al > 4096) return false;
+  std::uint64_t pad = L.absolute_alignment ? align_up(L.header_size, al) - L.header_size
+                                           : (al - L.header_size % al) % al;
+  return L.header_size + pad <= d.size() && len <= d.size() - L.header_size - pad;
+}
+
 }  // namespace
 
-bool looks_like_x64_mrn(std::span<const std::uint8_t> d) { return header_sane(d, magic_x64[0], magic_x64[1]); }
+const char* sdk_packet_type_name(std::uint32_t t) {
+  switch (t) {
+    case 1: return "rig";
+    case 2: return "rig_to_anim_map";
+    case 3: return "discrete_event_track";
+    case 4: return "duration_event_track";
+    case 7: return "character_controller";
+    case 10: return "network";
+    case 12: return "file_header";
+    case 13: return "file_name_lookup_table";
+    default: return nullptr;
+  }
+}
+
+bool looks_like_x64_mrn(std::span<const std::uint8_t> d) { return header_sane(d, bundle_variant::forgelight_x64); }
 bool looks_like_x86_mrn(std::span<const std::uint8_t> d) {
   return d.size() >= 8 && le32(d, 0) == magic_x86[0] && le32(d, 4) == magic_x86[1];
+}
+bool looks_like_sdk_bundle(std::span<const std::uint8_t> d) {
+  return header_sane(d, bundle_variant::sdk_x64) || header_sane(d, bundle_variant::sdk_win32);
 }
 
 mrn_file parse_mrn(std::span<const std::uint8_t> data) {
   byte_reader r(data);
-  if (looks_like_x86_mrn(data))
-    fail(code::unsupported_version,
-         "32-bit MRN (packet magic 0x18/0x06): no public layout exists for it; only x64 MRNs "
-         "(magic 0x1A/0x0A, e.g. *X64.mrn) are supported",
-         0);
   mrn_file f;
+  if (data.size() < 8) fail(code::truncated, "a packet file needs at least one 40-byte header", 0);
+  if (le32(data, 0) == magic_sdk_x64[0] && le32(data, 4) == magic_sdk_x64[1]) f.variant = bundle_variant::sdk_x64;
+  else if (le32(data, 0) == magic_x86[0] && le32(data, 4) == magic_x86[1]) f.variant = bundle_variant::sdk_win32;
+  const auto L = layout_of(f.variant);
   std::uint64_t pos = 0;
   while (pos < data.size()) {
     std::uint64_t left = data.size() - pos;
@@ -72,26 +109,32 @@ mrn_file parse_mrn(std::span<const std::uint8_t> data) {
       f.tail.assign(t.begin(), t.end());
       break;
     }
-    if (left < packet_header_size)
-      fail(code::truncated, "packet header needs 40 bytes, " + std::to_string(left) + " left", pos);
+    if (left < L.header_size)
+      fail(code::truncated, "packet header needs " + std::to_string(L.header_size) + " bytes, " +
+                                std::to_string(left) + " left", pos);
     auto h = r.peek(pos);
     packet p;
     p.offset = pos;
+    p.header_size = L.header_size;
     p.magic0 = h.u32();
     p.magic1 = h.u32();
-    if (p.magic0 != magic_x64[0] || p.magic1 != magic_x64[1])
+    if (p.magic0 != L.magic0 || p.magic1 != L.magic1)
       fail(code::bad_magic, "packet " + std::to_string(f.packets.size()) + ": magic " + hexs::hex(p.magic0) + "/" +
-                                hexs::hex(p.magic1) + ", expected 0x1A/0xA (x64 MRN)", pos);
+                                hexs::hex(p.magic1) + ", expected " + hexs::hex(L.magic0) + "/" + hexs::hex(L.magic1) +
+                                " like the first packet", pos);
     p.type = h.u32();
     p.index = h.u32();
     for (auto& u : p.unknown) u = h.u32();
-    std::uint32_t len = h.u32();
+    std::uint64_t len = L.u64_length ? h.u64() : h.u32();
     p.alignment = h.u32();
+    if (L.u64_length) p.header_extra = h.u32();
     if (p.alignment == 0 || p.alignment > 4096)
-      fail(code::bad_value, "packet alignment " + std::to_string(p.alignment) + " is not in 1..4096", pos + 0x24);
-    std::uint64_t pad = (p.alignment - packet_header_size % p.alignment) % p.alignment;
-    auto hp = h.bytes(std::min<std::uint64_t>(pad, h.remaining()));
-    if (hp.size() < pad) fail(code::truncated, "packet header padding runs past the end of the file", pos);
+      fail(code::bad_value, "packet alignment " + std::to_string(p.alignment) + " is not in 1..4096",
+           pos + (L.u64_length ? 0x28 : 0x24));
+    std::uint64_t pad = L.absolute_alignment ? align_up(pos + L.header_size, p.alignment) - (pos + L.header_size)
+                                             : (p.alignment - L.header_size % p.alignment) % p.alignment;
+    if (pad > h.remaining()) fail(code::truncated, "packet header padding runs past the end of the file", pos);
+    auto hp = h.bytes(pad);
     p.header_pad.assign(hp.begin(), hp.end());
     if (len > h.remaining())
       fail(code::bad_count, "packet " + std::to_string(f.packets.size()) + " (type " + hexs::hex(p.type) +
@@ -100,16 +143,15 @@ mrn_file parse_mrn(std::span<const std::uint8_t> data) {
     auto pl = h.bytes(len);
     p.payload.assign(pl.begin(), pl.end());
     std::uint64_t end = h.abs();
-    std::uint64_t next = std::min<std::uint64_t>(align_up(end, 16), data.size());
-    // Packets are 16-aligned in every file described; should a file pack them tighter (the
-    // 32-bit files use 4), take the nearer 4/8-aligned position when a header starts there.
+    std::uint64_t next = std::min<std::uint64_t>(align_up(end, L.next_alignment), data.size());
+    // Take another 4/8/16-aligned position when the usual one holds no header but that one does.
     auto header_at = [&](std::uint64_t at) {
-      return at + 8 <= data.size() && le32(data, static_cast<std::size_t>(at)) == magic_x64[0] &&
-             le32(data, static_cast<std::size_t>(at) + 4) == magic_x64[1];
+      return at + 8 <= data.size() && le32(data, static_cast<std::size_t>(at)) == L.magic0 &&
+             le32(data, static_cast<std::size_t>(at) + 4) == L.magic1;
     };
     if (!header_at(next))
-      for (std::uint64_t a : {4u, 8u})
-        if (align_up(end, a) < next && header_at(align_up(end, a))) {
+      for (std::uint64_t a : {4u, 8u, 16u})
+        if (align_up(end, a) != next && align_up(end, a) <= data.size() && header_at(align_up(end, a))) {
           next = align_up(end, a);
           break;
         }
@@ -118,11 +160,12 @@ mrn_file parse_mrn(std::span<const std::uint8_t> data) {
     f.packets.push_back(std::move(p));
     pos = next;
   }
-  if (f.packets.empty()) fail(code::truncated, "no MRN packet in the file", 0);
+  if (f.packets.empty()) fail(code::truncated, "no packet in the file", 0);
   return f;
 }
 
 bytes serialise_mrn(const mrn_file& f) {
+  const auto L = layout_of(f.variant);
   core::byte_writer w;
   for (const auto& p : f.packets) {
     w.u32(p.magic0);
@@ -130,8 +173,10 @@ bytes serialise_mrn(const mrn_file& f) {
     w.u32(p.type);
     w.u32(p.index);
     for (auto u : p.unknown) w.u32(u);
-    w.u32(static_cast<std::uint32_t>(p.payload.size()));
+    if (L.u64_length) w.u64(p.payload.size());
+    else w.u32(static_cast<std::uint32_t>(p.payload.size()));
     w.u32(p.alignment);
+    if (L.u64_length) w.u32(p.header_extra);
     w.bytes(p.header_pad);
     w.bytes(p.payload);
     w.bytes(p.fill);
@@ -294,25 +339,27 @@ rig_data read_rig(const byte_reader& payload) {
   }
   // Bone names.
   if (names_ptr) rig.names = read_string_table(payload, names_ptr).strings;
-  // Bind pose: B = ptr + 16; the DataBuffer header at B + 16 holds the element count at +8
-  // and, at +0x20, the pointer (relative to B + 16) to { translations_ptr, rotations_ptr }.
+  // Bind pose: B = ptr + 16; the DataBuffer header at S = B + 16 holds a count word at +8
+  // (B + 0x18) and, at +0x20, the pointer (relative to S) to { translations_ptr, rotations_ptr }.
+  // The arrays are read for the hierarchy's bone count: the word at B + 0x18 is only compared
+  // (it is the element-array count, 2, in some readings of morpheme's DataBuffer).
   if (bind_ptr) {
     std::uint64_t S = bind_ptr + 32;
     if (bind_ptr > payload.size() || payload.size() - bind_ptr < 32 + 0x28)
       fail(code::bad_offset, "bind pose at " + hexs::hex(bind_ptr) + " is outside the packet", payload.base() + 0x48);
-    std::uint32_t elems = payload.u32_at(S + 8);
+    rig.bind_entry_word = payload.u32_at(S + 8);
     std::uint64_t tp = payload.u64_at(S + 0x20);
     if (tp > payload.size() - S || payload.size() - S - tp < 16)
       fail(code::bad_offset, "bind pose transform pointers outside the packet", payload.base() + S + 0x20);
     std::uint64_t trans = payload.u64_at(S + tp), rots = payload.u64_at(S + tp + 8);
-    std::uint32_t count = std::min(elems, rig.bone_count);
-    auto rd = [&](std::uint64_t rel, const char* what) {
+    auto entries_at = [&](std::uint64_t rel, const char* what) -> std::uint64_t {
       if (rel > payload.size() - S) fail(code::bad_offset, std::string(what) + " pointer outside the packet", payload.base() + S + tp);
-      payload.checked_count_at(S + rel, count, 16, what);
-      return payload.peek(S + rel);
+      return (payload.size() - S - rel) / 16;
     };
-    auto t = rd(trans, "bind pose translations");
-    auto q = rd(rots, "bind pose rotations");
+    std::uint64_t fit = std::min(entries_at(trans, "bind pose translations"), entries_at(rots, "bind pose rotations"));
+    auto count = static_cast<std::uint32_t>(std::min<std::uint64_t>(fit, rig.bone_count));
+    auto t = payload.peek(S + trans);
+    auto q = payload.peek(S + rots);
     rig.bind_translation.assign(rig.bone_count, vec3{0, 0, 0});
     rig.bind_rotation.assign(rig.bone_count, quat{0, 0, 0, 1});
     for (std::uint32_t i = 0; i < count; ++i) {
@@ -600,6 +647,7 @@ nlohmann::json mrn_to_json(const mrn_file& f) {
           json chains = json::array();
           for (const auto& c : rig.chains) chains.push_back({c.unknown, c.parent, c.start, c.length});
           return {{"rotation", rig.rotation}, {"position", rig.position}, {"bone_count", rig.bone_count},
+                  {"bind_pose_count_word", rig.bind_entry_word},
                   {"parents_source", rig.parents_source}, {"chain_disagreements", rig.disagreements},
                   {"chains", chains}, {"bones", bones}};
         }

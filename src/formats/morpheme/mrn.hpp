@@ -1,6 +1,8 @@
-// Forgelight x64 MRN: a flat sequence of morpheme "simple bundle" packets.
-// Raw layer: every packet's header, header padding, payload and alignment fill are kept
-// as bytes, so serialise_mrn(parse_mrn(x)) == x. Typed views decode payloads on demand.
+// morpheme "simple bundle" packet files: Forgelight x64 MRN and the morpheme 5 runtime's
+// .nmb (x64 and win32), read by one packet layer that knows each variant's header, payload
+// alignment and pointer size. Raw layer: every packet's header, header padding, payload and
+// alignment fill are kept as bytes, so serialise_mrn(parse_mrn(x)) == x. Typed views decode
+// payloads on demand (Forgelight here, morpheme 5 in nmb.hpp / network.hpp).
 #pragma once
 
 #include <array>
@@ -32,32 +34,46 @@ enum packet_type : std::uint32_t {
 [[nodiscard]] const char* packet_type_name(std::uint32_t t);  // nullptr for unknown types
 
 inline constexpr std::uint32_t magic_x64[2] = {0x1A, 0x0A};
-inline constexpr std::uint32_t magic_x86[2] = {0x18, 0x06};
+inline constexpr std::uint32_t magic_x86[2] = {0x18, 0x06};      // morpheme 5 win32 (.nmb; 32-bit MRN)
+inline constexpr std::uint32_t magic_sdk_x64[2] = {0x18, 0x0A};  // morpheme 5 x64 (.nmb)
 inline constexpr std::size_t packet_header_size = 0x28;
+
+// Packet-file variants. Forgelight: 0x28-byte header (u32 length, u32 alignment), payload
+// aligned relative to the packet, next packet 16-aligned. morpheme 5: x64 0x30-byte header
+// (u64 length, u32 alignment, u32), win32 0x28; payload aligned in the file, next packet
+// 4-aligned.
+enum class bundle_variant : std::uint8_t { forgelight_x64, sdk_x64, sdk_win32 };
+[[nodiscard]] const char* sdk_packet_type_name(std::uint32_t t);  // morpheme 5 types; nullptr if unknown
 
 struct packet {
   std::uint64_t offset = 0;  // absolute file offset of the header
   std::uint32_t magic0 = 0x1A, magic1 = 0x0A, type = 0, index = 0;
   std::array<std::uint32_t, 4> unknown{0, 0, 0, 0};
   std::uint32_t alignment = 16;
-  bytes header_pad;  // bytes between 0x28 and the payload (alignment fill)
+  std::uint32_t header_extra = 0;  // morpheme 5 x64: the u32 after the alignment
+  std::uint32_t header_size = packet_header_size;
+  bytes header_pad;  // bytes between the header and the payload (alignment fill)
   bytes payload;
-  bytes fill;        // bytes after the payload up to the next 16-aligned packet
-  [[nodiscard]] std::uint64_t payload_offset() const { return offset + packet_header_size + header_pad.size(); }
+  bytes fill;        // bytes after the payload up to the next packet
+  [[nodiscard]] std::uint64_t payload_offset() const { return offset + header_size + header_pad.size(); }
 };
 
 struct mrn_file {
+  bundle_variant variant = bundle_variant::forgelight_x64;
   std::vector<packet> packets;
   bytes tail;  // bytes after the last packet that do not form one
+  [[nodiscard]] unsigned pointer_size() const { return variant == bundle_variant::sdk_win32 ? 4u : 8u; }
 };
 
-// 32-bit files are refused with E_UNSUPPORTED_VERSION; anything else malformed fails
-// with the offset of the packet header concerned.
+// Any variant (by the first header's magic); malformed input fails with the offset of the
+// packet header concerned.
 [[nodiscard]] mrn_file parse_mrn(std::span<const std::uint8_t> data);
 [[nodiscard]] bytes serialise_mrn(const mrn_file& f);
 // Structure check used by detection: first header sane (magic, length, alignment).
 [[nodiscard]] bool looks_like_x64_mrn(std::span<const std::uint8_t> data);
 [[nodiscard]] bool looks_like_x86_mrn(std::span<const std::uint8_t> data);
+// First header of a morpheme 5 bundle (x64 or win32) sane.
+[[nodiscard]] bool looks_like_sdk_bundle(std::span<const std::uint8_t> data);
 
 // ---- typed payload views (pointers relative to their containing struct, §2.3)
 struct string_table {
@@ -90,6 +106,7 @@ struct rig_data {
   std::vector<vec3> bind_translation;
   std::vector<quat> bind_rotation;
   bool has_bind_pose = false;
+  std::uint32_t bind_entry_word = 0;  // the DataBuffer word at B + 0x18 (checked against bone_count)
   std::string parents_source = "hierarchy";  // or "chains" when the hierarchy array was unusable
   std::size_t disagreements = 0;             // bones where hierarchy and chains differ
   std::string first_disagreement;

@@ -1,6 +1,7 @@
 // SF3 battle meshes: scene -> x8pc (new keyframes into a template model; mesh, textures
 // and everything else stay byte for byte). The chunk layout rules are re-applied:
 // chunks 0x800-aligned, chunk_size = data_size rounded up to 0x800, 0xFF padding.
+#include "rigrip/extras.hpp"
 #include "formats/sf3/encode.hpp"
 
 #include <algorithm>
@@ -59,6 +60,128 @@ void relayout(model_raw& m, bool fixed_slot) {
   if (last_ff && !m.tail.empty()) m.tail.back() = 0xFF;
 }
 
+// The skeleton a template model takes its keys from: same name, else the same position.
+int skeleton_for(const scene& s, const std::string& name, std::size_t mi, std::size_t models) {
+  int sk = -1;
+  for (std::size_t i = 0; i < s.skeletons.size(); ++i)
+    if (s.skeletons[i].name == name) sk = static_cast<int>(i);
+  if (sk < 0 && s.skeletons.size() == models) sk = static_cast<int>(mi);
+  return sk;
+}
+
+// Keys: the "all frames" animation (times = frame / fps) if there is one, else every
+// per-entry clip of this file's own keys (times rebased to its first frame).
+std::vector<const animation*> key_sources(const scene& s, int sk, bool& all) {
+  std::vector<const animation*> sources;
+  for (const auto& a : s.animations)
+    if (a.skeleton == sk && (extra(a.extras, "sf3_all_frames", false) || a.name.ends_with("all_frames")))
+      sources.push_back(&a);
+  all = !sources.empty();
+  if (!all)
+    for (const auto& a : s.animations)
+      if (a.skeleton == sk && a.extras.is_object() && a.extras.contains("first_frame") &&
+          extra(a.extras, "source", std::string()) == "x8pc")
+        sources.push_back(&a);
+  return sources;
+}
+
+// The keyframe slot a track drives: our reader's "sf3_bone" number, else "bone_<n>" by number.
+int slot_of(const skeleton& skel, const std::string& bone) {
+  int b = skel.find(bone);
+  if (b < 0 || !skel.bones[static_cast<std::size_t>(b)].extras.contains("sf3_bone")) {
+    // Not from our reader: map "bone_<n>" by number.
+    b = -1;
+    try {
+      b = std::stoi(bone.substr(5));
+    } catch (...) {
+    }
+  } else {
+    b = extra(skel.bones[static_cast<std::size_t>(b)].extras, "sf3_bone", -1);
+  }
+  return b;
+}
+
+// Keys gathered from the source animations, per slot and channel (T, R, S), with which
+// channels any track touched; keys on a frame that already has one are dropped.
+struct gathered_keys {
+  std::vector<std::array<key_map, 3>> keys;
+  std::vector<std::array<bool, 3>> seen;
+};
+gathered_keys gather_keys(const std::vector<const animation*>& sources, bool all, const skeleton& skel,
+                          std::size_t slots, const std::string& name, const pack_context& ctx) {
+  gathered_keys g{std::vector<std::array<key_map, 3>>(slots),
+                  std::vector<std::array<bool, 3>>(slots, {false, false, false})};
+  std::size_t merged_dups = 0;
+  for (const auto* a : sources) {
+    double fps = ctx.fps.value_or(a->fps.value_or(30.0));
+    int first = all ? 0 : extra(a->extras, "first_frame", 0);
+    for (const auto& t : a->tracks) {
+      if (!t.bone.starts_with("bone_")) continue;  // tags are fixed in the mesh chunk
+      int b = slot_of(skel, t.bone);
+      if (b < 0 || static_cast<std::size_t>(b) >= slots) {
+        ctx.warn(code::w_missing_bone, name + ": track for '" + t.bone + "' has no keyframe slot; skipped");
+        continue;
+      }
+      int c = t.path == path::translation ? 0 : t.path == path::rotation ? 1 : 2;
+      const int n = components(t.path);
+      const std::size_t e = t.elements_per_key();
+      g.seen[static_cast<std::size_t>(b)][static_cast<std::size_t>(c)] = true;
+      for (std::size_t k = 0; k < t.times.size(); ++k) {
+        double fr = std::round(t.times[k] * fps) + first;
+        if (fr < 0 || fr > 0xFFFF)
+          fail(code::bad_value, name + " '" + t.bone + "': key at " + std::to_string(t.times[k]) + " s is frame " +
+                                    std::to_string(fr) + ", outside 0..65535");
+        std::array<float, 4> v{0, 0, 0, 0};
+        const float* src = &t.values[(k * e + (e == 3 ? 1 : 0)) * static_cast<std::size_t>(n)];
+        std::copy(src, src + n, v.begin());
+        auto& mp = g.keys[static_cast<std::size_t>(b)][static_cast<std::size_t>(c)];
+        if (!mp.emplace(static_cast<int>(fr), v).second) ++merged_dups;
+      }
+    }
+  }
+  if (merged_dups)
+    ctx.warn(code::w_duplicate_key_time, name + ": " + std::to_string(merged_dups) +
+                                             " keys fell on a frame that already had one; the first was kept");
+  return g;
+}
+
+// Replaces one channel's frames and component arrays with the gathered keys.
+template <typename T, std::size_t N, typename Convert>
+void replace_channel(std::vector<std::uint16_t>& frames, std::array<std::vector<T>, N>& comps,
+                     const key_map& keys, Convert convert) {
+  frames.clear();
+  for (auto& c : comps) c.clear();
+  for (const auto& [fr, v] : keys) {
+    frames.push_back(static_cast<std::uint16_t>(fr));
+    for (std::size_t c = 0; c < N; ++c) comps[c].push_back(convert(v[c]));
+  }
+}
+
+// Writes the gathered keys into the model's key records; a channel no track touched keeps
+// the template's keys. Returns how many channels were kept.
+std::size_t write_keys(model_raw& m, const gathered_keys& g, const std::string& name) {
+  std::size_t kept = 0;
+  for (std::size_t b = 0; b < g.keys.size(); ++b) {
+    key_record& rec = m.anim.keys.bones[b];
+    const std::string what = name + " bone_" + std::to_string(b);
+    auto fixed = [&](float v) { return to_fixed(v, what); };
+    auto rot = [&](float v) { return to_rot(v, what); };
+    if (g.seen[b][0])
+      replace_channel(rec.t_frames, rec.t, g.keys[b][0], fixed);
+    else
+      ++kept;
+    if (g.seen[b][1])
+      replace_channel(rec.r_frames, rec.r, g.keys[b][1], rot);
+    else
+      ++kept;
+    if (g.seen[b][2])
+      replace_channel(rec.s_frames, rec.s, g.keys[b][2], fixed);
+    else
+      ++kept;
+  }
+  return kept;
+}
+
 }  // namespace
 
 byte_vec pack_x8pc(const scene& s, const pack_context& ctx) {
@@ -70,111 +193,20 @@ byte_vec pack_x8pc(const scene& s, const pack_context& ctx) {
   for (std::size_t mi = 0; mi < f.models.size(); ++mi) {
     model_raw& m = f.models[mi];
     const std::string name = f.models.size() == 1 ? stem : stem + "_" + std::to_string(mi);
-    // The skeleton: same name as the template model, else the same position.
-    int sk = -1;
-    for (std::size_t i = 0; i < s.skeletons.size(); ++i)
-      if (s.skeletons[i].name == name) sk = static_cast<int>(i);
-    if (sk < 0 && s.skeletons.size() == f.models.size()) sk = static_cast<int>(mi);
+    const int sk = skeleton_for(s, name, mi, f.models.size());
     if (sk < 0) {
       ctx.warn(code::w_pairing, name + ": no skeleton in the input matches; template keys kept");
       continue;
     }
-    const skeleton& skel = s.skeletons[static_cast<std::size_t>(sk)];
-    // Keys: the "all frames" animation (times = frame / fps) if there is one, else every
-    // per-entry clip of this file's own keys (times rebased to its first frame).
-    std::vector<const animation*> sources;
-    for (const auto& a : s.animations)
-      if (a.skeleton == sk && ((a.extras.is_object() && a.extras.value("sf3_all_frames", false)) || a.name.ends_with("all_frames")))
-        sources.push_back(&a);
-    bool all = !sources.empty();
-    if (!all)
-      for (const auto& a : s.animations)
-        if (a.skeleton == sk && a.extras.is_object() && a.extras.contains("first_frame") &&
-            a.extras.value("source", std::string()) == "x8pc")
-          sources.push_back(&a);
+    bool all = false;
+    const std::vector<const animation*> sources = key_sources(s, sk, all);
     if (sources.empty()) {
       ctx.warn(code::w_fallback, name + ": the input has no animation for this model; template keys kept");
       continue;
     }
-    std::size_t slots = m.anim.keys.bones.size();
-    std::vector<std::array<key_map, 3>> keys(slots);
-    std::vector<std::array<bool, 3>> seen(slots, {false, false, false});
-    std::size_t merged_dups = 0;
-    for (const auto* a : sources) {
-      double fps = ctx.fps.value_or(a->fps.value_or(30.0));
-      int first = all ? 0 : a->extras.value("first_frame", 0);
-      for (const auto& t : a->tracks) {
-        if (!t.bone.starts_with("bone_")) continue;  // tags are fixed in the mesh chunk
-        int b = skel.find(t.bone);
-        if (b < 0 || !skel.bones[static_cast<std::size_t>(b)].extras.contains("sf3_bone")) {
-          // Not from our reader: map "bone_<n>" by number.
-          b = -1;
-          try {
-            b = std::stoi(t.bone.substr(5));
-          } catch (...) {
-          }
-        } else {
-          b = skel.bones[static_cast<std::size_t>(b)].extras["sf3_bone"].get<int>();
-        }
-        if (b < 0 || static_cast<std::size_t>(b) >= slots) {
-          ctx.warn(code::w_missing_bone, name + ": track for '" + t.bone + "' has no keyframe slot; skipped");
-          continue;
-        }
-        int c = t.path == path::translation ? 0 : t.path == path::rotation ? 1 : 2;
-        const int n = components(t.path);
-        const std::size_t e = t.elements_per_key();
-        seen[static_cast<std::size_t>(b)][static_cast<std::size_t>(c)] = true;
-        for (std::size_t k = 0; k < t.times.size(); ++k) {
-          double fr = std::round(t.times[k] * fps) + first;
-          if (fr < 0 || fr > 0xFFFF)
-            fail(code::bad_value, name + " '" + t.bone + "': key at " + std::to_string(t.times[k]) + " s is frame " +
-                                      std::to_string(fr) + ", outside 0..65535");
-          std::array<float, 4> v{0, 0, 0, 0};
-          const float* src = &t.values[(k * e + (e == 3 ? 1 : 0)) * static_cast<std::size_t>(n)];
-          std::copy(src, src + n, v.begin());
-          auto& mp = keys[static_cast<std::size_t>(b)][static_cast<std::size_t>(c)];
-          if (!mp.emplace(static_cast<int>(fr), v).second) ++merged_dups;
-        }
-      }
-    }
-    if (merged_dups)
-      ctx.warn(code::w_duplicate_key_time, name + ": " + std::to_string(merged_dups) +
-                                               " keys fell on a frame that already had one; the first was kept");
-    std::size_t kept = 0;
-    for (std::size_t b = 0; b < slots; ++b) {
-      key_record& rec = m.anim.keys.bones[b];
-      const std::string what = name + " bone_" + std::to_string(b);
-      if (seen[b][0]) {
-        rec.t_frames.clear();
-        for (auto& c : rec.t) c.clear();
-        for (const auto& [fr, v] : keys[b][0]) {
-          rec.t_frames.push_back(static_cast<std::uint16_t>(fr));
-          for (int c = 0; c < 3; ++c) rec.t[static_cast<std::size_t>(c)].push_back(to_fixed(v[static_cast<std::size_t>(c)], what));
-        }
-      } else {
-        ++kept;
-      }
-      if (seen[b][1]) {
-        rec.r_frames.clear();
-        for (auto& c : rec.r) c.clear();
-        for (const auto& [fr, v] : keys[b][1]) {
-          rec.r_frames.push_back(static_cast<std::uint16_t>(fr));
-          for (int c = 0; c < 4; ++c) rec.r[static_cast<std::size_t>(c)].push_back(to_rot(v[static_cast<std::size_t>(c)], what));
-        }
-      } else {
-        ++kept;
-      }
-      if (seen[b][2]) {
-        rec.s_frames.clear();
-        for (auto& c : rec.s) c.clear();
-        for (const auto& [fr, v] : keys[b][2]) {
-          rec.s_frames.push_back(static_cast<std::uint16_t>(fr));
-          for (int c = 0; c < 3; ++c) rec.s[static_cast<std::size_t>(c)].push_back(to_fixed(v[static_cast<std::size_t>(c)], what));
-        }
-      } else {
-        ++kept;
-      }
-    }
+    const gathered_keys g = gather_keys(sources, all, s.skeletons[static_cast<std::size_t>(sk)],
+                                        m.anim.keys.bones.size(), name, ctx);
+    const std::size_t kept = write_keys(m, g, name);
     if (kept)
       ctx.warn(code::w_fallback, name + ": " + std::to_string(kept) + " bone channels had no track; template keys kept");
     if (!all)

@@ -343,6 +343,213 @@ void write_bone(byte_writer& w, const mesh_bone& b) {
   w.i32(b.num_vertices);
 }
 
+// The writers below mirror the readers above, section by section; `v37` selects the
+// older layout (no per-batch base/num indices, per-batch palette and transform indices).
+
+// Everything before the T3MeshData block: name, version, resources, tool data, occlusion.
+void write_header(byte_writer& w, const d3dmesh_file& f) {
+  const bool v37 = f.is_v37();
+  write_block(w, [&] {
+    w.u32(static_cast<std::uint32_t>(f.name.size()));
+    w.bytes(std::span(reinterpret_cast<const std::uint8_t*>(f.name.data()), f.name.size()));
+  });
+  w.i32(f.version);
+  w.u8(f.tool_props);
+  if (v37) {
+    w.u32(f.v37_fields[0]);
+    w.u32(f.v37_fields[1]);
+  }
+  w.f32(f.lightmap_global_scale);
+  w.i32(f.lightmap_texcoord_version);
+  w.u64(f.lod_param_crc);
+  w.u32(static_cast<std::uint32_t>(f.resources.size()));
+  for (const auto& res : f.resources) {
+    w.u64(res.name);
+    w.u64(res.type);
+    w.u32(static_cast<std::uint32_t>(res.body.size() + 4));
+    w.bytes(res.body);
+  }
+  w.i32(f.tool_data);
+  w.bytes(f.tool_data_block);
+  if (!v37) {
+    w.u8(f.has_occlusion);
+    w.bytes(f.occlusion_block);
+  }
+}
+
+void write_batch(byte_writer& w, const mesh_batch& b, bool v37) {
+  write_box(w, b.box);
+  write_sphere(w, b.sphere);
+  w.u32(b.usage);
+  w.u32(b.min_vertex);
+  w.u32(b.max_vertex);
+  if (!v37) w.u32(b.base_index);
+  w.u32(b.start_index);
+  w.u32(b.num_primitives);
+  if (!v37) w.u32(b.num_indices);
+  write_block(w, [&] {
+    for (const auto& [slot, idx] : b.texture_indices) {
+      w.u32(slot);
+      w.i32(idx);
+    }
+    w.u32(0xFFFFFFFFu);
+  });
+  w.i32(b.material_index);
+  if (v37) {
+    w.i32(b.bone_palette_index);
+    w.i32(b.local_transform_index);
+  }
+  w.u32(b.adjacency_start);
+}
+
+// One LOD: its draw and shadow batch lists, then the LOD's own fields and bone list.
+void write_lod(byte_writer& w, const mesh_lod& l, bool v37) {
+  for (int k = 0; k < 2; ++k)
+    write_block(w, [&] {
+      w.u32(static_cast<std::uint32_t>(l.batches[k].size()));
+      for (const auto& b : l.batches[k]) write_batch(w, b, v37);
+    });
+  write_u32_block(w, l.vertex_streams);
+  write_box(w, l.box);
+  write_sphere(w, l.sphere);
+  w.u32(l.flags);
+  if (v37) {
+    w.u32(l.num_primitives);
+    w.u32(l.num_batches);
+    w.f32(l.pixel_size);
+  } else {
+    w.u32(l.vertex_state_index);
+    w.u32(l.num_primitives);
+    w.u32(l.num_batches);
+    w.u32(l.vertex_start);
+    w.u32(l.vertex_count);
+    w.u32(l.atlas_width);
+    w.u32(l.atlas_height);
+    w.f32(l.pixel_size);
+    w.f32(l.distance);
+  }
+  write_block(w, [&] {
+    w.u32(static_cast<std::uint32_t>(l.bones.size()));
+    for (auto s : l.bones) w.u64(s);
+  });
+}
+
+// The blocked lists after the LODs: textures, materials, material overrides, bone
+// palettes (v37: all of them; later versions: one), local transforms.
+void write_mesh_lists(byte_writer& w, const mesh_data& m, bool v37) {
+  write_block(w, [&] {
+    w.u32(static_cast<std::uint32_t>(m.textures.size()));
+    for (const auto& t : m.textures) {
+      w.i32(t.type);
+      write_handle(w, t.handle);
+      w.u64(t.name);
+      write_box(w, t.box);
+      write_sphere(w, t.sphere);
+      w.f32(t.max_area);
+      w.f32(t.average_area);
+    }
+  });
+  write_block(w, [&] {
+    w.u32(static_cast<std::uint32_t>(m.materials.size()));
+    for (const auto& t : m.materials) {
+      write_handle(w, t.handle);
+      w.u64(t.base_material);
+      w.u64(t.legacy_texture_property);
+      write_box(w, t.box);
+      write_sphere(w, t.sphere);
+      w.u32(t.flags);
+    }
+  });
+  write_block(w, [&] {
+    w.u32(static_cast<std::uint32_t>(m.material_overrides.size()));
+    for (const auto& [h, i] : m.material_overrides) {
+      write_handle(w, h);
+      w.u32(i);
+    }
+  });
+  write_block(w, [&] {
+    if (v37) {
+      w.u32(static_cast<std::uint32_t>(m.bone_palettes.size()));
+      for (const auto& p : m.bone_palettes) {
+        w.u32(static_cast<std::uint32_t>(p.size()));
+        for (const auto& b : p) write_bone(w, b);
+      }
+    } else {
+      const auto* p = m.bone_palettes.empty() ? nullptr : &m.bone_palettes[0];
+      w.u32(p ? static_cast<std::uint32_t>(p->size()) : 0u);
+      if (p)
+        for (const auto& b : *p) write_bone(w, b);
+    }
+  });
+  write_block(w, [&] {
+    w.u32(static_cast<std::uint32_t>(m.local_transforms.size()));
+    for (const auto& t : m.local_transforms) {
+      write_block(w, [&] {
+        for (float q : t.rotation) w.f32(q);
+        write_v3(w, t.translation);
+      });
+      w.i32(t.camera_facing);
+    }
+  });
+}
+
+// The mesh-wide fields between the lists and the vertex states: bounds, quantisation
+// ranges (v55), counts, flags and the texture coordinate transforms.
+void write_mesh_fields(byte_writer& w, const mesh_data& m, bool v37) {
+  w.bytes(m.material_requirements);
+  write_u32_block(w, m.vertex_streams);
+  write_box(w, m.box);
+  write_sphere(w, m.sphere);
+  w.i32(m.endian);
+  if (!v37) {
+    write_v3(w, m.position_scale);
+    write_v3(w, m.position_w_scale);
+    write_v3(w, m.position_offset);
+  }
+  w.f32(m.lightmap_texel_area);
+  w.u64(m.property_key_base);
+  w.u32(m.vertex_count);
+  w.u32(m.flags);
+  if (!v37) w.bytes(m.mesh_preload);
+  w.u32(static_cast<std::uint32_t>(m.texcoord_transforms.size()));
+  for (const auto& t : m.texcoord_transforms) {
+    w.u32(t.index);
+    auto body = [&] {
+      w.f32(t.scale[0]);
+      w.f32(t.scale[1]);
+      w.f32(t.offset[0]);
+      w.f32(t.offset[1]);
+    };
+    if (v37)
+      body();
+    else
+      write_block(w, body);
+  }
+}
+
+// A vertex state's description; its buffers' bytes go to the async section.
+void write_vertex_state(byte_writer& w, const vertex_state& vs) {
+  w.u32(vs.vertex_count_per_instance);
+  w.u32(static_cast<std::uint32_t>(vs.index_buffers.size()));
+  w.u32(static_cast<std::uint32_t>(vs.vertex_buffers.size()));
+  w.u32(static_cast<std::uint32_t>(vs.attributes.size()));
+  for (const auto& a : vs.attributes) {
+    w.i32(a.attribute);
+    w.i32(a.format);
+    w.u32(a.attribute_index);
+    w.u32(a.buffer_index);
+    w.u32(a.buffer_offset);
+  }
+  for (const auto* list : {&vs.index_buffers, &vs.vertex_buffers})
+    for (const auto& b : *list) {
+      w.i32(b.resource_usage);
+      w.i32(b.buffer_format);
+      w.u32(b.buffer_usage);
+      w.u32(b.count);
+      w.u32(b.stride);
+    }
+}
+
 }  // namespace
 
 d3dmesh_file parse_d3dmesh(std::span<const std::uint8_t> file) {
@@ -418,195 +625,17 @@ std::vector<std::uint8_t> write_d3dmesh(const d3dmesh_file& f) {
   const bool v37 = f.is_v37();
   const mesh_data& m = f.mesh;
   byte_writer w;
-  write_block(w, [&] {
-    w.u32(static_cast<std::uint32_t>(f.name.size()));
-    w.bytes(std::span(reinterpret_cast<const std::uint8_t*>(f.name.data()), f.name.size()));
-  });
-  w.i32(f.version);
-  w.u8(f.tool_props);
-  if (v37) {
-    w.u32(f.v37_fields[0]);
-    w.u32(f.v37_fields[1]);
-  }
-  w.f32(f.lightmap_global_scale);
-  w.i32(f.lightmap_texcoord_version);
-  w.u64(f.lod_param_crc);
-  w.u32(static_cast<std::uint32_t>(f.resources.size()));
-  for (const auto& res : f.resources) {
-    w.u64(res.name);
-    w.u64(res.type);
-    w.u32(static_cast<std::uint32_t>(res.body.size() + 4));
-    w.bytes(res.body);
-  }
-  w.i32(f.tool_data);
-  w.bytes(f.tool_data_block);
-  if (!v37) {
-    w.u8(f.has_occlusion);
-    w.bytes(f.occlusion_block);
-  }
-  write_block(w, [&] {
+  write_header(w, f);
+  write_block(w, [&] {  // T3MeshData
     write_block(w, [&] {
       w.u32(static_cast<std::uint32_t>(m.lods.size()));
-      for (const auto& l : m.lods) {
-        for (int k = 0; k < 2; ++k)
-          write_block(w, [&] {
-            w.u32(static_cast<std::uint32_t>(l.batches[k].size()));
-            for (const auto& b : l.batches[k]) {
-              write_box(w, b.box);
-              write_sphere(w, b.sphere);
-              w.u32(b.usage);
-              w.u32(b.min_vertex);
-              w.u32(b.max_vertex);
-              if (!v37) w.u32(b.base_index);
-              w.u32(b.start_index);
-              w.u32(b.num_primitives);
-              if (!v37) w.u32(b.num_indices);
-              write_block(w, [&] {
-                for (const auto& [slot, idx] : b.texture_indices) {
-                  w.u32(slot);
-                  w.i32(idx);
-                }
-                w.u32(0xFFFFFFFFu);
-              });
-              w.i32(b.material_index);
-              if (v37) {
-                w.i32(b.bone_palette_index);
-                w.i32(b.local_transform_index);
-              }
-              w.u32(b.adjacency_start);
-            }
-          });
-        write_u32_block(w, l.vertex_streams);
-        write_box(w, l.box);
-        write_sphere(w, l.sphere);
-        w.u32(l.flags);
-        if (v37) {
-          w.u32(l.num_primitives);
-          w.u32(l.num_batches);
-          w.f32(l.pixel_size);
-        } else {
-          w.u32(l.vertex_state_index);
-          w.u32(l.num_primitives);
-          w.u32(l.num_batches);
-          w.u32(l.vertex_start);
-          w.u32(l.vertex_count);
-          w.u32(l.atlas_width);
-          w.u32(l.atlas_height);
-          w.f32(l.pixel_size);
-          w.f32(l.distance);
-        }
-        write_block(w, [&] {
-          w.u32(static_cast<std::uint32_t>(l.bones.size()));
-          for (auto s : l.bones) w.u64(s);
-        });
-      }
+      for (const auto& l : m.lods) write_lod(w, l, v37);
     });
-    write_block(w, [&] {
-      w.u32(static_cast<std::uint32_t>(m.textures.size()));
-      for (const auto& t : m.textures) {
-        w.i32(t.type);
-        write_handle(w, t.handle);
-        w.u64(t.name);
-        write_box(w, t.box);
-        write_sphere(w, t.sphere);
-        w.f32(t.max_area);
-        w.f32(t.average_area);
-      }
-    });
-    write_block(w, [&] {
-      w.u32(static_cast<std::uint32_t>(m.materials.size()));
-      for (const auto& t : m.materials) {
-        write_handle(w, t.handle);
-        w.u64(t.base_material);
-        w.u64(t.legacy_texture_property);
-        write_box(w, t.box);
-        write_sphere(w, t.sphere);
-        w.u32(t.flags);
-      }
-    });
-    write_block(w, [&] {
-      w.u32(static_cast<std::uint32_t>(m.material_overrides.size()));
-      for (const auto& [h, i] : m.material_overrides) {
-        write_handle(w, h);
-        w.u32(i);
-      }
-    });
-    write_block(w, [&] {
-      if (v37) {
-        w.u32(static_cast<std::uint32_t>(m.bone_palettes.size()));
-        for (const auto& p : m.bone_palettes) {
-          w.u32(static_cast<std::uint32_t>(p.size()));
-          for (const auto& b : p) write_bone(w, b);
-        }
-      } else {
-        const auto* p = m.bone_palettes.empty() ? nullptr : &m.bone_palettes[0];
-        w.u32(p ? static_cast<std::uint32_t>(p->size()) : 0u);
-        if (p)
-          for (const auto& b : *p) write_bone(w, b);
-      }
-    });
-    write_block(w, [&] {
-      w.u32(static_cast<std::uint32_t>(m.local_transforms.size()));
-      for (const auto& t : m.local_transforms) {
-        write_block(w, [&] {
-          for (float q : t.rotation) w.f32(q);
-          write_v3(w, t.translation);
-        });
-        w.i32(t.camera_facing);
-      }
-    });
-    w.bytes(m.material_requirements);
-    write_u32_block(w, m.vertex_streams);
-    write_box(w, m.box);
-    write_sphere(w, m.sphere);
-    w.i32(m.endian);
-    if (!v37) {
-      write_v3(w, m.position_scale);
-      write_v3(w, m.position_w_scale);
-      write_v3(w, m.position_offset);
-    }
-    w.f32(m.lightmap_texel_area);
-    w.u64(m.property_key_base);
-    w.u32(m.vertex_count);
-    w.u32(m.flags);
-    if (!v37) w.bytes(m.mesh_preload);
-    w.u32(static_cast<std::uint32_t>(m.texcoord_transforms.size()));
-    for (const auto& t : m.texcoord_transforms) {
-      w.u32(t.index);
-      auto body = [&] {
-        w.f32(t.scale[0]);
-        w.f32(t.scale[1]);
-        w.f32(t.offset[0]);
-        w.f32(t.offset[1]);
-      };
-      if (v37)
-        body();
-      else
-        write_block(w, body);
-    }
+    write_mesh_lists(w, m, v37);
+    write_mesh_fields(w, m, v37);
     w.bytes(m.cpu_skinning);
     w.u32(static_cast<std::uint32_t>(m.vertex_states.size()));
-    for (const auto& vs : m.vertex_states) {
-      w.u32(vs.vertex_count_per_instance);
-      w.u32(static_cast<std::uint32_t>(vs.index_buffers.size()));
-      w.u32(static_cast<std::uint32_t>(vs.vertex_buffers.size()));
-      w.u32(static_cast<std::uint32_t>(vs.attributes.size()));
-      for (const auto& a : vs.attributes) {
-        w.i32(a.attribute);
-        w.i32(a.format);
-        w.u32(a.attribute_index);
-        w.u32(a.buffer_index);
-        w.u32(a.buffer_offset);
-      }
-      for (const auto* list : {&vs.index_buffers, &vs.vertex_buffers})
-        for (const auto& b : *list) {
-          w.i32(b.resource_usage);
-          w.i32(b.buffer_format);
-          w.u32(b.buffer_usage);
-          w.u32(b.count);
-          w.u32(b.stride);
-        }
-    }
+    for (const auto& vs : m.vertex_states) write_vertex_state(w, vs);
   });
   metastream ms = f.ms;
   ms.default_section = w.take();
@@ -692,61 +721,126 @@ std::vector<property_texture> property_set_textures(std::span<const std::uint8_t
   return out;
 }
 
-nlohmann::json d3dmesh_to_json(const d3dmesh_file& f) {
-  using nlohmann::json;
-  auto box_json = [](const box3& b) { return json{{"min", b.min}, {"max", b.max}}; };
-  auto sphere_json = [](const sphere3& s) {
-    return json{{"center", s.center}, {"radius", s.radius}};
-  };
-  const auto& m = f.mesh;
-  auto batch_json = [&](const mesh_batch& b) {
-    json tex = json::array();
-    for (const auto& [slot, idx] : b.texture_indices)
-      tex.push_back(json{{"slot", slot}, {"index", idx}});
-    json j{{"bounds", box_json(b.box)},
-           {"sphere", sphere_json(b.sphere)},
-           {"usage", b.usage},
-           {"min_vertex", b.min_vertex},
-           {"max_vertex", b.max_vertex},
-           {"start_index", b.start_index},
-           {"num_primitives", b.num_primitives},
-           {"texture_indices", tex},
-           {"material_index", b.material_index},
-           {"adjacency_start_index", b.adjacency_start}};
-    if (f.is_v37()) {
-      j["bone_palette_index"] = b.bone_palette_index;
-      j["local_transform_index"] = b.local_transform_index;
-    } else {
-      j["base_index"] = b.base_index;
-      j["num_indices"] = b.num_indices;
-    }
-    return j;
-  };
-  json lods = json::array();
-  for (const auto& l : m.lods) {
-    json b0 = json::array(), b1 = json::array(), bones = json::array();
-    for (const auto& b : l.batches[0]) b0.push_back(batch_json(b));
-    for (const auto& b : l.batches[1]) b1.push_back(batch_json(b));
-    for (auto s : l.bones) bones.push_back(symbol_label(s));
-    json j{{"batches", b0},
-           {"shadow_batches", b1},
-           {"vertex_streams", l.vertex_streams},
-           {"bounds", box_json(l.box)},
-           {"sphere", sphere_json(l.sphere)},
-           {"flags", l.flags},
-           {"num_primitives", l.num_primitives},
-           {"num_batches", l.num_batches},
-           {"pixel_size", l.pixel_size},
-           {"bones", bones}};
-    if (!f.is_v37()) {
-      j["vertex_state_index"] = l.vertex_state_index;
-      j["vertex_start"] = l.vertex_start;
-      j["vertex_count"] = l.vertex_count;
-      j["texture_atlas"] = {l.atlas_width, l.atlas_height};
-      j["distance"] = l.distance;
-    }
-    lods.push_back(std::move(j));
+nlohmann::json box_json(const box3& b) { return nlohmann::json{{"min", b.min}, {"max", b.max}}; }
+
+namespace {
+using nlohmann::json;
+
+json sphere_json(const sphere3& s) { return json{{"center", s.center}, {"radius", s.radius}}; }
+
+json batch_json(const mesh_batch& b, bool v37) {
+  json tex = json::array();
+  for (const auto& [slot, idx] : b.texture_indices)
+    tex.push_back(json{{"slot", slot}, {"index", idx}});
+  json j{{"bounds", box_json(b.box)},
+         {"sphere", sphere_json(b.sphere)},
+         {"usage", b.usage},
+         {"min_vertex", b.min_vertex},
+         {"max_vertex", b.max_vertex},
+         {"start_index", b.start_index},
+         {"num_primitives", b.num_primitives},
+         {"texture_indices", tex},
+         {"material_index", b.material_index},
+         {"adjacency_start_index", b.adjacency_start}};
+  if (v37) {
+    j["bone_palette_index"] = b.bone_palette_index;
+    j["local_transform_index"] = b.local_transform_index;
+  } else {
+    j["base_index"] = b.base_index;
+    j["num_indices"] = b.num_indices;
   }
+  return j;
+}
+
+json lod_json(const mesh_lod& l, bool v37) {
+  json b0 = json::array(), b1 = json::array(), bones = json::array();
+  for (const auto& b : l.batches[0]) b0.push_back(batch_json(b, v37));
+  for (const auto& b : l.batches[1]) b1.push_back(batch_json(b, v37));
+  for (auto s : l.bones) bones.push_back(symbol_label(s));
+  json j{{"batches", b0},
+         {"shadow_batches", b1},
+         {"vertex_streams", l.vertex_streams},
+         {"bounds", box_json(l.box)},
+         {"sphere", sphere_json(l.sphere)},
+         {"flags", l.flags},
+         {"num_primitives", l.num_primitives},
+         {"num_batches", l.num_batches},
+         {"pixel_size", l.pixel_size},
+         {"bones", bones}};
+  if (!v37) {
+    j["vertex_state_index"] = l.vertex_state_index;
+    j["vertex_start"] = l.vertex_start;
+    j["vertex_count"] = l.vertex_count;
+    j["texture_atlas"] = {l.atlas_width, l.atlas_height};
+    j["distance"] = l.distance;
+  }
+  return j;
+}
+
+json palettes_json(const std::vector<std::vector<mesh_bone>>& palettes) {
+  json out = json::array();
+  for (const auto& p : palettes) {
+    json pj = json::array();
+    for (const auto& b : p)
+      pj.push_back(json{{"bone", symbol_label(b.name)},
+                        {"symbol", hex16(b.name)},
+                        {"bounds", box_json(b.box)},
+                        {"sphere", sphere_json(b.sphere)},
+                        {"num_vertices", b.num_vertices}});
+    out.push_back(std::move(pj));
+  }
+  return out;
+}
+
+json buffer_json(const gfx_buffer& b) {
+  return json{{"resource_usage", b.resource_usage},
+              {"format", gfx_format_name(b.buffer_format)},
+              {"format_id", b.buffer_format},
+              {"buffer_usage", b.buffer_usage},
+              {"count", b.count},
+              {"stride", b.stride}};
+}
+
+json vertex_state_json(const vertex_state& vs) {
+  json attrs = json::array(), ibs = json::array(), vbs = json::array();
+  for (const auto& a : vs.attributes)
+    attrs.push_back(json{{"attribute", gfx_attribute_name(a.attribute)},
+                         {"attribute_id", a.attribute},
+                         {"format", gfx_format_name(a.format)},
+                         {"format_id", a.format},
+                         {"index", a.attribute_index},
+                         {"buffer", a.buffer_index},
+                         {"offset", a.buffer_offset}});
+  for (const auto& b : vs.index_buffers) ibs.push_back(buffer_json(b));
+  for (const auto& b : vs.vertex_buffers) vbs.push_back(buffer_json(b));
+  return json{{"vertex_count_per_instance", vs.vertex_count_per_instance},
+              {"attributes", attrs},
+              {"index_buffers", ibs},
+              {"vertex_buffers", vbs}};
+}
+
+// The header's internal resources; a PropertySet also lists the texture handles it names.
+json resources_json(const d3dmesh_file& f) {
+  json res = json::array();
+  for (const auto& r : f.resources) {
+    json rj{{"name", hex16(r.name)}, {"type", hex16(r.type)}, {"bytes", r.body.size()}};
+    if (r.type == crc64("PropertySet")) {
+      json tex = json::object();
+      for (const auto& [k, v] : property_set_textures(r.body)) tex[texture_key_label(k)] = hex16(v);
+      rj["type_name"] = "PropertySet";
+      rj["textures"] = tex;
+    }
+    res.push_back(std::move(rj));
+  }
+  return res;
+}
+}  // namespace
+
+nlohmann::json d3dmesh_to_json(const d3dmesh_file& f) {
+  const auto& m = f.mesh;
+  const bool v37 = f.is_v37();
+  json lods = json::array();
+  for (const auto& l : m.lods) lods.push_back(lod_json(l, v37));
   json mats = json::array();
   for (const auto& t : m.materials)
     mats.push_back(json{{"handle", hex16(t.handle)},
@@ -760,54 +854,8 @@ nlohmann::json d3dmesh_to_json(const d3dmesh_file& f) {
                         {"handle", hex16(t.handle)},
                         {"name", hex16(t.name)},
                         {"bounds", box_json(t.box)}});
-  json palettes = json::array();
-  for (const auto& p : m.bone_palettes) {
-    json pj = json::array();
-    for (const auto& b : p)
-      pj.push_back(json{{"bone", symbol_label(b.name)},
-                        {"symbol", hex16(b.name)},
-                        {"bounds", box_json(b.box)},
-                        {"sphere", sphere_json(b.sphere)},
-                        {"num_vertices", b.num_vertices}});
-    palettes.push_back(std::move(pj));
-  }
   json states = json::array();
-  for (const auto& vs : m.vertex_states) {
-    json attrs = json::array(), ibs = json::array(), vbs = json::array();
-    for (const auto& a : vs.attributes)
-      attrs.push_back(json{{"attribute", gfx_attribute_name(a.attribute)},
-                           {"attribute_id", a.attribute},
-                           {"format", gfx_format_name(a.format)},
-                           {"format_id", a.format},
-                           {"index", a.attribute_index},
-                           {"buffer", a.buffer_index},
-                           {"offset", a.buffer_offset}});
-    auto buf = [](const gfx_buffer& b) {
-      return json{{"resource_usage", b.resource_usage},
-                  {"format", gfx_format_name(b.buffer_format)},
-                  {"format_id", b.buffer_format},
-                  {"buffer_usage", b.buffer_usage},
-                  {"count", b.count},
-                  {"stride", b.stride}};
-    };
-    for (const auto& b : vs.index_buffers) ibs.push_back(buf(b));
-    for (const auto& b : vs.vertex_buffers) vbs.push_back(buf(b));
-    states.push_back(json{{"vertex_count_per_instance", vs.vertex_count_per_instance},
-                          {"attributes", attrs},
-                          {"index_buffers", ibs},
-                          {"vertex_buffers", vbs}});
-  }
-  json res = json::array();
-  for (const auto& r : f.resources) {
-    json rj{{"name", hex16(r.name)}, {"type", hex16(r.type)}, {"bytes", r.body.size()}};
-    if (r.type == crc64("PropertySet")) {
-      json tex = json::object();
-      for (const auto& [k, v] : property_set_textures(r.body)) tex[texture_key_label(k)] = hex16(v);
-      rj["type_name"] = "PropertySet";
-      rj["textures"] = tex;
-    }
-    res.push_back(std::move(rj));
-  }
+  for (const auto& vs : m.vertex_states) states.push_back(vertex_state_json(vs));
   json tc = json::array();
   for (const auto& t : m.texcoord_transforms)
     tc.push_back(json{{"index", t.index}, {"scale", t.scale}, {"offset", t.offset}});
@@ -818,13 +866,13 @@ nlohmann::json d3dmesh_to_json(const d3dmesh_file& f) {
          {"lightmap_global_scale", f.lightmap_global_scale},
          {"lightmap_texcoord_version", f.lightmap_texcoord_version},
          {"lod_param_crc", hex16(f.lod_param_crc)},
-         {"internal_resources", res},
+         {"internal_resources", resources_json(f)},
          {"tool_data", f.tool_data},
          {"lods", lods},
          {"textures", texs},
          {"materials", mats},
          {"material_overrides", m.material_overrides.size()},
-         {"bone_palettes", palettes},
+         {"bone_palettes", palettes_json(m.bone_palettes)},
          {"local_transforms", m.local_transforms.size()},
          {"vertex_streams", m.vertex_streams},
          {"bounds", box_json(m.box)},
@@ -836,7 +884,7 @@ nlohmann::json d3dmesh_to_json(const d3dmesh_file& f) {
          {"flags", m.flags},
          {"texcoord_transforms", tc},
          {"vertex_states", states}};
-  if (f.is_v37()) {
+  if (v37) {
     j["v37_fields"] = f.v37_fields;
   } else {
     j["has_occlusion_data"] = f.has_occlusion == '1';

@@ -180,6 +180,8 @@ inline constexpr std::uint64_t key_diffuse_texture =
 
 // `dump --raw`: the whole structure, symbols named where the database knows them.
 [[nodiscard]] nlohmann::json d3dmesh_to_json(const d3dmesh_file& m);
+// {"min": [x,y,z], "max": [x,y,z]}, as both `dump --raw` and the scene extras print bounds.
+[[nodiscard]] nlohmann::json box_json(const box3& b);
 
 // GFXPlatformFormat helpers.
 [[nodiscard]] const char* gfx_format_name(std::int32_t f);

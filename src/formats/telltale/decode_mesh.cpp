@@ -37,10 +37,6 @@ namespace {
 // Folders with more .d3dtx files than this are matched by file name only.
 constexpr std::size_t max_inner_name_scan = 4096;
 
-json box_json(const box3& b) {
-  return json{{"min", b.min}, {"max", b.max}};
-}
-
 // ------------------------------------------------------------------ textures
 
 // The .d3dtx files of a mesh's folder and its immediate subfolders, by crc64 of their file
@@ -233,8 +229,23 @@ struct decoded_batch {
   std::vector<std::uint64_t> symbols;  // the palette this batch's joints index
 };
 
-std::vector<decoded_batch> decode_lod(const d3dmesh_file& f, std::size_t lod_index,
-                                      const read_context* ctx) {
+// The buffers and attributes one LOD reads its vertices from, checked once.
+struct lod_source {
+  const gfx_buffer* ib = nullptr;
+  attr_ref pos, nrm, uv, bw, bi;
+  std::uint32_t nverts = 0;
+  const texcoord_transform* uvx = nullptr;  // UV set 0's scale/offset, if any
+  bool skinned = false;
+
+  std::uint32_t index_at(std::uint64_t i) const {
+    const std::uint8_t* p = ib->data.data() + i * ib->stride;
+    return ib->stride == 2 ? static_cast<std::uint32_t>(p[0] | p[1] << 8)
+                           : static_cast<std::uint32_t>(p[0] | p[1] << 8 | p[2] << 16 |
+                                                        std::uint32_t(p[3]) << 24);
+  }
+};
+
+lod_source lod_source_of(const d3dmesh_file& f, std::size_t lod_index) {
   const auto& m = f.mesh;
   const auto& lod = m.lods.at(lod_index);
   std::uint32_t vsi = f.is_v37() ? 0 : lod.vertex_state_index;
@@ -246,124 +257,130 @@ std::vector<decoded_batch> decode_lod(const d3dmesh_file& f, std::size_t lod_ind
   const vertex_state& vs = m.vertex_states[vsi];
   if (vs.index_buffers.empty())
     core::fail(code::bad_value, "vertex state without an index buffer", f.mesh_data_offset);
-  const gfx_buffer& ib = vs.index_buffers[0];
-  if (ib.stride != 2 && ib.stride != 4)
+  lod_source src;
+  src.ib = &vs.index_buffers[0];
+  if (src.ib->stride != 2 && src.ib->stride != 4)
     core::fail(code::unsupported_feature,
-               "index buffer stride " + std::to_string(ib.stride) + " (2 or 4 expected)",
+               "index buffer stride " + std::to_string(src.ib->stride) + " (2 or 4 expected)",
                f.mesh_data_offset);
-  auto index_at = [&](std::uint64_t i) -> std::uint32_t {
-    const std::uint8_t* p = ib.data.data() + i * ib.stride;
-    return ib.stride == 2 ? static_cast<std::uint32_t>(p[0] | p[1] << 8)
-                          : static_cast<std::uint32_t>(p[0] | p[1] << 8 | p[2] << 16 |
-                                                       std::uint32_t(p[3]) << 24);
-  };
-  attr_ref pos = find_attr(vs, 0, 0), nrm = find_attr(vs, 1, 0), uv = find_attr(vs, 6, 0);
-  attr_ref bw = find_attr(vs, 3, 0), bi = find_attr(vs, 4, 0);
-  if (!pos.a)
+  src.pos = find_attr(vs, 0, 0), src.nrm = find_attr(vs, 1, 0), src.uv = find_attr(vs, 6, 0);
+  src.bw = find_attr(vs, 3, 0), src.bi = find_attr(vs, 4, 0);
+  if (!src.pos.a)
     core::fail(code::unsupported_feature, "no position attribute in a known format",
                f.mesh_data_offset);
-  const std::uint32_t nverts = pos.b->count;
-  const texcoord_transform* uvx = nullptr;
+  src.nverts = src.pos.b->count;
   for (const auto& t : m.texcoord_transforms)
-    if (t.index == 0) uvx = &t;
-  const bool skinned = bw.a && bi.a && !m.bone_palettes.empty();
+    if (t.index == 0) src.uvx = &t;
+  src.skinned = src.bw.a && src.bi.a && !m.bone_palettes.empty();
+  return src;
+}
 
-  std::vector<decoded_batch> out;
-  for (std::size_t bi_ = 0; bi_ < lod.batches[0].size(); ++bi_) {
-    const mesh_batch& b = lod.batches[0][bi_];
-    std::uint64_t first = b.start_index, count = std::uint64_t{b.num_primitives} * 3;
-    if (first + count > ib.count)
-      core::fail(code::bad_count,
-                 "batch " + std::to_string(bi_) + ": indices " + std::to_string(first) + "+" +
-                     std::to_string(count) + " past the index buffer of " +
-                     std::to_string(ib.count),
-                 f.mesh_data_offset);
-    decoded_batch d;
-    d.me.name = fs::path(f.name).stem().string() + "_" + std::to_string(bi_);
-    d.me.material =
-        b.material_index >= 0 && static_cast<std::size_t>(b.material_index) < m.materials.size()
-            ? b.material_index
-            : -1;
-    const std::vector<mesh_bone>* palette = nullptr;
-    if (skinned) {
-      std::size_t p = f.is_v37() ? static_cast<std::size_t>(std::max(0, b.bone_palette_index)) : 0;
-      if (p >= m.bone_palettes.size())
-        core::fail(code::bad_value,
-                   "batch " + std::to_string(bi_) + " names bone palette " + std::to_string(p) +
-                       " of " + std::to_string(m.bone_palettes.size()),
-                   f.mesh_data_offset);
-      palette = &m.bone_palettes[p];
-      for (const auto& e : *palette) d.symbols.push_back(e.name);
-    }
-    std::map<std::uint32_t, std::uint32_t> remap;
-    for (std::uint64_t k = 0; k < count; ++k) {
-      std::uint64_t v64 = std::uint64_t{index_at(first + k)} + (f.is_v37() ? 0 : b.base_index);
-      if (v64 >= nverts)
-        core::fail(code::bad_value,
-                   "batch " + std::to_string(bi_) + ": index " + std::to_string(v64) +
-                       " beyond the vertex count " + std::to_string(nverts),
-                   f.async_offset);
-      auto v = static_cast<std::uint32_t>(v64);
-      auto [it, fresh] = remap.emplace(v, static_cast<std::uint32_t>(d.me.positions.size()));
-      if (fresh) {
-        float p[4], n[4], t[4], w[4], j[4];
-        read_attr(pos, v, p);
-        vec3 P{p[0], p[1], p[2]};
-        if (!f.is_v37() && normalised(pos.a->format))
-          for (int c = 0; c < 3; ++c)
-            P[c] = p[c] * m.position_scale[c] + p[3] * m.position_w_scale[c] + m.position_offset[c];
-        d.me.positions.push_back(P);
-        // Every attribute gets a value for every vertex, so counts always agree.
-        if (nrm.a) {
-          float len =
-              read_attr(nrm, v, n) ? std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]) : 0.0f;
-          d.me.normals.push_back(len > 1e-6f && std::isfinite(len)
-                                     ? vec3{n[0] / len, n[1] / len, n[2] / len}
-                                     : vec3{0, 1, 0});
-        }
-        if (uv.a) {
-          if (!read_attr(uv, v, t)) t[0] = t[1] = 0;
-          if (uvx)
-            t[0] = t[0] * uvx->scale[0] + uvx->offset[0],
-            t[1] = t[1] * uvx->scale[1] + uvx->offset[1];
-          d.me.uvs.push_back({t[0], t[1]});
-        }
-        if (palette) {
-          if (!read_attr(bw, v, w) || !read_attr(bi, v, j))
-            core::fail(code::bad_count,
-                       "vertex " + std::to_string(v) + " has no skin data (buffer too short)",
-                       f.async_offset);
-          std::array<std::uint16_t, 4> jj{0, 0, 0, 0};
-          vec4 ww{0, 0, 0, 0};
-          for (int c = 0; c < 4; ++c) {
-            if (!(w[c] > 0)) continue;
-            if (!(j[c] >= 0) || j[c] >= static_cast<float>(palette->size()))
-              core::fail(code::bad_value,
-                         "vertex " + std::to_string(v) + ": bone palette entry " +
-                             std::to_string(j[c]) + " beyond the palette of " +
-                             std::to_string(palette->size()),
-                         f.async_offset);
-            jj[c] = static_cast<std::uint16_t>(j[c]);
-            ww[c] = w[c];
-          }
-          float sum = ww[0] + ww[1] + ww[2] + ww[3];
-          if (sum > 0 && std::isfinite(sum))
-            for (auto& x : ww) x /= sum;
-          else
-            ww = {1, 0, 0, 0}, jj = {0, 0, 0, 0};
-          d.me.joints.push_back(jj);
-          d.me.weights.push_back(ww);
-        }
-      }
-      d.me.indices.push_back(it->second);
-    }
-    d.me.extras = json{{"batch", bi_},
-                       {"lod", lod_index},
-                       {"usage", b.usage},
-                       {"first_vertex", b.min_vertex},
-                       {"last_vertex", b.max_vertex}};
-    out.push_back(std::move(d));
+// Appends buffer vertex v to the batch's mesh. Every attribute gets a value for every
+// vertex, so counts always agree; weights are normalised, joints index the palette.
+void append_vertex(const d3dmesh_file& f, const lod_source& src, std::uint32_t v,
+                   const std::vector<mesh_bone>* palette, mesh& me) {
+  const auto& m = f.mesh;
+  float p[4], n[4], t[4], w[4], j[4];
+  read_attr(src.pos, v, p);
+  vec3 P{p[0], p[1], p[2]};
+  if (!f.is_v37() && normalised(src.pos.a->format))
+    for (int c = 0; c < 3; ++c)
+      P[c] = p[c] * m.position_scale[c] + p[3] * m.position_w_scale[c] + m.position_offset[c];
+  me.positions.push_back(P);
+  if (src.nrm.a) {
+    float len =
+        read_attr(src.nrm, v, n) ? std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]) : 0.0f;
+    me.normals.push_back(len > 1e-6f && std::isfinite(len) ? vec3{n[0] / len, n[1] / len, n[2] / len}
+                                                           : vec3{0, 1, 0});
   }
+  if (src.uv.a) {
+    if (!read_attr(src.uv, v, t)) t[0] = t[1] = 0;
+    if (src.uvx)
+      t[0] = t[0] * src.uvx->scale[0] + src.uvx->offset[0],
+      t[1] = t[1] * src.uvx->scale[1] + src.uvx->offset[1];
+    me.uvs.push_back({t[0], t[1]});
+  }
+  if (!palette) return;
+  if (!read_attr(src.bw, v, w) || !read_attr(src.bi, v, j))
+    core::fail(code::bad_count, "vertex " + std::to_string(v) + " has no skin data (buffer too short)",
+               f.async_offset);
+  std::array<std::uint16_t, 4> jj{0, 0, 0, 0};
+  vec4 ww{0, 0, 0, 0};
+  for (int c = 0; c < 4; ++c) {
+    if (!(w[c] > 0)) continue;
+    if (!(j[c] >= 0) || j[c] >= static_cast<float>(palette->size()))
+      core::fail(code::bad_value,
+                 "vertex " + std::to_string(v) + ": bone palette entry " + std::to_string(j[c]) +
+                     " beyond the palette of " + std::to_string(palette->size()),
+                 f.async_offset);
+    jj[c] = static_cast<std::uint16_t>(j[c]);
+    ww[c] = w[c];
+  }
+  float sum = ww[0] + ww[1] + ww[2] + ww[3];
+  if (sum > 0 && std::isfinite(sum))
+    for (auto& x : ww) x /= sum;
+  else
+    ww = {1, 0, 0, 0}, jj = {0, 0, 0, 0};
+  me.joints.push_back(jj);
+  me.weights.push_back(ww);
+}
+
+// One draw batch: its triangles' vertices, each buffer vertex once (in first-use order).
+decoded_batch decode_batch(const d3dmesh_file& f, const lod_source& src, std::size_t lod_index,
+                           std::size_t bi_) {
+  const auto& m = f.mesh;
+  const mesh_batch& b = m.lods[lod_index].batches[0][bi_];
+  std::uint64_t first = b.start_index, count = std::uint64_t{b.num_primitives} * 3;
+  if (first + count > src.ib->count)
+    core::fail(code::bad_count,
+               "batch " + std::to_string(bi_) + ": indices " + std::to_string(first) + "+" +
+                   std::to_string(count) + " past the index buffer of " +
+                   std::to_string(src.ib->count),
+               f.mesh_data_offset);
+  decoded_batch d;
+  d.me.name = fs::path(f.name).stem().string() + "_" + std::to_string(bi_);
+  d.me.material =
+      b.material_index >= 0 && static_cast<std::size_t>(b.material_index) < m.materials.size()
+          ? b.material_index
+          : -1;
+  const std::vector<mesh_bone>* palette = nullptr;
+  if (src.skinned) {
+    std::size_t p = f.is_v37() ? static_cast<std::size_t>(std::max(0, b.bone_palette_index)) : 0;
+    if (p >= m.bone_palettes.size())
+      core::fail(code::bad_value,
+                 "batch " + std::to_string(bi_) + " names bone palette " + std::to_string(p) +
+                     " of " + std::to_string(m.bone_palettes.size()),
+                 f.mesh_data_offset);
+    palette = &m.bone_palettes[p];
+    for (const auto& e : *palette) d.symbols.push_back(e.name);
+  }
+  std::map<std::uint32_t, std::uint32_t> remap;
+  for (std::uint64_t k = 0; k < count; ++k) {
+    std::uint64_t v64 = std::uint64_t{src.index_at(first + k)} + (f.is_v37() ? 0 : b.base_index);
+    if (v64 >= src.nverts)
+      core::fail(code::bad_value,
+                 "batch " + std::to_string(bi_) + ": index " + std::to_string(v64) +
+                     " beyond the vertex count " + std::to_string(src.nverts),
+                 f.async_offset);
+    auto v = static_cast<std::uint32_t>(v64);
+    auto [it, fresh] = remap.emplace(v, static_cast<std::uint32_t>(d.me.positions.size()));
+    if (fresh) append_vertex(f, src, v, palette, d.me);
+    d.me.indices.push_back(it->second);
+  }
+  d.me.extras = json{{"batch", bi_},
+                     {"lod", lod_index},
+                     {"usage", b.usage},
+                     {"first_vertex", b.min_vertex},
+                     {"last_vertex", b.max_vertex}};
+  return d;
+}
+
+std::vector<decoded_batch> decode_lod(const d3dmesh_file& f, std::size_t lod_index,
+                                      const read_context* ctx) {
+  const lod_source src = lod_source_of(f, lod_index);
+  std::vector<decoded_batch> out;
+  for (std::size_t bi_ = 0; bi_ < f.mesh.lods[lod_index].batches[0].size(); ++bi_)
+    out.push_back(decode_batch(f, src, lod_index, bi_));
   (void)ctx;
   return out;
 }
@@ -437,6 +454,186 @@ std::vector<std::string> character_animations(const read_context& ctx,
   return out;
 }
 
+// Adds the animations of the character (character_animations) to the scene, bound to
+// skeleton 0; the mover node an animation adds goes above the rig's roots once. Returns
+// the file names read.
+std::vector<json> add_character_animations(const read_context& ctx, const std::string& skl_path,
+                                           skeleton& sk, scene& s) {
+  std::vector<json> anim_list;
+  for (const auto& ap : character_animations(ctx, skl_path)) {
+    auto bytes = ctx.load(ap);
+    if (!bytes) {
+      ctx.warn(code::w_fallback, "animation '" + ap + "' not read: " + bytes.error().message);
+      continue;
+    }
+    read_context ac = ctx;
+    ac.path = ap;
+    ac.data = bytes.value();
+    ac.options.skeleton_path = skl_path;
+    scene as;
+    try {
+      as = anm_scene(ac);
+    } catch (const core::failure& e) {
+      ctx.warn(code::w_fallback, "animation '" + fs::path(ap).filename().string() +
+                                     "' skipped: " + e.error().message);
+      continue;
+    }
+    if (as.skeletons.empty()) continue;
+    // The mover node ("absoluteNode") an animation adds goes above the rig's roots once.
+    for (const auto& b : as.skeletons[0].bones)
+      if (sk.find(b.name) < 0 && b.parent < 0) {
+        bone mover = b;
+        for (auto& x : sk.bones)
+          if (x.parent >= 0) ++x.parent;
+        for (auto& x : sk.bones)
+          if (x.parent < 0) x.parent = 0;
+        sk.bones.insert(sk.bones.begin(), mover);
+        // bone indices shifted by one: fixed below through names
+      }
+    for (auto& an : as.animations) {
+      an.skeleton = 0;
+      std::erase_if(an.tracks, [&](const track& t) { return sk.find(t.bone) < 0; });
+      s.animations.push_back(std::move(an));
+    }
+    anim_list.push_back(fs::path(ap).filename().string());
+  }
+  return anim_list;
+}
+
+// The skeleton of a skinned mesh: the .skl when there is one (with the character's
+// animations), else one bone per palette symbol. Palette symbols the skeleton lacks become
+// root bones at the centre of their bounds; the batches' joints are rewritten from palette
+// positions to bone indices. Returns what metadata.skeleton says about the source.
+json add_mesh_skeleton(const read_context& ctx, const d3dmesh_file& f, const std::string& stem,
+                       std::vector<decoded_batch>& batches, scene& s) {
+  std::map<std::uint64_t, const mesh_bone*> palette_entry;
+  for (const auto& p : f.mesh.bone_palettes)
+    for (const auto& b : p) palette_entry.emplace(b.name, &b);
+  auto bounds_centre = [&](std::uint64_t sym) {
+    auto it = palette_entry.find(sym);
+    if (it == palette_entry.end()) return vec3{0, 0, 0};
+    const auto& b = it->second->box;
+    return vec3{(b.min[0] + b.max[0]) / 2, (b.min[1] + b.max[1]) / 2, (b.min[2] + b.max[2]) / 2};
+  };
+  json skel_info;
+  auto skl = mesh_skeleton(ctx, true);
+  skeleton sk;
+  if (skl) {
+    sk = skeleton_from_file(skl->first, fs::path(skl->second).stem().string(), &ctx);
+    skel_info = json{{"source", "skl"}, {"path", skl->second}};
+    skel_info["animations"] = add_character_animations(ctx, skl->second, sk, s);
+  } else {
+    sk.name = stem;
+    skel_info =
+        json{{"source",
+              "bone palette (no .skl): joints at the centre of each bone's bounds, unparented"}};
+  }
+  // Palette symbols -> bones; symbols the skeleton lacks become extra root bones.
+  std::map<std::uint64_t, int> bone_of;
+  std::size_t missing = 0;
+  for (const auto& [sym, entry] : palette_entry) {
+    std::string label = symbol_label(sym);
+    int bi = sk.find(label);
+    if (bi < 0) {
+      bone b;
+      b.name = label;
+      b.translation = bounds_centre(sym);
+      b.extras = json{{"symbol", hex16(sym)}, {"placed_from", "bone bounds centre"}};
+      sk.bones.push_back(b);
+      bi = static_cast<int>(sk.bones.size() - 1);
+      if (skl) ++missing;
+    }
+    bone_of[sym] = bi;
+  }
+  if (missing)
+    ctx.warn(code::w_missing_bone, std::to_string(missing) +
+                                       " bone palette symbols are not in the skeleton; added as "
+                                       "root bones placed from their bounds");
+  for (auto& d : batches) {
+    if (d.me.joints.empty()) continue;
+    d.me.skeleton = 0;
+    for (auto& j : d.me.joints)
+      for (auto& x : j) x = static_cast<std::uint16_t>(bone_of.at(d.symbols.at(x)));
+  }
+  s.skeletons.push_back(std::move(sk));
+  return skel_info;
+}
+
+// Diffuse textures by symbol, each decoded once; the folder is indexed on first need.
+struct texture_finder {
+  const read_context& ctx;
+  scene& s;
+  std::shared_ptr<texture_index> files;
+  std::map<std::uint64_t, int> texture_of;  // texture symbol -> scene texture (-1: not found)
+  std::vector<std::string> missing;
+
+  int find(std::uint64_t sym) {
+    if (auto it = texture_of.find(sym); it != texture_of.end()) return it->second;
+    if (!files) files = index_textures(ctx.path);
+    std::string path = find_texture_file(*files, sym);
+    int idx = -1;
+    if (!path.empty() && ctx.load) {
+      auto b = ctx.load(path);
+      if (b) try {
+          texture_file tf = parse_d3dtx(b.value());
+          s.textures.push_back(texture_from_file(tf, fs::path(path).stem().string()));
+          idx = static_cast<int>(s.textures.size() - 1);
+          s.textures.back().extras["alpha_mode_value"] = tf.alpha_mode;
+        } catch (const core::failure& e) {
+          ctx.warn(code::w_fallback, "texture '" + path + "' not decoded: " + e.error().message);
+        }
+    }
+    if (idx < 0) missing.push_back(hex16(sym));
+    texture_of[sym] = idx;
+    return idx;
+  }
+};
+
+// One material per mesh material: its PropertySet's texture handles in extras, the
+// diffuse one loaded (blending when the texture asks for alpha and has it).
+material material_of(const d3dmesh_file& f, const mesh_material& mm, texture_finder& textures,
+                     const scene& s) {
+  material mt;
+  mt.name = symbol_label(mm.handle);
+  json tex = json::object();
+  for (const auto& res : f.resources) {
+    if (res.name != mm.handle || res.type != crc64("PropertySet")) continue;
+    for (const auto& [k, v] : property_set_textures(res.body)) {
+      tex[texture_key_label(k)] = hex16(v);
+      if (k == key_diffuse_texture) {
+        mt.texture = textures.find(v);
+        if (mt.texture >= 0) {
+          tex[texture_key_label(k)] =
+              s.textures[static_cast<std::size_t>(mt.texture)].name + ".d3dtx";
+          const auto& t = s.textures[static_cast<std::size_t>(mt.texture)];
+          if (t.extras.value("alpha_mode_value", 0) != 0 && has_alpha(t))
+            mt.alpha_mode = material::alpha::blend;
+        }
+      }
+    }
+  }
+  mt.extras = json{{"handle", hex16(mm.handle)},
+                   {"base_material", hex16(mm.base_material)},
+                   {"flags", mm.flags},
+                   {"textures", tex}};
+  return mt;
+}
+
+// metadata.lods: a summary of every LOD (only LOD 0 becomes geometry).
+json lods_summary(const d3dmesh_file& f) {
+  json lods = json::array();
+  for (const auto& l : f.mesh.lods) {
+    std::uint32_t tris = 0;
+    for (const auto& b : l.batches[0]) tris += b.num_primitives;
+    lods.push_back(json{{"batches", l.batches[0].size()},
+                        {"triangles", tris},
+                        {"shadow_batches", l.batches[1].size()},
+                        {"bones", l.bones.size()},
+                        {"pixel_size", l.pixel_size}});
+  }
+  return lods;
+}
+
 scene d3dmesh_scene(const read_context& ctx) {
   d3dmesh_file f = parse_d3dmesh(ctx.data);
   scene s;
@@ -452,150 +649,12 @@ scene d3dmesh_scene(const read_context& ctx) {
                                            " coarser LODs are listed in metadata.lods");
   bool skinned = std::any_of(batches.begin(), batches.end(),
                              [](const decoded_batch& d) { return !d.me.joints.empty(); });
-
-  // ---- skeleton: the .skl when there is one, else one bone per palette symbol
-  std::map<std::uint64_t, const mesh_bone*> palette_entry;
-  for (const auto& p : f.mesh.bone_palettes)
-    for (const auto& b : p) palette_entry.emplace(b.name, &b);
-  auto bounds_centre = [&](std::uint64_t sym) {
-    auto it = palette_entry.find(sym);
-    if (it == palette_entry.end()) return vec3{0, 0, 0};
-    const auto& b = it->second->box;
-    return vec3{(b.min[0] + b.max[0]) / 2, (b.min[1] + b.max[1]) / 2, (b.min[2] + b.max[2]) / 2};
-  };
   json skel_info;
-  if (skinned) {
-    auto skl = mesh_skeleton(ctx, true);
-    skeleton sk;
-    if (skl) {
-      sk = skeleton_from_file(skl->first, fs::path(skl->second).stem().string(), &ctx);
-      skel_info = json{{"source", "skl"}, {"path", skl->second}};
-      std::vector<json> anim_list;
-      for (const auto& ap : character_animations(ctx, skl->second)) {
-        auto bytes = ctx.load(ap);
-        if (!bytes) {
-          ctx.warn(code::w_fallback, "animation '" + ap + "' not read: " + bytes.error().message);
-          continue;
-        }
-        read_context ac = ctx;
-        ac.path = ap;
-        ac.data = bytes.value();
-        ac.options.skeleton_path = skl->second;
-        scene as;
-        try {
-          as = anm_scene(ac);
-        } catch (const core::failure& e) {
-          ctx.warn(code::w_fallback, "animation '" + fs::path(ap).filename().string() +
-                                         "' skipped: " + e.error().message);
-          continue;
-        }
-        if (as.skeletons.empty()) continue;
-        // The mover node ("absoluteNode") an animation adds goes above the rig's roots once.
-        for (const auto& b : as.skeletons[0].bones)
-          if (sk.find(b.name) < 0 && b.parent < 0) {
-            bone mover = b;
-            for (auto& x : sk.bones)
-              if (x.parent >= 0) ++x.parent;
-            for (auto& x : sk.bones)
-              if (x.parent < 0) x.parent = 0;
-            sk.bones.insert(sk.bones.begin(), mover);
-            // bone indices shifted by one: fixed below through names
-          }
-        for (auto& an : as.animations) {
-          an.skeleton = 0;
-          std::erase_if(an.tracks, [&](const track& t) { return sk.find(t.bone) < 0; });
-          s.animations.push_back(std::move(an));
-        }
-        anim_list.push_back(fs::path(ap).filename().string());
-      }
-      skel_info["animations"] = anim_list;
-    } else {
-      sk.name = stem;
-      skel_info =
-          json{{"source",
-                "bone palette (no .skl): joints at the centre of each bone's bounds, unparented"}};
-    }
-    // Palette symbols -> bones; symbols the skeleton lacks become extra root bones.
-    std::map<std::uint64_t, int> bone_of;
-    std::size_t missing = 0;
-    for (const auto& [sym, entry] : palette_entry) {
-      std::string label = symbol_label(sym);
-      int bi = sk.find(label);
-      if (bi < 0) {
-        bone b;
-        b.name = label;
-        b.translation = bounds_centre(sym);
-        b.extras = json{{"symbol", hex16(sym)}, {"placed_from", "bone bounds centre"}};
-        sk.bones.push_back(b);
-        bi = static_cast<int>(sk.bones.size() - 1);
-        if (skl) ++missing;
-      }
-      bone_of[sym] = bi;
-    }
-    if (missing)
-      ctx.warn(code::w_missing_bone, std::to_string(missing) +
-                                         " bone palette symbols are not in the skeleton; added as "
-                                         "root bones placed from their bounds");
-    for (auto& d : batches) {
-      if (d.me.joints.empty()) continue;
-      d.me.skeleton = 0;
-      for (auto& j : d.me.joints)
-        for (auto& x : j) x = static_cast<std::uint16_t>(bone_of.at(d.symbols.at(x)));
-    }
-    s.skeletons.push_back(std::move(sk));
-  }
+  if (skinned) skel_info = add_mesh_skeleton(ctx, f, stem, batches, s);
 
-  // ---- materials and their diffuse textures
-  std::shared_ptr<texture_index> texture_files;
-  std::map<std::uint64_t, int> texture_of;  // texture symbol -> scene texture (-1: not found)
-  std::vector<std::string> missing_textures;
-  auto find_texture = [&](std::uint64_t sym) -> int {
-    if (auto it = texture_of.find(sym); it != texture_of.end()) return it->second;
-    if (!texture_files) texture_files = index_textures(ctx.path);
-    std::string path = find_texture_file(*texture_files, sym);
-    int idx = -1;
-    if (!path.empty() && ctx.load) {
-      auto b = ctx.load(path);
-      if (b) try {
-          texture_file tf = parse_d3dtx(b.value());
-          s.textures.push_back(texture_from_file(tf, fs::path(path).stem().string()));
-          idx = static_cast<int>(s.textures.size() - 1);
-          s.textures.back().extras["alpha_mode_value"] = tf.alpha_mode;
-        } catch (const core::failure& e) {
-          ctx.warn(code::w_fallback, "texture '" + path + "' not decoded: " + e.error().message);
-        }
-    }
-    if (idx < 0) missing_textures.push_back(hex16(sym));
-    texture_of[sym] = idx;
-    return idx;
-  };
-  for (std::size_t i = 0; i < f.mesh.materials.size(); ++i) {
-    const auto& mm = f.mesh.materials[i];
-    material mt;
-    mt.name = symbol_label(mm.handle);
-    json tex = json::object();
-    for (const auto& res : f.resources) {
-      if (res.name != mm.handle || res.type != crc64("PropertySet")) continue;
-      for (const auto& [k, v] : property_set_textures(res.body)) {
-        tex[texture_key_label(k)] = hex16(v);
-        if (k == key_diffuse_texture) {
-          mt.texture = find_texture(v);
-          if (mt.texture >= 0) {
-            tex[texture_key_label(k)] =
-                s.textures[static_cast<std::size_t>(mt.texture)].name + ".d3dtx";
-            const auto& t = s.textures[static_cast<std::size_t>(mt.texture)];
-            if (t.extras.value("alpha_mode_value", 0) != 0 && has_alpha(t))
-              mt.alpha_mode = material::alpha::blend;
-          }
-        }
-      }
-    }
-    mt.extras = json{{"handle", hex16(mm.handle)},
-                     {"base_material", hex16(mm.base_material)},
-                     {"flags", mm.flags},
-                     {"textures", tex}};
-    s.materials.push_back(std::move(mt));
-  }
+  texture_finder textures{ctx, s, nullptr, {}, {}};
+  for (const auto& mm : f.mesh.materials) s.materials.push_back(material_of(f, mm, textures, s));
+  const std::vector<std::string>& missing_textures = textures.missing;
   if (!missing_textures.empty())
     ctx.warn(code::w_fallback, std::to_string(missing_textures.size()) +
                                    " diffuse textures are not next to the mesh (crc64 of a .d3dtx "
@@ -604,21 +663,11 @@ scene d3dmesh_scene(const read_context& ctx) {
                                    (missing_textures.size() > 1 ? ", ..." : ""));
   for (auto& d : batches) s.meshes.push_back(std::move(d.me));
 
-  json lods = json::array();
-  for (const auto& l : f.mesh.lods) {
-    std::uint32_t tris = 0;
-    for (const auto& b : l.batches[0]) tris += b.num_primitives;
-    lods.push_back(json{{"batches", l.batches[0].size()},
-                        {"triangles", tris},
-                        {"shadow_batches", l.batches[1].size()},
-                        {"bones", l.bones.size()},
-                        {"pixel_size", l.pixel_size}});
-  }
   s.metadata = json{{"mesh_name", f.name},
                     {"version", f.version},
                     {"stream", stream_version_name(f.ms.magic).value_or("?")},
                     {"vertex_count", f.mesh.vertex_count},
-                    {"lods", lods},
+                    {"lods", lods_summary(f)},
                     {"bounds", box_json(f.mesh.box)},
                     {"materials", f.mesh.materials.size()}};
   if (!skel_info.is_null()) s.metadata["skeleton"] = skel_info;

@@ -1,6 +1,7 @@
 // Encode: scene -> Telltale .anm/.skl. Translations are stored divided by |mLocalPos| of
 // the target skeleton's entry, so writing an .anm needs that .skl (README.md, Encode).
 #include "formats/telltale/encode.hpp"
+#include "rigrip/extras.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -22,7 +23,7 @@ namespace rigrip::telltale {
 namespace {
 
 bool is_mover(const bone& b) {
-  return b.name == mover_name || (b.extras.is_object() && b.extras.value("telltale_mover", false));
+  return b.name == mover_name || extra(b.extras, "telltale_mover", false);
 }
 
 float key_value(const track& t, std::size_t k, int c) {
@@ -197,7 +198,7 @@ result<bytes> pack_anm(const scene& s, const pack_context& ctx) {
     const auto& an = s.animations[0];
     float length = static_cast<float>(an.duration);
     anm_tracks in = collect_tracks(s, an, skl, ctx);
-    bool additive = an.extras.is_object() && an.extras.value("additive", false);
+    bool additive = extra(an.extras, "additive", false);
     std::uint32_t add = additive ? flag_additive : 0;
 
     animation_file a;

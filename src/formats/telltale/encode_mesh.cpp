@@ -201,6 +201,366 @@ void encode_position(const d3dmesh_file& f, const vertex_attribute& a, const vec
   }
 }
 
+// The template's LOD 0 vertex state (index in `vsi`), checked to hold what is written into it.
+vertex_state& template_vertex_state(d3dmesh_file& f, std::uint32_t& vsi) {
+  mesh_data& m = f.mesh;
+  if (m.lods.empty()) core::fail(code::bad_value, "the template mesh has no LOD to replace");
+  vsi = f.is_v37() ? 0 : m.lods[0].vertex_state_index;
+  if (vsi >= m.vertex_states.size())
+    core::fail(code::bad_value, "the template's LOD 0 names a missing vertex state");
+  vertex_state& vs = m.vertex_states[vsi];
+  if (vs.index_buffers.empty() || vs.vertex_buffers.empty())
+    core::fail(code::bad_value, "the template has no index or vertex buffer");
+  for (const auto& a : vs.attributes)
+    if (a.buffer_index >= vs.vertex_buffers.size() ||
+        a.buffer_offset + static_cast<std::uint32_t>(gfx_format_size(a.format)) >
+            vs.vertex_buffers[a.buffer_index].stride)
+      core::fail(code::bad_value, "the template's vertex attributes do not fit its buffers");
+  return vs;
+}
+
+// The template's bone palette with its symbols indexed; bones the scene adds are appended.
+struct palette_map {
+  std::vector<mesh_bone>* palette = nullptr;  // null: the template is not skinned
+  std::map<std::uint64_t, std::uint16_t> index;
+  std::size_t added = 0;
+
+  explicit palette_map(std::vector<mesh_bone>* p) : palette(p) {
+    if (palette)
+      for (std::size_t i = 0; i < palette->size(); ++i)
+        index.emplace((*palette)[i].name, static_cast<std::uint16_t>(i));
+  }
+  std::uint16_t slot(std::uint64_t sym) {
+    auto it = index.find(sym);
+    if (it == index.end()) {
+      if (palette->size() >= 256)
+        core::fail(code::limit_exceeded, "more than 256 bones in the bone palette");
+      mesh_bone nbn;
+      nbn.name = sym;
+      palette->push_back(nbn);
+      it = index.emplace(sym, static_cast<std::uint16_t>(palette->size() - 1)).first;
+      ++added;
+    }
+    return it->second;
+  }
+};
+
+// Material: by name, else the template batch at the same position, else the first. The
+// template batch of that material (if any) gives the new batch its other fields.
+void pick_material(const scene& s, const mesh& me, const mesh_lod& tlod,
+                   const std::map<std::string, int>& material_by_name, std::size_t position,
+                   new_batch& nb) {
+  nb.material = 0;
+  bool named = false;
+  if (me.material >= 0 && static_cast<std::size_t>(me.material) < s.materials.size()) {
+    auto it = material_by_name.find(s.materials[static_cast<std::size_t>(me.material)].name);
+    if (it != material_by_name.end()) nb.material = it->second, named = true;
+  }
+  if (!named && position < tlod.batches[0].size())
+    nb.material = std::max(0, tlod.batches[0][position].material_index);
+  for (std::size_t tb = 0; tb < tlod.batches[0].size(); ++tb)
+    if (tlod.batches[0][tb].material_index == nb.material) {
+      nb.template_batch = static_cast<int>(tb);
+      break;
+    }
+}
+
+// Vertex v's skin as palette slots and quantised weights. Returns false when the vertex
+// has no skin (it is then bound to palette slot 0).
+bool skin_vertex(const mesh& me, std::size_t v, const skeleton* sk, palette_map& pal, vtx& x) {
+  bool skinned = true;
+  std::array<int, 4> bones{-1, -1, -1, -1};
+  vec4 w{0, 0, 0, 0};
+  if (sk && v < me.joints.size()) {
+    for (int k = 0; k < 4; ++k) bones[k] = me.joints[v][k], w[k] = me.weights[v][k];
+  } else if (sk && me.bone >= 0) {
+    bones[0] = me.bone, w[0] = 1;
+  } else {
+    skinned = false;
+  }
+  std::array<std::uint16_t, 4> j{0, 0, 0, 0};
+  for (int k = 0; k < 4; ++k) {
+    if (bones[k] < 0 || !(w[k] > 0) || static_cast<std::size_t>(bones[k]) >= sk->bones.size()) {
+      w[k] = 0;
+      continue;
+    }
+    j[k] = pal.slot(symbol_of_label(sk->bones[static_cast<std::size_t>(bones[k])].name));
+  }
+  if (!(w[0] + w[1] + w[2] + w[3] > 0)) j = {0, 0, 0, 0}, w = {1, 0, 0, 0};
+  x.j = j;
+  x.w = quantise_weights(w);
+  return skinned;
+}
+
+// The mesh's triangles (a plain list when it has no indices), offset to the shared buffer.
+void add_triangles(const mesh& me, new_batch& nb) {
+  std::vector<std::uint32_t> idx = me.indices;
+  if (idx.empty())
+    for (std::uint32_t k = 0; k + 2 < nb.vertex_count; k += 3) idx.insert(idx.end(), {k, k + 1, k + 2});
+  for (auto i : idx) {
+    if (i >= nb.vertex_count)
+      core::fail(code::bad_value,
+                 "mesh '" + me.name + "': index " + std::to_string(i) + " beyond its vertices");
+    nb.tris.push_back(i + nb.first_vertex);
+  }
+  nb.tris.resize(nb.tris.size() / 3 * 3);
+}
+
+// The scene's meshes gathered into one vertex buffer, one batch each.
+struct gathered {
+  std::vector<vtx> verts;
+  std::vector<new_batch> batches;
+  std::size_t unskinned = 0;  // vertices of a skinned template that carry no skin
+};
+gathered gather_meshes(const scene& s, const mesh_data& m, palette_map& pal) {
+  const auto& tlod = m.lods[0];
+  gathered g;
+  std::map<std::string, int> material_by_name;
+  for (std::size_t i = 0; i < m.materials.size(); ++i)
+    material_by_name.emplace(symbol_label(m.materials[i].handle), static_cast<int>(i));
+  for (std::size_t mi = 0; mi < s.meshes.size(); ++mi) {
+    const mesh& me = s.meshes[mi];
+    if (me.positions.empty()) continue;
+    new_batch nb;
+    nb.first_vertex = static_cast<std::uint32_t>(g.verts.size());
+    nb.vertex_count = static_cast<std::uint32_t>(me.positions.size());
+    pick_material(s, me, tlod, material_by_name, g.batches.size(), nb);
+    std::vector<vec3> normals =
+        me.normals.size() == me.positions.size() ? me.normals : face_normals(me);
+    const skeleton* sk = me.skeleton >= 0 && static_cast<std::size_t>(me.skeleton) < s.skeletons.size()
+                             ? &s.skeletons[static_cast<std::size_t>(me.skeleton)]
+                             : nullptr;
+    for (std::size_t v = 0; v < me.positions.size(); ++v) {
+      vtx x;
+      x.p = me.positions[v];
+      x.n = normals[v];
+      if (v < me.uvs.size()) x.uv = me.uvs[v];
+      if (pal.palette && !skin_vertex(me, v, sk, pal, x)) ++g.unskinned;
+      g.verts.push_back(x);
+    }
+    add_triangles(me, nb);
+    g.batches.push_back(std::move(nb));
+  }
+  return g;
+}
+
+// v55 quantisation: positions are stored normalised against the mesh's offset and scale.
+void set_position_ranges(const d3dmesh_file& f, mesh_data& m, const box3& total,
+                         const vertex_attribute& pos_attr) {
+  if (f.is_v37()) return;
+  m.position_offset = total.min;
+  m.position_w_scale = {0, 0, 0};
+  for (int c = 0; c < 3; ++c) m.position_scale[c] = total.max[c] - total.min[c];
+  if (pos_attr.format == 41) {  // UN10x3_UN2: the 2-bit w gives the longest axis 2 more bits
+    int a = 0;
+    for (int c = 1; c < 3; ++c)
+      if (m.position_scale[c] > m.position_scale[a]) a = c;
+    float ext = m.position_scale[a];
+    m.position_scale[a] = ext / 4;
+    m.position_w_scale[a] = ext * 3 / 4;
+  }
+}
+
+struct uv_range {
+  float min[2] = {0, 0}, max[2] = {1, 1};
+};
+uv_range uv_range_of(const std::vector<vtx>& verts) {
+  uv_range r;
+  if (!verts.empty()) {
+    r.min[0] = r.max[0] = verts[0].uv[0];
+    r.min[1] = r.max[1] = verts[0].uv[1];
+    for (const auto& v : verts)
+      for (int c = 0; c < 2; ++c) r.min[c] = std::min(r.min[c], v.uv[c]), r.max[c] = std::max(r.max[c], v.uv[c]);
+  }
+  return r;
+}
+
+// The vertex buffers in the template's layout. Every vertex starts as a copy of the
+// template's first vertex (e.g. vertex colour), then each attribute is encoded over it.
+void write_vertex_buffers(d3dmesh_file& f, vertex_state& vs, const std::vector<vtx>& verts,
+                          const vertex_attribute& pos_attr, const uv_range& uvs) {
+  mesh_data& m = f.mesh;
+  const std::uint32_t nverts = static_cast<std::uint32_t>(verts.size());
+  for (auto& b : vs.vertex_buffers) {
+    std::vector<std::uint8_t> first(b.data.begin(),
+                                    b.data.begin() + std::min<std::size_t>(b.data.size(), b.stride));
+    b.data.assign(std::size_t{nverts} * b.stride, 0);
+    for (std::uint32_t v = 0; v < nverts && first.size() == b.stride; ++v)
+      std::copy(first.begin(), first.end(), b.data.begin() + std::ptrdiff_t{v} * b.stride);  // e.g. vertex colour
+    b.count = nverts;
+  }
+  for (const auto& a : vs.attributes) {
+    texcoord_transform* tx = nullptr;
+    for (auto& t : m.texcoord_transforms)
+      if (a.attribute == 6 && t.index == a.attribute_index) tx = &t;
+    if (tx && a.format >= 21 && a.format <= 26)  // normalised UVs: fit the transform to the UVs
+      for (int c = 0; c < 2; ++c) {
+        float ext = uvs.max[c] - uvs.min[c];
+        tx->scale[c] = ext > 0 ? ext : 1;
+        tx->offset[c] = uvs.min[c];
+      }
+    if (a.attribute == 5) continue;  // colour: the template's first vertex, copied above
+    gfx_buffer& b = vs.vertex_buffers[a.buffer_index];
+    for (std::uint32_t v = 0; v < nverts; ++v) {
+      std::uint8_t* out = b.data.data() + std::size_t{v} * b.stride + a.buffer_offset;
+      const vtx& x = verts[v];
+      if (a.attribute == 3 && a.format == 26) {  // UN16x4 weights: exactly the quantised sums
+        for (int c = 0; c < 4; ++c)
+          out[2 * c] = static_cast<std::uint8_t>(x.w[c]),
+                  out[2 * c + 1] = static_cast<std::uint8_t>(x.w[c] >> 8);
+        continue;
+      }
+      float in[4] = {0, 0, 0, 0};
+      switch (a.attribute) {
+        case 0:
+          encode_position(f, pos_attr, x.p, in);
+          break;
+        case 1:
+          for (int c = 0; c < 3; ++c) in[c] = x.n[c];
+          break;
+        case 2:
+          for (int c = 0; c < 4; ++c) in[c] = x.t[c];
+          break;
+        case 3:
+          for (int c = 0; c < 4; ++c) in[c] = static_cast<float>(x.w[c]) / 65535.0f;
+          break;
+        case 4:
+          for (int c = 0; c < 4; ++c) in[c] = x.j[c];
+          break;
+        case 6:
+          for (int c = 0; c < 2; ++c)
+            in[c] = tx ? (x.uv[c] - tx->offset[c]) / (tx->scale[c] != 0 ? tx->scale[c] : 1) : x.uv[c];
+          break;
+        default:
+          break;
+      }
+      if (!gfx_encode(a.format, in, out))
+        core::fail(code::unsupported_feature, std::string("cannot write the template's ") +
+                                                  gfx_attribute_name(a.attribute) + " format " +
+                                                  gfx_format_name(a.format));
+    }
+  }
+}
+
+// The batch lists of every LOD after the rewrite.
+struct batch_lists {
+  std::vector<mesh_batch> draw, shadow;
+};
+
+// Index buffers: the draw triangles, then (when the template had them) their adjacency;
+// the shadow buffer, if the template has one, repeats the draw triangles.
+batch_lists write_index_buffers(const mesh_data& m, vertex_state& vs, const std::vector<vtx>& verts,
+                                const std::vector<new_batch>& batches) {
+  const auto& tlod = m.lods[0];
+  const std::uint32_t nverts = static_cast<std::uint32_t>(verts.size());
+  gfx_buffer& ib = vs.index_buffers[0];
+  if (ib.stride == 2 && nverts > 65535)
+    core::fail(code::limit_exceeded, "the template's 16-bit index buffer cannot address " +
+                                         std::to_string(nverts) + " vertices");
+  std::uint64_t template_draw = 0;
+  for (const auto& l : m.lods)
+    for (const auto& b : l.batches[0]) template_draw += std::uint64_t{b.num_primitives} * 3;
+  const bool with_adjacency = ib.count > template_draw;
+  ib.data.clear();
+  batch_lists out;
+  auto& draw = out.draw;
+  std::uint32_t at = 0;
+  for (const auto& nb : batches) {
+    mesh_batch b = nb.template_batch >= 0 ? tlod.batches[0][static_cast<std::size_t>(nb.template_batch)]
+                   : tlod.batches[0].empty() ? mesh_batch{}
+                                             : tlod.batches[0][0];
+    b.material_index = nb.material;
+    b.start_index = at;
+    b.num_primitives = static_cast<std::uint32_t>(nb.tris.size() / 3);
+    b.num_indices = static_cast<std::uint32_t>(nb.tris.size());
+    b.base_index = 0;
+    b.min_vertex = nb.first_vertex;
+    b.max_vertex = nb.first_vertex + (nb.vertex_count ? nb.vertex_count - 1 : 0);
+    b.box = bounds_of(verts, nb.first_vertex, nb.vertex_count);
+    std::vector<const vec3*> pts;
+    for (std::uint32_t v = 0; v < nb.vertex_count; ++v) pts.push_back(&verts[nb.first_vertex + v].p);
+    b.sphere = sphere_of(b.box, pts);
+    for (auto i : nb.tris) put_index(ib, i);
+    at += static_cast<std::uint32_t>(nb.tris.size());
+    draw.push_back(b);
+  }
+  for (std::size_t k = 0; k < batches.size(); ++k) {
+    draw[k].adjacency_start = with_adjacency ? at : 0;
+    if (with_adjacency) {
+      auto adj = adjacency(verts, batches[k].tris);
+      for (auto i : adj) put_index(ib, i);
+      at += static_cast<std::uint32_t>(adj.size());
+    }
+  }
+  ib.count = at;
+  if (vs.index_buffers.size() > 1 && !tlod.batches[1].empty()) {
+    gfx_buffer& sb = vs.index_buffers[1];
+    if (sb.stride == 2 && nverts > 65535) core::fail(code::limit_exceeded, "16-bit shadow index buffer");
+    sb.data.clear();
+    std::uint32_t sat = 0;
+    for (std::size_t k = 0; k < batches.size(); ++k) {
+      mesh_batch b = draw[k];
+      b.start_index = sat;
+      b.adjacency_start = 0;
+      for (auto i : batches[k].tris) put_index(sb, i);
+      sat += static_cast<std::uint32_t>(batches[k].tris.size());
+      out.shadow.push_back(b);
+    }
+    sb.count = sat;
+  } else if (!tlod.batches[1].empty()) {
+    out.shadow = draw;
+  }
+  return out;
+}
+
+// Each palette bone's vertex count and bounds from the vertices it weights; returns the
+// symbols of the bones that weight any vertex (the LODs' bone lists).
+std::vector<std::uint64_t> update_palette_bounds(std::vector<mesh_bone>& palette,
+                                                 const std::vector<vtx>& verts) {
+  std::vector<std::uint64_t> used_bones;
+  std::vector<int> count(palette.size(), 0);
+  std::vector<box3> bb(palette.size());
+  std::vector<std::vector<const vec3*>> bp(palette.size());
+  for (const auto& v : verts)
+    for (int k = 0; k < 4; ++k)
+      if (v.w[k] > 0) {
+        auto j = v.j[k];
+        if (count[j] == 0)
+          bb[j].min = bb[j].max = v.p;
+        else
+          bb[j] = merge(bb[j], box3{v.p, v.p});
+        ++count[j];
+        bp[j].push_back(&v.p);
+      }
+  for (std::size_t j = 0; j < palette.size(); ++j) {
+    palette[j].num_vertices = count[j];
+    if (count[j]) {
+      palette[j].box = bb[j];
+      palette[j].sphere = sphere_of(bb[j], bp[j]);
+      used_bones.push_back(palette[j].name);
+    }
+  }
+  return used_bones;
+}
+
+// Every material's bounds from the batches that use it (unused materials keep theirs).
+void update_material_bounds(mesh_data& m, const std::vector<vtx>& verts,
+                            const std::vector<new_batch>& batches) {
+  for (std::size_t i = 0; i < m.materials.size(); ++i) {
+    bool any = false;
+    box3 bb;
+    std::vector<const vec3*> pts;
+    for (const auto& b : batches)
+      if (b.material == static_cast<int>(i)) {
+        box3 x = bounds_of(verts, b.first_vertex, b.vertex_count);
+        bb = any ? merge(bb, x) : x;
+        any = true;
+        for (std::uint32_t v = 0; v < b.vertex_count; ++v) pts.push_back(&verts[b.first_vertex + v].p);
+      }
+    if (any) m.materials[i].box = bb, m.materials[i].sphere = sphere_of(bb, pts);
+  }
+}
+
 }  // namespace
 
 result<bytes> pack_d3dmesh(const scene& s, const pack_context& ctx) {
@@ -212,354 +572,73 @@ result<bytes> pack_d3dmesh(const scene& s, const pack_context& ctx) {
                  "scene does not hold come from it");
     d3dmesh_file f = parse_d3dmesh(*ctx.template_file);
     mesh_data& m = f.mesh;
-    if (m.lods.empty()) core::fail(code::bad_value, "the template mesh has no LOD to replace");
-    const std::uint32_t vsi = f.is_v37() ? 0 : m.lods[0].vertex_state_index;
-    if (vsi >= m.vertex_states.size())
-      core::fail(code::bad_value, "the template's LOD 0 names a missing vertex state");
-    vertex_state& vs = m.vertex_states[vsi];
-    if (vs.index_buffers.empty() || vs.vertex_buffers.empty())
-      core::fail(code::bad_value, "the template has no index or vertex buffer");
-    for (const auto& a : vs.attributes)
-      if (a.buffer_index >= vs.vertex_buffers.size() ||
-          a.buffer_offset + static_cast<std::uint32_t>(gfx_format_size(a.format)) >
-              vs.vertex_buffers[a.buffer_index].stride)
-        core::fail(code::bad_value, "the template's vertex attributes do not fit its buffers");
+    std::uint32_t vsi = 0;
+    vertex_state& vs = template_vertex_state(f, vsi);
     auto has_attr = [&](int a) {
       return std::any_of(vs.attributes.begin(), vs.attributes.end(),
                          [&](const vertex_attribute& x) { return x.attribute == a; });
     };
     const bool skinned = has_attr(3) && has_attr(4) && !m.bone_palettes.empty();
-    const auto& tlod = m.lods[0];
+    palette_map pal(skinned ? &m.bone_palettes[0] : nullptr);
 
-    // ---- gather the scene's meshes into one vertex buffer, one batch each
-    std::vector<vtx> verts;
-    std::vector<new_batch> batches;
-    std::vector<mesh_bone>* palette = skinned ? &m.bone_palettes[0] : nullptr;
-    std::map<std::uint64_t, std::uint16_t> palette_index;
-    if (palette)
-      for (std::size_t i = 0; i < palette->size(); ++i)
-        palette_index.emplace((*palette)[i].name, static_cast<std::uint16_t>(i));
-    std::size_t unskinned = 0, added_bones = 0;
-    std::map<std::string, int> material_by_name;
-    for (std::size_t i = 0; i < m.materials.size(); ++i)
-      material_by_name.emplace(symbol_label(m.materials[i].handle), static_cast<int>(i));
-    for (std::size_t mi = 0; mi < s.meshes.size(); ++mi) {
-      const mesh& me = s.meshes[mi];
-      if (me.positions.empty()) continue;
-      new_batch nb;
-      nb.first_vertex = static_cast<std::uint32_t>(verts.size());
-      nb.vertex_count = static_cast<std::uint32_t>(me.positions.size());
-      // Material: by name, else the template batch at the same position, else the first.
-      nb.material = 0;
-      bool named = false;
-      if (me.material >= 0 && static_cast<std::size_t>(me.material) < s.materials.size()) {
-        auto it = material_by_name.find(s.materials[static_cast<std::size_t>(me.material)].name);
-        if (it != material_by_name.end()) nb.material = it->second, named = true;
-      }
-      if (!named && batches.size() < tlod.batches[0].size())
-        nb.material = std::max(0, tlod.batches[0][batches.size()].material_index);
-      for (std::size_t tb = 0; tb < tlod.batches[0].size(); ++tb)
-        if (tlod.batches[0][tb].material_index == nb.material) {
-          nb.template_batch = static_cast<int>(tb);
-          break;
-        }
-      std::vector<vec3> normals =
-          me.normals.size() == me.positions.size() ? me.normals : face_normals(me);
-      const skeleton* sk =
-          me.skeleton >= 0 && static_cast<std::size_t>(me.skeleton) < s.skeletons.size()
-              ? &s.skeletons[static_cast<std::size_t>(me.skeleton)]
-              : nullptr;
-      for (std::size_t v = 0; v < me.positions.size(); ++v) {
-        vtx x;
-        x.p = me.positions[v];
-        x.n = normals[v];
-        if (v < me.uvs.size()) x.uv = me.uvs[v];
-        if (palette) {
-          std::array<int, 4> bones{-1, -1, -1, -1};
-          vec4 w{0, 0, 0, 0};
-          if (sk && v < me.joints.size()) {
-            for (int k = 0; k < 4; ++k) bones[k] = me.joints[v][k], w[k] = me.weights[v][k];
-          } else if (sk && me.bone >= 0) {
-            bones[0] = me.bone, w[0] = 1;
-          } else {
-            ++unskinned;
-          }
-          std::array<std::uint16_t, 4> j{0, 0, 0, 0};
-          for (int k = 0; k < 4; ++k) {
-            if (bones[k] < 0 || !(w[k] > 0) ||
-                static_cast<std::size_t>(bones[k]) >= sk->bones.size()) {
-              w[k] = 0;
-              continue;
-            }
-            std::uint64_t sym = symbol_of_label(sk->bones[static_cast<std::size_t>(bones[k])].name);
-            auto it = palette_index.find(sym);
-            if (it == palette_index.end()) {
-              if (palette->size() >= 256)
-                core::fail(code::limit_exceeded, "more than 256 bones in the bone palette");
-              mesh_bone nbn;
-              nbn.name = sym;
-              palette->push_back(nbn);
-              it =
-                  palette_index.emplace(sym, static_cast<std::uint16_t>(palette->size() - 1)).first;
-              ++added_bones;
-            }
-            j[k] = it->second;
-          }
-          if (!(w[0] + w[1] + w[2] + w[3] > 0)) j = {0, 0, 0, 0}, w = {1, 0, 0, 0};
-          x.j = j;
-          x.w = quantise_weights(w);
-        }
-        verts.push_back(x);
-      }
-      std::vector<std::uint32_t> idx = me.indices;
-      if (idx.empty())
-        for (std::uint32_t k = 0; k + 2 < nb.vertex_count; k += 3)
-          idx.insert(idx.end(), {k, k + 1, k + 2});
-      for (auto i : idx) {
-        if (i >= nb.vertex_count)
-          core::fail(code::bad_value,
-                     "mesh '" + me.name + "': index " + std::to_string(i) + " beyond its vertices");
-        nb.tris.push_back(i + nb.first_vertex);
-      }
-      nb.tris.resize(nb.tris.size() / 3 * 3);
-      batches.push_back(std::move(nb));
-    }
-    if (batches.empty()) core::fail(code::invalid_scene, "the scene has no mesh to write");
-    if (unskinned)
-      ctx.warn(code::w_lossy, std::to_string(unskinned) +
+    gathered g = gather_meshes(s, m, pal);
+    const std::vector<vtx>& verts = g.verts;
+    if (g.batches.empty()) core::fail(code::invalid_scene, "the scene has no mesh to write");
+    if (g.unskinned)
+      ctx.warn(code::w_lossy, std::to_string(g.unskinned) +
                                   " vertices carry no skin; bound to the first palette bone");
-    if (added_bones)
+    if (pal.added)
       ctx.warn(code::w_lossy,
-               std::to_string(added_bones) + " bones were not in the template's palette; appended");
+               std::to_string(pal.added) + " bones were not in the template's palette; appended");
     const std::uint32_t nverts = static_cast<std::uint32_t>(verts.size());
     std::vector<std::uint32_t> all_tris;
-    for (const auto& b : batches) all_tris.insert(all_tris.end(), b.tris.begin(), b.tris.end());
-    make_tangents(verts, all_tris);
+    for (const auto& b : g.batches) all_tris.insert(all_tris.end(), b.tris.begin(), b.tris.end());
+    make_tangents(g.verts, all_tris);
 
-    // ---- quantisation ranges
     box3 total = bounds_of(verts, 0, nverts);
     const vertex_attribute* pos_attr = nullptr;
     for (const auto& a : vs.attributes)
       if (a.attribute == 0 && a.attribute_index == 0) pos_attr = &a;
     if (!pos_attr) core::fail(code::bad_value, "the template has no position attribute");
-    if (!f.is_v37()) {
-      m.position_offset = total.min;
-      m.position_w_scale = {0, 0, 0};
-      for (int c = 0; c < 3; ++c) m.position_scale[c] = total.max[c] - total.min[c];
-      if (pos_attr->format == 41) {  // UN10x3_UN2: the 2-bit w gives the longest axis 2 more bits
-        int a = 0;
-        for (int c = 1; c < 3; ++c)
-          if (m.position_scale[c] > m.position_scale[a]) a = c;
-        float ext = m.position_scale[a];
-        m.position_scale[a] = ext / 4;
-        m.position_w_scale[a] = ext * 3 / 4;
-      }
-    }
-    float uvmin[2] = {0, 0}, uvmax[2] = {1, 1};
-    if (nverts) {
-      uvmin[0] = uvmax[0] = verts[0].uv[0];
-      uvmin[1] = uvmax[1] = verts[0].uv[1];
-      for (const auto& v : verts)
-        for (int c = 0; c < 2; ++c)
-          uvmin[c] = std::min(uvmin[c], v.uv[c]), uvmax[c] = std::max(uvmax[c], v.uv[c]);
-    }
-
-    // ---- vertex buffers in the template's layout
-    for (auto& b : vs.vertex_buffers) {
-      std::vector<std::uint8_t> first(
-          b.data.begin(), b.data.begin() + std::min<std::size_t>(b.data.size(), b.stride));
-      b.data.assign(std::size_t{nverts} * b.stride, 0);
-      for (std::uint32_t v = 0; v < nverts && first.size() == b.stride; ++v)
-        std::copy(first.begin(), first.end(),
-                  b.data.begin() + std::ptrdiff_t{v} * b.stride);  // e.g. vertex colour
-      b.count = nverts;
-    }
-    for (const auto& a : vs.attributes) {
-      texcoord_transform* tx = nullptr;
-      for (auto& t : m.texcoord_transforms)
-        if (a.attribute == 6 && t.index == a.attribute_index) tx = &t;
-      if (tx && a.format >= 21 && a.format <= 26)  // normalised UVs: fit the transform to the UVs
-        for (int c = 0; c < 2; ++c) {
-          float ext = uvmax[c] - uvmin[c];
-          tx->scale[c] = ext > 0 ? ext : 1;
-          tx->offset[c] = uvmin[c];
-        }
-      if (a.attribute == 5) continue;  // colour: the template's first vertex, copied above
-      gfx_buffer& b = vs.vertex_buffers[a.buffer_index];
-      for (std::uint32_t v = 0; v < nverts; ++v) {
-        std::uint8_t* out = b.data.data() + std::size_t{v} * b.stride + a.buffer_offset;
-        const vtx& x = verts[v];
-        if (a.attribute == 3 && a.format == 26) {  // UN16x4 weights: exactly the quantised sums
-          for (int c = 0; c < 4; ++c)
-            out[2 * c] = static_cast<std::uint8_t>(x.w[c]),
-                    out[2 * c + 1] = static_cast<std::uint8_t>(x.w[c] >> 8);
-          continue;
-        }
-        float in[4] = {0, 0, 0, 0};
-        switch (a.attribute) {
-          case 0:
-            encode_position(f, *pos_attr, x.p, in);
-            break;
-          case 1:
-            for (int c = 0; c < 3; ++c) in[c] = x.n[c];
-            break;
-          case 2:
-            for (int c = 0; c < 4; ++c) in[c] = x.t[c];
-            break;
-          case 3:
-            for (int c = 0; c < 4; ++c) in[c] = static_cast<float>(x.w[c]) / 65535.0f;
-            break;
-          case 4:
-            for (int c = 0; c < 4; ++c) in[c] = x.j[c];
-            break;
-          case 6:
-            for (int c = 0; c < 2; ++c)
-              in[c] =
-                  tx ? (x.uv[c] - tx->offset[c]) / (tx->scale[c] != 0 ? tx->scale[c] : 1) : x.uv[c];
-            break;
-          default:
-            break;
-        }
-        if (!gfx_encode(a.format, in, out))
-          core::fail(code::unsupported_feature, std::string("cannot write the template's ") +
-                                                    gfx_attribute_name(a.attribute) + " format " +
-                                                    gfx_format_name(a.format));
-      }
-    }
+    set_position_ranges(f, m, total, *pos_attr);
+    write_vertex_buffers(f, vs, verts, *pos_attr, uv_range_of(verts));
     bool uv_other = std::any_of(
         vs.attributes.begin(), vs.attributes.end(),
         [](const vertex_attribute& a) { return a.attribute == 6 && a.attribute_index != 0; });
     if (uv_other)
       ctx.warn(code::w_lossy,
                "texture coordinate sets other than 0 (e.g. lightmap UVs) are written from set 0");
+    const batch_lists lists = write_index_buffers(m, vs, verts, g.batches);
 
-    // ---- index buffers: draw triangles, then their adjacency; shadow triangles
-    gfx_buffer& ib = vs.index_buffers[0];
-    if (ib.stride == 2 && nverts > 65535)
-      core::fail(code::limit_exceeded, "the template's 16-bit index buffer cannot address " +
-                                           std::to_string(nverts) + " vertices");
-    std::uint64_t template_draw = 0;
-    for (const auto& l : m.lods)
-      for (const auto& b : l.batches[0]) template_draw += std::uint64_t{b.num_primitives} * 3;
-    const bool with_adjacency = ib.count > template_draw;
-    ib.data.clear();
-    std::vector<mesh_batch> draw;
-    std::uint32_t at = 0;
-    for (const auto& nb : batches) {
-      mesh_batch b = nb.template_batch >= 0
-                         ? tlod.batches[0][static_cast<std::size_t>(nb.template_batch)]
-                     : tlod.batches[0].empty() ? mesh_batch{}
-                                               : tlod.batches[0][0];
-      b.material_index = nb.material;
-      b.start_index = at;
-      b.num_primitives = static_cast<std::uint32_t>(nb.tris.size() / 3);
-      b.num_indices = static_cast<std::uint32_t>(nb.tris.size());
-      b.base_index = 0;
-      b.min_vertex = nb.first_vertex;
-      b.max_vertex = nb.first_vertex + (nb.vertex_count ? nb.vertex_count - 1 : 0);
-      b.box = bounds_of(verts, nb.first_vertex, nb.vertex_count);
-      std::vector<const vec3*> pts;
-      for (std::uint32_t v = 0; v < nb.vertex_count; ++v)
-        pts.push_back(&verts[nb.first_vertex + v].p);
-      b.sphere = sphere_of(b.box, pts);
-      for (auto i : nb.tris) put_index(ib, i);
-      at += static_cast<std::uint32_t>(nb.tris.size());
-      draw.push_back(b);
-    }
-    for (std::size_t k = 0; k < batches.size(); ++k) {
-      draw[k].adjacency_start = with_adjacency ? at : 0;
-      if (with_adjacency) {
-        auto adj = adjacency(verts, batches[k].tris);
-        for (auto i : adj) put_index(ib, i);
-        at += static_cast<std::uint32_t>(adj.size());
-      }
-    }
-    ib.count = at;
-    std::vector<mesh_batch> shadow;
-    if (vs.index_buffers.size() > 1 && !tlod.batches[1].empty()) {
-      gfx_buffer& sb = vs.index_buffers[1];
-      if (sb.stride == 2 && nverts > 65535)
-        core::fail(code::limit_exceeded, "16-bit shadow index buffer");
-      sb.data.clear();
-      std::uint32_t sat = 0;
-      for (std::size_t k = 0; k < batches.size(); ++k) {
-        mesh_batch b = draw[k];
-        b.start_index = sat;
-        b.adjacency_start = 0;
-        for (auto i : batches[k].tris) put_index(sb, i);
-        sat += static_cast<std::uint32_t>(batches[k].tris.size());
-        shadow.push_back(b);
-      }
-      sb.count = sat;
-    } else if (!tlod.batches[1].empty()) {
-      shadow = draw;
-    }
-
-    // ---- LODs, bounds, bone entries
+    // ---- LODs (all repeat the new LOD 0), bounds, bone entries
     std::vector<const vec3*> all_pts;
     for (const auto& v : verts) all_pts.push_back(&v.p);
     m.box = total;
     m.sphere = sphere_of(total, all_pts);
     m.vertex_count = nverts;
     std::uint32_t prims = 0;
-    for (const auto& b : draw) prims += b.num_primitives;
-    for (const auto& b : shadow) prims += b.num_primitives;
+    for (const auto& b : lists.draw) prims += b.num_primitives;
+    for (const auto& b : lists.shadow) prims += b.num_primitives;
     std::vector<std::uint64_t> used_bones;
-    if (palette) {
-      std::vector<int> count(palette->size(), 0);
-      std::vector<box3> bb(palette->size());
-      std::vector<std::vector<const vec3*>> bp(palette->size());
-      for (const auto& v : verts)
-        for (int k = 0; k < 4; ++k)
-          if (v.w[k] > 0) {
-            auto j = v.j[k];
-            if (count[j] == 0)
-              bb[j].min = bb[j].max = v.p;
-            else
-              bb[j] = merge(bb[j], box3{v.p, v.p});
-            ++count[j];
-            bp[j].push_back(&v.p);
-          }
-      for (std::size_t j = 0; j < palette->size(); ++j) {
-        (*palette)[j].num_vertices = count[j];
-        if (count[j]) {
-          (*palette)[j].box = bb[j];
-          (*palette)[j].sphere = sphere_of(bb[j], bp[j]);
-          used_bones.push_back((*palette)[j].name);
-        }
-      }
-    }
+    if (pal.palette) used_bones = update_palette_bounds(*pal.palette, verts);
     for (auto& l : m.lods) {
-      l.batches[0] = draw;
-      l.batches[1] = shadow;
+      l.batches[0] = lists.draw;
+      l.batches[1] = lists.shadow;
       l.box = total;
       l.sphere = m.sphere;
       l.num_primitives = prims;
-      l.num_batches = static_cast<std::uint32_t>(draw.size() + shadow.size());
+      l.num_batches = static_cast<std::uint32_t>(lists.draw.size() + lists.shadow.size());
       if (!f.is_v37()) {
         l.vertex_state_index = vsi;
         l.vertex_start = 0;
         l.vertex_count = nverts;
       }
-      if (palette) l.bones = used_bones;
+      if (pal.palette) l.bones = used_bones;
     }
     if (m.lods.size() > 1)
       ctx.warn(code::w_lossy,
                std::to_string(m.lods.size() - 1) + " coarser LODs now repeat the new LOD 0");
-    for (std::size_t i = 0; i < m.materials.size(); ++i) {
-      bool any = false;
-      box3 bb;
-      std::vector<const vec3*> pts;
-      for (const auto& b : batches)
-        if (b.material == static_cast<int>(i)) {
-          box3 x = bounds_of(verts, b.first_vertex, b.vertex_count);
-          bb = any ? merge(bb, x) : x;
-          any = true;
-          for (std::uint32_t v = 0; v < b.vertex_count; ++v)
-            pts.push_back(&verts[b.first_vertex + v].p);
-        }
-      if (any) m.materials[i].box = bb, m.materials[i].sphere = sphere_of(bb, pts);
-    }
+    update_material_bounds(m, verts, g.batches);
     return write_d3dmesh(f);
   });
 }

@@ -1,0 +1,30 @@
+// Reading helpers shared by the parts of the Wii U FRES raw layer (fres.cpp,
+// fres_model.cpp). Not for decode/encode: they use the parsed structures.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/byte_reader.hpp"
+#include "formats/bfres/fres.hpp"
+
+namespace rigrip::bfres::detail {
+
+// Charges `n` decoded elements to the parse's work budget (structures may share data).
+void spend(std::uint64_t n, std::uint64_t at);
+// A self-relative signed offset at the reader's position (0 = null), checked to land in the file.
+[[nodiscard]] std::uint32_t read_offset(core::byte_reader& r);
+[[nodiscard]] std::string read_name(const core::byte_reader& r, std::uint32_t at);
+[[nodiscard]] dict parse_dict(const core::byte_reader& file, std::uint32_t at);
+[[nodiscard]] std::vector<user_data> parse_user_data(const core::byte_reader& file, std::uint32_t dict_at);
+
+[[nodiscard]] std::vector<vertex_buffer> parse_vertex_buffers(const core::byte_reader& file, std::uint32_t at,
+                                                              std::uint32_t count);
+[[nodiscard]] shape parse_shape(const core::byte_reader& file, std::uint32_t at, std::uint32_t version);
+[[nodiscard]] material parse_material(const core::byte_reader& file, std::uint32_t at, std::uint32_t version);
+[[nodiscard]] ftex parse_ftex(const core::byte_reader& file, std::uint32_t at);
+[[nodiscard]] curve parse_curve_at(const core::byte_reader& file, std::uint32_t at, bool v34);
+[[nodiscard]] texture_pattern_anim parse_texture_pattern(const core::byte_reader& file, std::uint32_t at);
+
+}  // namespace rigrip::bfres::detail

@@ -1,0 +1,526 @@
+// morpheme 5 runtime bundles (.nmb) and their animation sources (.nsa, .qsa) -> scene:
+// one skeleton per rig packet (bind pose as rest), one animation per source the bundle names.
+#include "formats/morpheme/decode_sdk.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#include "core/math.hpp"
+#include "formats/morpheme/common.hpp"
+
+namespace rigrip::morpheme {
+
+using core::byte_reader;
+using core::fail;
+using hexs = core::byte_reader;
+
+namespace {
+
+constexpr std::uint32_t pt_sdk_rig = 1, pt_sdk_map = 2, pt_sdk_network = 10, pt_sdk_file_names = 13;
+
+sized_reader payload_of(const mrn_file& f, const packet& p) {
+  return sized_reader{byte_reader(p.payload, core::endian::little, p.payload_offset()), f.pointer_size()};
+}
+
+std::string stem(const std::string& path) {
+  auto s = path;
+  auto slash = s.find_last_of("/\\");
+  if (slash != std::string::npos) s = s.substr(slash + 1);
+  auto dot = s.rfind('.');
+  if (dot != std::string::npos && dot > 0) s.resize(dot);
+  return s;
+}
+
+std::string hex8(std::uint32_t v) {
+  char b[16];
+  std::snprintf(b, sizeof b, "%08X", v);
+  return b;
+}
+
+// Parents must precede children in the scene model; otherwise bones are re-ordered breadth
+// first (old index kept in extras) and `remap` maps old index -> new.
+void order_bones(skeleton& sk, std::vector<int>& remap, std::uint64_t offset) {
+  const auto n = sk.bones.size();
+  remap.resize(n);
+  bool ordered = true;
+  for (std::size_t i = 0; i < n; ++i)
+    if (sk.bones[i].parent >= static_cast<int>(i)) ordered = false;
+  if (ordered) {
+    for (std::size_t i = 0; i < n; ++i) remap[i] = static_cast<int>(i);
+    return;
+  }
+  std::vector<std::vector<int>> kids(n);
+  std::vector<int> order;
+  for (std::size_t i = 0; i < n; ++i) {
+    int p = sk.bones[i].parent;
+    if (p < 0) order.push_back(static_cast<int>(i));
+    else kids[static_cast<std::size_t>(p)].push_back(static_cast<int>(i));
+  }
+  for (std::size_t k = 0; k < order.size(); ++k)
+    for (int c : kids[static_cast<std::size_t>(order[k])]) order.push_back(c);
+  if (order.size() != n) fail(code::bad_value, "rig parent array contains a cycle", offset);
+  for (std::size_t k = 0; k < n; ++k) remap[static_cast<std::size_t>(order[k])] = static_cast<int>(k);
+  std::vector<bone> out(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    out[k] = sk.bones[static_cast<std::size_t>(order[k])];
+    out[k].extras["morpheme_index"] = order[k];
+    if (out[k].parent >= 0) out[k].parent = remap[static_cast<std::size_t>(out[k].parent)];
+  }
+  sk.bones = std::move(out);
+}
+
+struct built_rig {
+  skeleton sk;
+  std::vector<int> remap;  // rig bone -> scene bone
+  int root_motion_bone = -1;
+};
+
+built_rig make_skeleton(const sdk_rig& r, const std::optional<sdk_rig_to_anim_map>& map, std::size_t packet_no,
+                        std::uint64_t offset, const read_context& ctx) {
+  built_rig b;
+  const std::string where = "rig packet " + std::to_string(packet_no);
+  for (std::uint32_t i = 0; i < r.bone_count; ++i)
+    if (r.parents[i] < -1 || r.parents[i] >= static_cast<std::int32_t>(r.bone_count) || r.parents[i] == static_cast<std::int32_t>(i))
+      fail(code::bad_value, where + ": bone " + std::to_string(i) + " has parent " + std::to_string(r.parents[i]), offset);
+  if (r.bind_translation.size() != r.bone_count)
+    ctx.warn(code::w_fallback, where + " has no bind pose; bones rest at the origin", offset);
+  else if (r.buffer_length != r.bone_count)
+    ctx.warn(code::w_suspicious_value,
+             where + ": the bind-pose buffer says " + std::to_string(r.buffer_length) + " entries, the hierarchy " +
+                 std::to_string(r.bone_count) + " bones; read for the hierarchy's count",
+             offset);
+  if (r.names.size() != r.bone_count)
+    ctx.warn(code::w_name_mismatch, where + ": " + std::to_string(r.names.size()) + " bone names for " +
+                                        std::to_string(r.bone_count) + " bones", offset);
+  std::set<std::string> used;
+  for (std::uint32_t i = 0; i < r.bone_count; ++i) {
+    bone bn;
+    bn.name = i < r.names.size() && !r.names[i].empty() ? r.names[i] : "bone_" + std::to_string(i);
+    if (ctx.options.upper_case_bones)
+      for (auto& c : bn.name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (used.count(bn.name)) {
+      ctx.warn(code::w_name_mismatch, "duplicate bone name '" + bn.name + "' renamed '" + bn.name + "_" + std::to_string(i) + "'");
+      bn.name += "_" + std::to_string(i);
+    }
+    used.insert(bn.name);
+    bn.parent = r.parents[i];
+    if (i < r.bind_translation.size()) {
+      quat q = r.bind_rotation[i];
+      vec3 t = r.bind_translation[i];
+      if (!core::finite(q) || !core::finite(t) || core::dot(q, q) < 1e-12f) {
+        ctx.warn(code::w_suspicious_value, "bone '" + bn.name + "': bind pose not finite or a zero quaternion; identity used");
+        q = {0, 0, 0, 1};
+        t = {0, 0, 0};
+      }
+      bn.translation = t;
+      bn.rotation = core::normalize(q);
+    }
+    b.sk.bones.push_back(std::move(bn));
+  }
+  order_bones(b.sk, b.remap, offset);
+  b.sk.name = r.names.size() > 1 ? r.names[1] : "rig_" + std::to_string(packet_no);
+  b.sk.extras["packet"] = packet_no;
+  if (r.trajectory_bone < r.bone_count)
+    b.sk.extras["trajectory_bone"] = b.sk.bones[static_cast<std::size_t>(b.remap[r.trajectory_bone])].name;
+  if (r.character_root_bone < r.bone_count)
+    b.sk.extras["character_root_bone"] = b.sk.bones[static_cast<std::size_t>(b.remap[r.character_root_bone])].name;
+  // Root motion: morpheme puts the character's world transform on bone 0; when no animation
+  // channel drives bone 0, the trajectory goes there (the whole body moves), otherwise on the
+  // rig's trajectory bone.
+  bool bone0_driven = map && !map->used_words.empty() && msb_bit(map->used_words, 0);
+  std::uint32_t rm = bone0_driven && r.trajectory_bone < r.bone_count ? r.trajectory_bone : 0;
+  b.root_motion_bone = r.bone_count ? b.remap[rm] : -1;
+  return b;
+}
+
+// Channel c of an animation -> scene bone (or -1), from the rig's AnimToRig map.
+std::vector<int> channel_bones(const std::optional<sdk_rig_to_anim_map>& map, const built_rig& b, std::uint32_t channels,
+                               const std::string& anim, const read_context& ctx) {
+  std::vector<int> out(channels, -1);
+  const int nb = static_cast<int>(b.sk.bones.size());
+  if (map && map->type == 1 && map->anim_to_rig.size() >= channels) {
+    for (std::uint32_t c = 0; c < channels; ++c)
+      if (map->anim_to_rig[c] < b.remap.size()) out[c] = b.remap[map->anim_to_rig[c]];
+    return out;
+  }
+  // Without a usable map: channel c drives bone c + (bones - channels), as Forgelight tools do.
+  long off = static_cast<long>(nb) - static_cast<long>(channels);
+  for (std::uint32_t c = 0; c < channels; ++c) {
+    long bi = static_cast<long>(c) + off;
+    if (bi >= 0 && bi < nb) out[c] = b.remap[static_cast<std::size_t>(bi)];
+  }
+  std::string why = !map ? "the bundle has no rig-to-animation map"
+                   : map->type != 1 ? "the rig-to-animation map has type " + std::to_string(map->type) + " (only 1, AnimToRig, is understood)"
+                                    : "the rig-to-animation map lists " + std::to_string(map->anim_to_rig.size()) +
+                                          " channels, the animation has " + std::to_string(channels);
+  ctx.warn(code::w_fallback, "animation '" + anim + "': " + why + "; channel c drives bone c + " + std::to_string(off));
+  return out;
+}
+
+animation build_animation(const nsa_decoded& d, const built_rig& b, int skeleton_index, const std::vector<int>& bone_of,
+                          const std::string& name, const read_context& ctx) {
+  animation a;
+  a.name = name;
+  a.skeleton = skeleton_index;
+  if (d.sample_rate > 0) a.fps = d.sample_rate;
+  const auto& sk = b.sk;
+  const std::uint32_t S = d.sample_count;
+  if (S > 1 && !(d.sample_rate > 0)) fail(code::bad_value, "animation '" + name + "': samples but no sample rate");
+  double tr = d.trajectory_rate > 0 ? d.trajectory_rate : d.sample_rate;
+  std::size_t TS = std::max(d.trajectory_translation.size(), d.trajectory_rotation.size());
+  if (d.has_trajectory && TS > 1 && !(tr > 0)) fail(code::bad_value, "animation '" + name + "': trajectory without a rate");
+  auto time_at = [](std::size_t i, double rate) { return static_cast<float>(static_cast<double>(i) / rate); };
+  double dur = std::isfinite(d.duration) && d.duration > 0 ? d.duration : 0;
+  if (S > 1) dur = std::max(dur, static_cast<double>(time_at(S - 1, d.sample_rate)));
+  if (d.has_trajectory && TS > 1) dur = std::max(dur, static_cast<double>(time_at(TS - 1, tr)));
+  a.duration = dur;
+  auto times_for = [&](std::size_t n, double rate) {
+    std::vector<float> t;
+    if (n == 1) {
+      t.push_back(0.0f);
+      if (dur > 0) t.push_back(static_cast<float>(dur));
+    } else {
+      for (std::size_t i = 0; i < n; ++i) t.push_back(std::min(time_at(i, rate), static_cast<float>(dur)));
+    }
+    return t;
+  };
+  auto add = [&](const std::string& bone, path p, const float* v, std::size_t n, std::size_t comps, double rate) {
+    track t;
+    t.bone = bone;
+    t.path = p;
+    t.times = times_for(n, rate);
+    for (std::size_t k = 0; k < t.times.size(); ++k) {
+      std::size_t src = n == 1 ? 0 : k;
+      t.values.insert(t.values.end(), v + src * comps, v + src * comps + comps);
+    }
+    if (p == path::rotation) core::make_hemisphere_continuous(t.values);
+    a.tracks.push_back(std::move(t));
+  };
+  const int root = d.has_trajectory ? b.root_motion_bone : -1;
+  std::size_t unmapped = 0, shadowed = 0;
+  std::set<int> seen_t, seen_r;
+  for (std::size_t c = 0; c < d.channels.size(); ++c) {
+    const auto& ch = d.channels[c];
+    if (ch.translation.empty() && ch.rotation.empty()) continue;  // the rig's pose stays
+    int bi = c < bone_of.size() ? bone_of[c] : -1;
+    if (bi < 0) {
+      ++unmapped;
+      continue;
+    }
+    if (bi == root) {
+      ++shadowed;
+      continue;
+    }
+    const auto& bn = sk.bones[static_cast<std::size_t>(bi)].name;
+    if (!ch.translation.empty() && seen_t.insert(bi).second)
+      add(bn, path::translation, ch.translation[0].data(), ch.translation.size(), 3, d.sample_rate);
+    if (!ch.rotation.empty() && seen_r.insert(bi).second)
+      add(bn, path::rotation, ch.rotation[0].data(), ch.rotation.size(), 4, d.sample_rate);
+  }
+  if (unmapped)
+    ctx.warn(code::w_missing_bone, "animation '" + name + "': " + std::to_string(unmapped) + " channels map to no bone of '" +
+                                       sk.name + "' and were skipped");
+  if (shadowed)
+    ctx.warn(code::w_suspicious_value, "animation '" + name + "': a channel also drives the root-motion bone '" +
+                                           sk.bones[static_cast<std::size_t>(root)].name + "'; the trajectory wins");
+  if (root >= 0) {
+    const auto& bn = sk.bones[static_cast<std::size_t>(root)].name;
+    auto tv = d.trajectory_translation;
+    auto rv = d.trajectory_rotation;
+    if (std::all_of(tv.begin(), tv.end(), [&](const vec3& v) { return v == tv[0]; })) tv.resize(1);
+    if (std::all_of(rv.begin(), rv.end(), [&](const quat& q) { return q == rv[0]; })) rv.resize(1);
+    add(bn, path::translation, tv[0].data(), tv.size(), 3, tr);
+    add(bn, path::rotation, rv[0].data(), rv.size(), 4, tr);
+    a.extras["root_motion"] = nlohmann::json::array({bn});
+  }
+  a.extras["sample_count"] = S;
+  return a;
+}
+
+struct source_result {
+  nsa_decoded decoded;
+  std::string kind;  // "nsa" or "qsa"
+  bool x64 = true;
+};
+
+source_result decode_source(byte_view data) {
+  byte_reader r(data);
+  auto probe = probe_source5(data);
+  if (!probe) fail(code::bad_magic, "not a morpheme 5 NSA/QSA animation source (header does not check out)", 0);
+  source_result out;
+  out.x64 = probe->x64;
+  if (probe->type == source_type_nsa) {
+    out.decoded = decode_nsa5(parse_nsa5(r));
+    out.kind = "nsa";
+  } else {
+    out.decoded = decode_qsa(parse_qsa(r));
+    out.kind = "qsa";
+  }
+  return out;
+}
+
+std::string dir_of(const std::string& path) {
+  auto p = std::filesystem::path(path).parent_path();
+  return p.empty() ? std::string() : p.string();
+}
+std::string join(const std::string& dir, const std::string& file) {
+  return dir.empty() ? file : (std::filesystem::path(dir) / file).string();
+}
+
+// Animation names: the source file's stem ("01002_Walk"), with the take when two share it.
+std::vector<std::string> animation_names(const sdk_file_names& fn) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < fn.files.size(); ++i) {
+    std::string n = i < fn.sources.size() && !fn.sources[i].empty() ? stem(fn.sources[i]) : stem(fn.files[i]);
+    out.push_back(n.empty() ? "animation_" + std::to_string(i) : n);
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    bool dup = std::count(out.begin(), out.end(), out[i]) > 1;
+    if (dup && i < fn.takes.size()) out[i] += "_" + fn.takes[i];
+  }
+  std::set<std::string> used;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (used.count(out[i])) out[i] = stem(fn.files[i]);
+    if (used.count(out[i])) out[i] += "_" + std::to_string(i);
+    used.insert(out[i]);
+  }
+  return out;
+}
+
+const sdk_rig_to_anim_map* map_for(const sdk_bundle& b, const sdk_rig& r) {
+  for (const auto& [p, m] : b.maps)
+    if (m.used_bits == r.bone_count) return &m;
+  return b.maps.empty() ? nullptr : &b.maps.front().second;
+}
+
+}  // namespace
+
+sdk_bundle load_sdk_bundle(byte_view data) {
+  sdk_bundle b;
+  b.raw = parse_mrn(data);
+  if (b.raw.variant == bundle_variant::forgelight_x64)
+    fail(code::bad_magic, "a Forgelight MRN (magic 0x1A), not a morpheme 5 bundle", 0);
+  for (std::size_t i = 0; i < b.raw.packets.size(); ++i) {
+    const auto& p = b.raw.packets[i];
+    auto s = payload_of(b.raw, p);
+    switch (p.type) {
+      case pt_sdk_rig: b.rigs.push_back({i, read_sdk_rig(s)}); break;
+      case pt_sdk_map: b.maps.push_back({i, read_sdk_rig_to_anim_map(s)}); break;
+      case pt_sdk_file_names: b.names = read_sdk_file_names(s); break;
+      default: break;
+    }
+  }
+  return b;
+}
+
+scene read_nmb_scene(const read_context& ctx) {
+  auto b = load_sdk_bundle(ctx.data);
+  scene s;
+  s.format = "morpheme-nmb";
+  if (b.rigs.empty()) fail(code::missing_skeleton, "the bundle holds no rig packet (type 1)", 0);
+  std::vector<built_rig> rigs;
+  for (const auto& [pi, r] : b.rigs) {
+    const auto* m = map_for(b, r);
+    std::optional<sdk_rig_to_anim_map> mo;
+    if (m) mo = *m;
+    rigs.push_back(make_skeleton(r, mo, pi, b.raw.packets[pi].payload_offset(), ctx));
+    s.skeletons.push_back(rigs.back().sk);
+  }
+  // The network (for metadata only: a damaged network does not stop the conversion).
+  for (std::size_t i = 0; i < b.raw.packets.size(); ++i) {
+    if (b.raw.packets[i].type != pt_sdk_network) continue;
+    try {
+      auto net = read_network(payload_of(b.raw, b.raw.packets[i]));
+      nlohmann::json sm = nlohmann::json::array();
+      for (const auto& m : net.state_machines)
+        sm.push_back({{"name", net.nodes[m.node].name}, {"states", m.states.size()}, {"transitions", m.transitions.size()}});
+      s.metadata["network"] = {{"nodes", net.nodes.size()}, {"state_machines", sm},
+                               {"control_parameters", net.control_parameters.size()}};
+    } catch (const core::failure& e) {
+      ctx.warn(code::w_unsupported_part, "network packet " + std::to_string(i) + " not decoded (" +
+                                             std::string(info(e.error().code).id) + " @ " + hexs::hex(e.error().offset) +
+                                             ": " + e.error().message + ")", b.raw.packets[i].payload_offset());
+    }
+  }
+  nlohmann::json sources = nlohmann::json::array();
+  if (b.names) {
+    const auto& fn = *b.names;
+    auto names = animation_names(fn);
+    const std::string dir = dir_of(ctx.path);
+    std::size_t missing = 0;
+    const auto& rig = rigs.front();
+    const auto& rig_raw = b.rigs.front().second;
+    const auto* map = map_for(b, rig_raw);
+    std::optional<sdk_rig_to_anim_map> mo;
+    if (map) mo = *map;
+    for (std::size_t i = 0; i < fn.files.size(); ++i) {
+      const std::string path = join(dir, fn.files[i]);
+      nlohmann::json src{{"file", fn.files[i]}, {"animation", names[i]}};
+      auto data = ctx.load ? ctx.load(path) : result<bytes>(make_error(code::io_error, "no file access"));
+      if (!data) {
+        ++missing;
+        src["status"] = "missing";
+        ctx.warn(code::w_unsupported_part, "animation source '" + fn.files[i] + "' not found beside the bundle (" +
+                                               data.error().message + "); animation '" + names[i] + "' skipped");
+        sources.push_back(src);
+        continue;
+      }
+      try {
+        auto res = decode_source(data.value());
+        auto bone_of = channel_bones(mo, rig, static_cast<std::uint32_t>(res.decoded.channels.size()), names[i], ctx);
+        auto a = build_animation(res.decoded, rig, 0, bone_of, names[i], ctx);
+        a.extras["file_name"] = fn.files[i];
+        if (i < fn.sources.size()) a.extras["source_file"] = fn.sources[i];
+        if (i < fn.takes.size()) a.extras["take"] = fn.takes[i];
+        if (i < fn.crcs.size()) a.extras["file_name_crc"] = hex8(fn.crcs[i]);
+        a.extras["source_kind"] = res.kind;
+        s.animations.push_back(std::move(a));
+        src["status"] = "decoded";
+        src["kind"] = res.kind;
+      } catch (const core::failure& e) {
+        ++missing;
+        src["status"] = "failed";
+        ctx.warn(code::w_unsupported_part, "animation source '" + fn.files[i] + "' skipped: " +
+                                               std::string(info(e.error().code).id) + " @ " + hexs::hex(e.error().offset) +
+                                               ": " + e.error().message);
+      }
+      sources.push_back(src);
+    }
+    s.metadata["animation_sources_skipped"] = missing;
+  }
+  s.metadata["animation_sources"] = sources;
+  s.metadata["pointer_size"] = b.raw.pointer_size();
+  s.metadata["packets"] = b.raw.packets.size();
+  return s;
+}
+
+namespace {
+
+// The bundle of a standalone source: --skeleton, else the bundle in the folder whose file-name
+// table lists this file, else the only .nmb in the folder.
+std::pair<std::string, std::string> find_bundle(const read_context& ctx, const std::string& file_name) {
+  if (ctx.options.skeleton_path) return {*ctx.options.skeleton_path, "--skeleton"};
+  std::vector<std::string> bundles;
+  std::filesystem::path p(ctx.path);
+  auto dir = p.parent_path().empty() ? std::filesystem::path(".") : p.parent_path();
+  std::error_code ec;
+  if (ctx.file_exists(ctx.path) && std::filesystem::is_directory(dir, ec)) {
+    std::size_t seen = 0;
+    for (auto it = std::filesystem::directory_iterator(dir, ec); !ec && it != std::filesystem::directory_iterator() && seen < 100000;
+         it.increment(ec), ++seen)
+      if (lower(it->path().extension().string()) == ".nmb") bundles.push_back(it->path().string());
+  }
+  std::sort(bundles.begin(), bundles.end());
+  for (const auto& b : bundles) {
+    auto data = ctx.load ? ctx.load(b) : result<bytes>(make_error(code::io_error, "no file access"));
+    if (!data) continue;
+    try {
+      auto sb = load_sdk_bundle(data.value());
+      if (sb.names && std::find(sb.names->files.begin(), sb.names->files.end(), file_name) != sb.names->files.end())
+        return {b, "bundle listing the file"};
+    } catch (const core::failure&) {
+    }
+  }
+  if (bundles.size() == 1) return {bundles[0], "only .nmb in the folder"};
+  fail(code::missing_skeleton,
+       "a standalone NSA/QSA needs the bundle holding its rig: pass --skeleton FILE.nmb (found " +
+           std::to_string(bundles.size()) + " .nmb files beside it, none listing '" + file_name + "')", 0);
+}
+
+}  // namespace
+
+scene read_source5_scene(const read_context& ctx) {
+  auto res = decode_source(ctx.data);
+  const std::string file_name = std::filesystem::path(ctx.path).filename().string();
+  auto [bundle_path, how] = find_bundle(ctx, file_name);
+  auto data = ctx.load ? ctx.load(bundle_path) : result<bytes>(make_error(code::io_error, "no file access"));
+  if (!data) fail(data.error().code, "bundle " + bundle_path + ": " + data.error().message, 0);
+  sdk_bundle b;
+  try {
+    b = load_sdk_bundle(data.value());
+  } catch (const core::failure& e) {
+    fail(e.error().code, "bundle " + bundle_path + " @ " + hexs::hex(e.error().offset) + ": " + e.error().message, 0);
+  }
+  if (b.rigs.empty()) fail(code::missing_skeleton, "the bundle " + bundle_path + " holds no rig packet", 0);
+  const auto& [pi, r] = b.rigs.front();
+  const auto* m = map_for(b, r);
+  std::optional<sdk_rig_to_anim_map> mo;
+  if (m) mo = *m;
+  auto rig = make_skeleton(r, mo, pi, b.raw.packets[pi].payload_offset(), ctx);
+  scene s;
+  s.format = res.kind == "nsa" ? "morpheme-nsa" : "morpheme-qsa";
+  s.skeletons.push_back(rig.sk);
+  std::string name = stem(file_name);
+  if (b.names) {
+    auto names = animation_names(*b.names);
+    auto it = std::find(b.names->files.begin(), b.names->files.end(), file_name);
+    if (it != b.names->files.end()) name = names[static_cast<std::size_t>(it - b.names->files.begin())];
+  }
+  if (name.empty()) name = "animation";
+  auto bone_of = channel_bones(mo, rig, static_cast<std::uint32_t>(res.decoded.channels.size()), name, ctx);
+  auto a = build_animation(res.decoded, rig, 0, bone_of, name, ctx);
+  a.extras["file_name"] = file_name;
+  a.extras["source_kind"] = res.kind;
+  s.animations.push_back(std::move(a));
+  s.metadata["skeleton_file"] = bundle_path;
+  s.metadata["skeleton_pairing"] = how;
+  s.metadata["pointer_size"] = res.x64 ? 8 : 4;
+  return s;
+}
+
+nlohmann::json nmb_to_json(const mrn_file& f) {
+  using nlohmann::json;
+  json j{{"format", "morpheme-nmb"},
+         {"variant", f.variant == bundle_variant::sdk_x64 ? "x64" : "win32"},
+         {"pointer_size", f.pointer_size()},
+         {"packet_count", f.packets.size()},
+         {"trailing_bytes", f.tail.size()}};
+  json arr = json::array();
+  for (const auto& p : f.packets) {
+    const char* nm = sdk_packet_type_name(p.type);
+    json pj{{"offset", p.offset},       {"type", p.type},
+            {"type_name", nm ? json(nm) : json(nullptr)},
+            {"index", p.index},         {"unknown", p.unknown},
+            {"data_length", p.payload.size()}, {"alignment", p.alignment},
+            {"payload_offset", p.payload_offset()}};
+    auto s = payload_of(f, p);
+    try {
+      switch (p.type) {
+        case pt_sdk_rig: pj["decoded"] = sdk_rig_to_json(read_sdk_rig(s)); break;
+        case pt_sdk_map: pj["decoded"] = sdk_map_to_json(read_sdk_rig_to_anim_map(s)); break;
+        case pt_sdk_file_names: pj["decoded"] = sdk_file_names_to_json(read_sdk_file_names(s)); break;
+        case pt_sdk_network: pj["decoded"] = network_to_json(read_network(s)); break;
+        case 3:
+        case 4: pj["decoded"] = sdk_event_track_to_json(read_sdk_event_track(s)); break;
+        default: pj["decoded"] = nullptr;
+      }
+    } catch (const core::failure& e) {
+      pj["decoded"] = nullptr;
+      pj["decode_error"] = e.error().message;
+    }
+    arr.push_back(std::move(pj));
+  }
+  j["packets"] = arr;
+  return j;
+}
+
+namespace {
+network_def network_of(const read_context& ctx) {
+  auto f = parse_mrn(ctx.data);
+  if (f.variant == bundle_variant::forgelight_x64)
+    fail(code::unsupported_feature, "Forgelight MRN network packets (type 0x0A) are not decoded; only morpheme 5 bundles (.nmb)", 0);
+  for (const auto& p : f.packets)
+    if (p.type == pt_sdk_network) return read_network(payload_of(f, p));
+  fail(code::unsupported_feature, "the bundle holds no network packet (type 10)", 0);
+}
+}  // namespace
+
+nlohmann::json network_json_of(const read_context& ctx) {
+  auto j = network_to_json(network_of(ctx));
+  j["file"] = std::filesystem::path(ctx.path).filename().string();
+  return j;
+}
+
+}  // namespace rigrip::morpheme

@@ -1,0 +1,28 @@
+// morpheme 5 runtime (the SDK's .nmb bundles, standalone .nsa/.qsa) -> scene.
+#pragma once
+
+#include <optional>
+
+#include "formats/morpheme/anim_source.hpp"
+#include "formats/morpheme/mrn.hpp"
+#include "formats/morpheme/network.hpp"
+#include "rigrip/registry.hpp"
+
+namespace rigrip::morpheme {
+
+// A bundle: its rigs (first rig first), maps, file names and network, decoded from packets.
+struct sdk_bundle {
+  mrn_file raw;
+  std::vector<std::pair<std::size_t, sdk_rig>> rigs;  // {packet, rig}
+  std::vector<std::pair<std::size_t, sdk_rig_to_anim_map>> maps;
+  std::optional<sdk_file_names> names;
+  std::optional<network_def> network;
+};
+[[nodiscard]] sdk_bundle load_sdk_bundle(byte_view data);
+
+[[nodiscard]] scene read_nmb_scene(const read_context& ctx);
+[[nodiscard]] scene read_source5_scene(const read_context& ctx);
+[[nodiscard]] nlohmann::json nmb_to_json(const mrn_file& f);
+[[nodiscard]] nlohmann::json network_json_of(const read_context& ctx);
+
+}  // namespace rigrip::morpheme

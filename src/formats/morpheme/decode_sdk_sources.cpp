@@ -1,0 +1,192 @@
+// Runtime-5 NSA / QSA raw structures -> dequantised channel samples (maths: README.md here).
+#include <algorithm>
+#include <cmath>
+
+#include "core/bit_reader.hpp"
+#include "core/math.hpp"
+#include "formats/morpheme/anim_source.hpp"
+
+namespace rigrip::morpheme {
+
+using core::fail;
+
+namespace {
+
+// Total samples over frame sections that may share their boundary frame. Sections are placed
+// at their start frames; a frame two sections cover takes the later section's value.
+std::uint32_t frame_span(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& starts_counts) {
+  std::uint64_t end = 0, total = 0;
+  for (auto [s, n] : starts_counts) {
+    end = std::max<std::uint64_t>(end, static_cast<std::uint64_t>(s) + n);
+    total += n;
+  }
+  // Sections may only overlap: more frames than samples means a gap (or a damaged start).
+  if (end > total || end > 1u << 24)
+    fail(code::bad_value, "sections hold " + std::to_string(total) + " samples but reach frame " + std::to_string(end));
+  std::vector<bool> covered(static_cast<std::size_t>(end), false);
+  for (auto [s, n] : starts_counts)
+    for (std::uint32_t i = 0; i < n; ++i) covered[s + i] = true;
+  for (std::size_t i = 0; i < covered.size(); ++i)
+    if (!covered[i]) fail(code::bad_value, "frame " + std::to_string(i) + " is in no section");
+  return static_cast<std::uint32_t>(end);
+}
+
+vec3 unpack_word(std::uint32_t w, const std::array<float, 6>& ext_min_or_min_ext, bool min_first) {
+  auto q = unpack_111110(w);
+  vec3 v{};
+  for (int c = 0; c < 3; ++c) {
+    float mn = min_first ? ext_min_or_min_ext[c] : ext_min_or_min_ext[3 + c];
+    float ex = min_first ? ext_min_or_min_ext[3 + c] : ext_min_or_min_ext[c];
+    v[c] = ex * static_cast<float>(q[c]) + mn;
+  }
+  return v;
+}
+
+void decode_trajectory(const source5_trajectory& t, bool qsa, nsa_decoded& d) {
+  d.has_trajectory = true;
+  d.trajectory_rate = t.sample_rate;
+  for (auto w : t.translations) d.trajectory_translation.push_back(unpack_word(w, t.translation, !qsa));
+  if (d.trajectory_translation.empty()) d.trajectory_translation.push_back({0, 0, 0});
+  if (t.constant_rotation) {
+    quat q{t.rotation[0], t.rotation[1], t.rotation[2], t.rotation[3]};
+    d.trajectory_rotation.push_back(core::finite(q) && core::dot(q, q) > 1e-12f ? core::normalize(q) : quat{0, 0, 0, 1});
+  } else {
+    for (const auto& r : t.rotations) {
+      std::array<float, 3> v{};
+      for (int c = 0; c < 3; ++c) {
+        float mn = qsa ? t.rotation[3 + c] : t.rotation[c];
+        float ex = qsa ? t.rotation[c] : t.rotation[3 + c];
+        v[c] = ex * r[c] + mn;
+      }
+      d.trajectory_rotation.push_back(core::normalize(mrp_to_quat(v)));
+    }
+  }
+}
+
+float range_value(const std::array<float, 6>& min_max, int c, std::uint32_t q, unsigned bits) {
+  if (bits == 0) return min_max[c];
+  double full = bits >= 32 ? 4294967295.0 : static_cast<double>((1ull << bits) - 1);
+  return static_cast<float>(min_max[c] + (static_cast<double>(min_max[3 + c]) - min_max[c]) * (q / full));
+}
+
+}  // namespace
+
+nsa_decoded decode_nsa5(const nsa5_file& f) {
+  nsa_decoded d;
+  d.duration = f.h.duration;
+  d.sample_rate = f.h.sample_rate;
+  d.channels.resize(f.h.channel_count);
+  auto deq = [](const factors& fa, const u16x3& q) {
+    std::array<float, 3> v{};
+    for (int c = 0; c < 3; ++c) v[c] = fa.extent[c] * q[c] + fa.min[c];
+    return v;
+  };
+  for (std::size_t i = 0; i < f.static_translation.size(); ++i) {
+    auto v = deq(f.static_translation_factors, f.static_translations[i]);
+    d.channels[f.static_translation[i]].translation = {vec3{v[0], v[1], v[2]}};
+  }
+  for (std::size_t i = 0; i < f.static_rotation.size(); ++i)
+    d.channels[f.static_rotation[i]].rotation = {core::normalize(mrp_to_quat(deq(f.static_rotation_factors, f.static_rotations[i])))};
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> spans;
+  for (std::size_t i = 0; i < f.sections.size(); ++i) spans.push_back({f.section_frames[i], f.sections[i].sample_count});
+  const std::uint32_t S = f.sections.empty() ? 0 : frame_span(spans);
+  d.sample_count = S;
+  if (S) {
+    for (auto c : f.dynamic_translation) d.channels[c].translation.assign(S, vec3{0, 0, 0});
+    for (auto c : f.dynamic_rotation) d.channels[c].rotation.assign(S, quat{0, 0, 0, 1});
+  }
+  for (std::size_t k = 0; k < f.sections.size(); ++k) {
+    const auto& s = f.sections[k];
+    const std::uint32_t start = f.section_frames[k];
+    for (std::uint32_t j = 0; j < s.translation_count; ++j) {
+      const auto& inf = s.translation_info[j];
+      vec3 init{};
+      for (int c = 0; c < 3; ++c) init[c] = f.init.extent[c] * inf.init[c] + f.init.min[c];
+      for (std::uint32_t t = 0; t < s.sample_count; ++t) {
+        auto q = unpack_111110(s.translations[static_cast<std::size_t>(t) * s.translation_count + j]);
+        vec3 v{};
+        for (int c = 0; c < 3; ++c) {
+          const auto& fa = f.translation_factors[inf.index[c]];
+          v[c] = fa.extent[c] * static_cast<float>(q[c]) + fa.min[c] + init[c];
+        }
+        d.channels[f.dynamic_translation[j]].translation[start + t] = v;
+      }
+    }
+    for (std::uint32_t j = 0; j < s.rotation_count; ++j) {
+      const auto& inf = s.rotation_info[j];
+      std::array<float, 3> iv{};
+      for (int c = 0; c < 3; ++c) iv[c] = inf.init[c] / 128.0f - 1.0f;
+      quat init = mrp_to_quat(iv);
+      for (std::uint32_t t = 0; t < s.sample_count; ++t) {
+        const auto& q = s.rotations[static_cast<std::size_t>(t) * s.rotation_count + j];
+        std::array<float, 3> v{};
+        for (int c = 0; c < 3; ++c) {
+          const auto& fa = f.rotation_factors[inf.index[c]];
+          v[c] = fa.extent[c] * q[c] + fa.min[c];
+        }
+        d.channels[f.dynamic_rotation[j]].rotation[start + t] = core::normalize(core::multiply(init, mrp_to_quat(v)));
+      }
+    }
+  }
+  if (f.trajectory) decode_trajectory(*f.trajectory, false, d);
+  return d;
+}
+
+nsa_decoded decode_qsa(const qsa_file& f) {
+  nsa_decoded d;
+  d.duration = f.h.duration;
+  d.sample_rate = f.h.sample_rate;
+  d.channels.resize(f.h.channel_count);
+  for (std::size_t i = 0; i < f.lists[0].size(); ++i) {
+    vec3 v{};
+    for (int c = 0; c < 3; ++c) v[c] = range_value(f.unchanging_position_range, c, f.unchanging_positions[i][c], 16);
+    d.channels[f.lists[0][i]].translation = {v};
+  }
+  for (std::size_t i = 0; i < f.lists[1].size(); ++i) {
+    std::array<float, 3> v{};
+    for (int c = 0; c < 3; ++c) v[c] = range_value(f.unchanging_rotation_range, c, f.unchanging_rotations[i][c], 16);
+    d.channels[f.lists[1][i]].rotation = {core::normalize(mrp_to_quat(v))};
+  }
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> spans;
+  for (const auto& s : f.sections) spans.push_back({s.start_frame(), s.sample_count()});
+  const std::uint32_t S = f.sections.empty() ? 0 : frame_span(spans);
+  d.sample_count = S;
+  if (S) {
+    for (auto c : f.lists[2]) d.channels[c].translation.assign(S, vec3{0, 0, 0});
+    for (auto c : f.lists[3]) d.channels[c].rotation.assign(S, quat{0, 0, 0, 1});
+  }
+  for (const auto& s : f.sections) {
+    const std::uint32_t ns = s.sample_count(), start = s.start_frame();
+    for (std::uint32_t t = 0; t < ns; ++t) {
+      core::bit_reader br(std::span(s.position_rows).subspan(static_cast<std::size_t>(t) * s.position_row_bytes(),
+                                                             s.position_row_bytes()),
+                          core::bit_order::lsb_first);
+      for (std::uint16_t j = 0; j < s.position_count(); ++j) {
+        const auto& inf = s.position_info[j];
+        vec3 v{};
+        for (int c = 0; c < 3; ++c) {
+          float init = range_value(s.position_init, c, inf.init[c], 8);
+          v[c] = init + range_value(s.position_sets[inf.index[c]], c, br.read(inf.bits[c]), inf.bits[c]);
+        }
+        d.channels[f.lists[2][j]].translation[start + t] = v;
+      }
+      core::bit_reader bq(std::span(s.rotation_rows).subspan(static_cast<std::size_t>(t) * s.rotation_row_bytes(),
+                                                             s.rotation_row_bytes()),
+                          core::bit_order::lsb_first);
+      for (std::uint16_t j = 0; j < s.rotation_count(); ++j) {
+        const auto& inf = s.rotation_info[j];
+        std::array<float, 3> iv{}, v{};
+        for (int c = 0; c < 3; ++c) {
+          iv[c] = inf.init[c] / 128.0f - 1.0f;
+          v[c] = range_value(s.rotation_sets[inf.index[c]], c, bq.read(inf.bits[c]), inf.bits[c]);
+        }
+        d.channels[f.lists[3][j]].rotation[start + t] =
+            core::normalize(core::multiply(mrp_to_quat(iv), mrp_to_quat(v)));
+      }
+    }
+  }
+  if (f.trajectory) decode_trajectory(*f.trajectory, true, d);
+  return d;
+}
+
+}  // namespace rigrip::morpheme
