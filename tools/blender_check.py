@@ -27,6 +27,7 @@ if not hasattr(numpy, "bool"):
     numpy.bool = numpy.bool_
 
 import bpy  # noqa: E402  (only inside Blender)
+import mathutils  # noqa: E402
 
 # Height range (metres) of what a family's files hold at rigrip's default size; the
 # same table is in docs/gltf-output.md. Props and fish included, so the ranges are wide
@@ -107,6 +108,24 @@ def height_of(objs):
                 z = (mw @ pb.head).z
                 lo, hi = min(lo, z), max(hi, z)
     return 0.0 if lo > hi else hi - lo
+
+
+def is_flat_card(objs):
+    # A rig-less mesh with no depth along one axis is a card (Telltale's ui_* screens,
+    # billboards): it is sized for the screen, not the world, so it has no real-world height.
+    if any(o.type == "ARMATURE" for o in objs):
+        return False
+    ext = [math.inf, -math.inf] * 3
+    found = False
+    for o in objs:
+        if o.type != "MESH":
+            continue
+        for c in o.bound_box:
+            w = o.matrix_world @ mathutils.Vector(c)
+            for k in range(3):
+                ext[2 * k], ext[2 * k + 1] = min(ext[2 * k], w[k]), max(ext[2 * k + 1], w[k])
+            found = True
+    return found and min(ext[2 * k + 1] - ext[2 * k] for k in range(3)) < 1e-6
 
 
 def glb_sign_flips(path):
@@ -232,6 +251,8 @@ def check(glb, info, fps, character, measure_height=True):
         row["height_check"] = "skipped: synthetic example file"
     elif no_rig:  # unparented symbol nodes: the file alone has no rest pose to measure
         row["height_check"] = "skipped: converted without its skeleton file"
+    elif is_flat_card(objs):
+        row["height_check"] = "skipped: a flat card without a rig (UI / billboard), screen-sized"
     elif not (lo <= h <= hi):
         err.append("height %.3f m outside %s..%s m" % (h, lo, hi))
     return row
