@@ -22,7 +22,7 @@ struct graph_options {
 };
 
 // A DOT string literal (names come from game files: escape quotes, backslashes, newlines).
-std::string quoted(const std::string& s) {
+std::string dot_string(const std::string& s) {
   std::string r = "\"";
   for (char c : s) {
     if (c == '"' || c == '\\') r += '\\';
@@ -73,13 +73,13 @@ std::string network_dot(const json& net) {
   // State machines: clusters holding their states.
   for (const auto& sm : net.value("state_machines", json::array())) {
     const long smn = sm.value("node", -1L);
-    o << "  subgraph cluster_" << smn << " {\n    label=" << quoted(str_or(sm, "name", "state machine")) << ";\n";
+    o << "  subgraph cluster_" << smn << " {\n    label=" << dot_string(str_or(sm, "name", "state machine")) << ";\n";
     o << "    style=rounded;\n";
     const std::string def = str_or(sm, "default_state", "");
     for (const auto& st : sm.value("states", json::array())) {
       const long id = st.value("node", -1L);
       const std::string name = str_or(st, "name", std::to_string(id));
-      o << "    n" << id << " [label=" << quoted(name) << ", shape=ellipse"
+      o << "    n" << id << " [label=" << dot_string(name) << ", shape=ellipse"
         << (name == def ? ", peripheries=2" : "") << "];\n";
       drawn.insert(id);
     }
@@ -90,14 +90,14 @@ std::string network_dot(const json& net) {
         if (!l.empty()) l += "\n";
         l += str_or(c, "type_name", "condition " + std::to_string(c.value("type", 0L)));
       }
-      o << "  n" << t.value("from_node", -1L) << " -> n" << t.value("to_node", -1L) << " [label=" << quoted(l)
+      o << "  n" << t.value("from_node", -1L) << " -> n" << t.value("to_node", -1L) << " [label=" << dot_string(l)
         << ", color=blue];\n";
     }
   }
   // Every other node, and the tree edges between them.
   for (const auto& [id, n] : by_id) {
     if (transition_nodes.count(id) || drawn.count(id)) continue;
-    o << "  n" << id << " [label=" << quoted(label(id)) << (sm_nodes.count(id) ? ", shape=doubleoctagon" : "")
+    o << "  n" << id << " [label=" << dot_string(label(id)) << (sm_nodes.count(id) ? ", shape=doubleoctagon" : "")
       << "];\n";
   }
   for (const auto& [id, n] : by_id) {

@@ -70,7 +70,7 @@ if(EXISTS ${MMS}/RuntimeBasic1/x64/Network_RuntimeBasic1.nmb AND EXISTS ${MMS}/C
     -o ${MMS_OUT}/alone.glb EXPECT "W_UNSUPPORTED_PART.*01002_Walk_untitled_71cf1f83.qsa" VALIDATE ${MMS_OUT}/alone.glb)
   # The network: dump --network (JSON) and graph (DOT; SVG through Graphviz when installed).
   rigrip_cli_test(morpheme_sdk_dump_network ARGS dump --network ${MMS}/ControlWithPrediction/x64/ControlWithPrediction.nmb
-    EXPECT "\"node_count\": [0-9]+.*\"requests\": \\[.*\"state_machines\": \\[.*\"default_state\": \"Idle\".*\"transitions\":")
+    EXPECT "\"animation_files\": \\[.*01002_Walk_untitled_33fb71f6.nsa.*\"animation_set_count\": 1,.*\"animation_sets\": \\[.*\"bone_count\": 68.*\"node_count\": [0-9]+.*\"requests\": \\[.*\"state_machines\": \\[.*\"default_state\": \"Idle\".*\"transitions\":")
   rigrip_cli_test(morpheme_sdk_graph_dot ARGS graph ${MMS}/ControlWithPrediction/win32/ControlWithPrediction.nmb
     -o ${MMS_OUT}/prediction.dot EXPECT "graph: .*prediction.dot \\([0-9]+ nodes, [1-9][0-9]* state machines\\)"
     EXPECT_FILE ${MMS_OUT}/prediction.dot)

@@ -580,6 +580,9 @@ TEST(SdkNetwork, EveryBundleMatchesItsMcn) {
         if (name != "RootBlendTree") names.insert(name);
       }
       ASSERT_FALSE(names.empty()) << mcn;
+      std::size_t anim_sets = 0;
+      for (auto at = text.find("<AnimationSet name="); at != std::string::npos; at = text.find("<AnimationSet name=", at + 1))
+        ++anim_sets;
       for (auto arch : {"x64", "win32"}) {
         const auto f = root + "/" + proj + "/" + arch + "/" + fs::path(mcn).stem().string() + ".nmb";
         ASSERT_TRUE(fs::exists(f)) << f;
@@ -605,6 +608,7 @@ TEST(SdkNetwork, EveryBundleMatchesItsMcn) {
         }
         EXPECT_EQ(s, states) << f;
         EXPECT_EQ(t, transitions) << f;
+        EXPECT_EQ(net->animation_set_count, anim_sets) << f;
         // The dump is the same network: node and state-machine counts agree.
         auto j = network_to_json(*net);
         EXPECT_EQ(j["node_count"], net->nodes.size());

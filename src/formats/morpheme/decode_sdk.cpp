@@ -517,9 +517,36 @@ network_def network_of(const read_context& ctx) {
 }
 }  // namespace
 
+// The network with what the bundle's other packets say of its animation sets: one rig (and
+// its rig-to-animation map) per set, in packet order, and the animation files the bundle names.
 nlohmann::json network_json_of(const read_context& ctx) {
-  auto j = network_to_json(network_of(ctx));
+  const auto net = network_of(ctx);
+  auto j = network_to_json(net);
   j["file"] = std::filesystem::path(ctx.path).filename().string();
+  // A damaged rig or file table does not hide the network: the sets are then left out.
+  sdk_bundle b;
+  try {
+    b = load_sdk_bundle(ctx.data);
+  } catch (const core::failure& e) {
+    ctx.warn(code::w_unsupported_part, "animation sets not listed: " + e.error().message, e.error().offset);
+    return j;
+  }
+  nlohmann::json sets = nlohmann::json::array();
+  for (std::size_t i = 0; i < b.rigs.size(); ++i) {
+    const auto& [pi, r] = b.rigs[i];
+    nlohmann::json set = {{"index", i},
+                          {"rig_packet", pi},
+                          {"bone_count", r.bone_count},
+                          {"character", r.names.size() > 1 ? nlohmann::json(r.names[1]) : nlohmann::json(nullptr)},
+                          {"rig_to_anim_map_packet", i < b.maps.size() ? nlohmann::json(b.maps[i].first) : nlohmann::json(nullptr)}};
+    sets.push_back(std::move(set));
+  }
+  if (sets.size() != net.animation_set_count)
+    ctx.warn(code::w_suspicious_value, "the network declares " + std::to_string(net.animation_set_count) +
+                                           " animation sets, the bundle holds " + std::to_string(sets.size()) +
+                                           " rig packets: animation_sets pairs them in packet order");
+  j["animation_sets"] = std::move(sets);
+  j["animation_files"] = b.names ? nlohmann::json(b.names->files) : nlohmann::json::array();
   return j;
 }
 

@@ -161,6 +161,7 @@ network_def read_network(const sized_reader& s) {
                       f_requests = f_names + P, f_events = f_names + 2ull * P;
   (void)s.target(0, 0, f_events + P, "network header", 0);
   net.root_type = s.r.u32_at(0);
+  net.animation_set_count = s.r.u16_at(f_nodes + P);
   std::uint32_t count = s.r.u32_at(f_count);
   if (count == 0 || count > max_nodes)
     fail(code::bad_count, "network declares " + std::to_string(count) + " nodes", s.r.base() + f_count);
@@ -292,6 +293,7 @@ nlohmann::json network_to_json(const network_def& n) {
     cps.push_back({{"node", c}, {"name", nm}, {"type_name", tn ? json(tn) : json(nullptr)}});
   }
   return {{"node_count", n.nodes.size()},
+          {"animation_set_count", n.animation_set_count},
           {"nodes", nodes},
           {"control_parameters", cps},
           {"state_machines", sms},

@@ -46,6 +46,7 @@ struct network_state_machine {
 
 struct network_def {
   std::uint32_t root_type = 0;
+  std::uint16_t animation_set_count = 0;  // u16 after the node table (1 in every sample)
   std::vector<network_node> nodes;  // by id
   std::vector<std::string> requests, event_tracks;
   std::vector<network_state_machine> state_machines;
