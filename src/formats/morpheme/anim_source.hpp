@@ -129,6 +129,8 @@ struct source5_probe {
 [[nodiscard]] nsa5_file parse_nsa5(const core::byte_reader& r);
 [[nodiscard]] qsa_file parse_qsa(const core::byte_reader& r);
 [[nodiscard]] nlohmann::json nsa5_to_json(const nsa5_file& f);
+// nsa5_write.cpp: the SDK's layout; pointers and sizes computed (bytes -> raw -> bytes identical).
+[[nodiscard]] bytes serialise_nsa5(const nsa5_file& f);
 [[nodiscard]] nlohmann::json qsa_to_json(const qsa_file& f);
 
 // Dequantised channels (decode_sdk.cpp). A channel with no samples keeps the rig's pose.

@@ -7,6 +7,7 @@
 #include "formats/morpheme/decode.hpp"
 #include "formats/morpheme/decode_sdk.hpp"
 #include "formats/morpheme/encode.hpp"
+#include "formats/morpheme/encode_nsa5.hpp"
 #include "rigrip/registry.hpp"
 
 namespace rigrip::morpheme {
@@ -104,7 +105,18 @@ result<bytes> rewrite_mrn(const read_context& ctx) {
   return out;
 }
 
+// Runtime-5 NSA only: Forgelight's standalone NSA has no byte-exact writer.
+result<bytes> rewrite_nsa(const read_context& ctx) {
+  if (!is_source5(ctx.data, source_type_nsa))
+    core::fail(code::write_unsupported, "rewrite of a Forgelight standalone NSA is not supported (only morpheme 5 NSA)");
+  auto out = serialise_nsa5(parse_nsa5(core::byte_reader(ctx.data)));
+  if (out.size() != ctx.data.size() || !std::equal(out.begin(), out.end(), ctx.data.begin()))
+    core::fail(code::roundtrip_mismatch, "runtime-5 NSA raw layer did not write back byte for byte");
+  return out;
+}
+
 result<bytes> pack(const scene& s, const pack_context& ctx) { return pack_mrn(s, ctx); }
+result<bytes> pack_nsa(const scene& s, const pack_context& ctx) { return pack_nsa5(s, ctx); }
 
 }  // namespace
 }  // namespace rigrip::morpheme
@@ -124,10 +136,10 @@ std::vector<rigrip::format> rigrip_family_morpheme() {
              morpheme::detect_nmb, morpheme::read_nmb, morpheme::dump_mrn, morpheme::rewrite_mrn, nullptr, false,
              morpheme::dump_network},
       format{"morpheme-nsa", "morpheme",
-             "NaturalMotion morpheme standalone NSA animation, Forgelight or morpheme 5 x64/win32 (rig from --skeleton, the .mrn/.nmb beside it)",
+             "NaturalMotion morpheme standalone NSA animation, Forgelight or morpheme 5 x64/win32 (rig from --skeleton, the .mrn/.nmb beside it); writes morpheme 5 NSA (channels from --skeleton X.nmb, pointer size and grid from --template X.nsa)",
              {".nsa"},
              "content: Forgelight NSA header structure (zero field, alignment, duration/rate, pointers in range) or the morpheme 5 header (type 2); name .nsa",
-             morpheme::detect_nsa, morpheme::read_nsa, morpheme::dump_nsa, nullptr, nullptr},
+             morpheme::detect_nsa, morpheme::read_nsa, morpheme::dump_nsa, morpheme::rewrite_nsa, morpheme::pack_nsa},
       format{"morpheme-qsa", "morpheme",
              "NaturalMotion morpheme 5 QSA animation, x64/win32 (rig from --skeleton X.nmb or the bundle beside it that lists it)",
              {".qsa"},

@@ -1,0 +1,444 @@
+// Encode: scene -> runtime-5 NSA (the SDK's standalone .nsa, x64 or win32). Channels follow
+// the bundle's AnimToRig map (--skeleton X.nmb). With a runtime-5 template whose layout fits
+// (same rate, samples, channel split), values are requantised on the template's own grid
+// (its factor sets, init values and per-channel set choices), so an unchanged clip comes back
+// byte for byte; otherwise the quantisation is computed afresh (the Forgelight encoder's
+// maths, which this runtime shares).
+#include "formats/morpheme/encode_nsa5.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "core/math.hpp"
+#include "formats/morpheme/decode_sdk.hpp"
+#include "scene/pose.hpp"
+
+namespace rigrip::morpheme {
+
+using core::fail;
+
+namespace {
+
+constexpr std::uint32_t levels_111110[3] = {2047, 2047, 1023};
+
+// The rig a runtime-5 animation's channels drive: channel c -> bone name.
+struct channel_rig {
+  std::vector<std::string> bone_of_channel;
+  unsigned pointer_size = 8;
+};
+
+channel_rig rig_of_bundle(const bytes& data, const std::string& path) {
+  sdk_bundle b;
+  try {
+    b = load_sdk_bundle(data);
+  } catch (const core::failure& e) {
+    fail(e.error().code, "--skeleton " + path + ": " + e.error().message, 0);
+  }
+  if (b.rigs.empty()) fail(code::missing_skeleton, "--skeleton " + path + " holds no rig packet", 0);
+  const auto& r = b.rigs.front().second;
+  const sdk_rig_to_anim_map* m = nullptr;
+  for (const auto& [p, mm] : b.maps)
+    if (mm.used_bits == r.bone_count) m = &mm;
+  if (!m && !b.maps.empty()) m = &b.maps.front().second;
+  if (!m || m->type != 1)
+    fail(code::missing_skeleton, "--skeleton " + path + " has no AnimToRig map (rig-to-animation map of type 1)", 0);
+  channel_rig cr;
+  cr.pointer_size = b.raw.pointer_size();
+  for (auto bi : m->anim_to_rig) {
+    if (bi >= r.bone_count)
+      fail(code::bad_value, "--skeleton " + path + ": the AnimToRig map names bone " + std::to_string(bi) + " of " +
+                                std::to_string(r.bone_count), 0);
+    cr.bone_of_channel.push_back(bi < r.names.size() && !r.names[bi].empty() ? r.names[bi]
+                                                                            : "bone_" + std::to_string(bi));
+  }
+  return cr;
+}
+
+float deq(float extent, float min, std::uint32_t q) { return extent * static_cast<float>(q) + min; }
+
+// Nearest level of `v` on min + extent*q, q in [0, levels]; nullopt when v lies more than half
+// a step outside the grid (the template cannot hold it).
+std::optional<std::uint32_t> on_grid(float v, float min, float extent, std::uint32_t levels) {
+  if (extent == 0.0f) {
+    return std::fabs(v - min) <= 1e-6f * std::max(1.0f, std::fabs(min)) ? std::optional<std::uint32_t>(0) : std::nullopt;
+  }
+  double q = std::round((static_cast<double>(v) - min) / extent);
+  if (!std::isfinite(q) || q < -0.5 || q > levels + 0.5) return std::nullopt;
+  auto qi = static_cast<std::uint32_t>(std::clamp(q, 0.0, static_cast<double>(levels)));
+  // Float rounding may make a neighbour decode closer: pick the best of the three.
+  std::uint32_t best = qi;
+  float err = std::fabs(deq(extent, min, qi) - v);
+  for (std::uint32_t c : {qi ? qi - 1 : qi, qi < levels ? qi + 1 : qi}) {
+    float e = std::fabs(deq(extent, min, c) - v);
+    if (e < err) err = e, best = c;
+  }
+  return best;
+}
+
+bool equal_quats(const std::vector<quat>& v) {
+  for (const auto& q : v)
+    if (std::fabs(std::fabs(core::dot(q, v[0])) - 1.0f) > 1e-7f) return false;
+  return true;
+}
+
+// Requantises `in` on the template's grid; nullopt (with why) when the template cannot hold it.
+std::optional<nsa5_file> requantise(const nsa5_file& tpl, const nsa_input& in, std::string& why) {
+  const std::uint32_t S = in.sample_count;
+  auto no = [&](std::string w) {
+    why = std::move(w);
+    return std::optional<nsa5_file>();
+  };
+  if (tpl.sections.size() != 1 || tpl.section_frames.size() != 2 || tpl.section_frames[0] != 0)
+    return no("the template has several frame sections");
+  if (tpl.sections[0].sample_count != S) return no("the template has " + std::to_string(tpl.sections[0].sample_count) +
+                                                   " samples, the clip " + std::to_string(S));
+  if (tpl.h.channel_count != in.channels.size()) return no("the template has another channel count");
+  if (std::fabs(tpl.h.sample_rate - static_cast<float>(in.sample_rate)) > 1e-4f * tpl.h.sample_rate)
+    return no("the template has another sample rate");
+  nsa5_file f = tpl;
+  auto value_t = [&](std::uint16_t c, std::uint32_t s) -> const vec3* {
+    const auto& v = in.channels[c].translation;
+    return v.empty() ? nullptr : &v[v.size() == 1 ? 0 : s];
+  };
+  auto value_r = [&](std::uint16_t c, std::uint32_t s) -> const quat* {
+    const auto& v = in.channels[c].rotation;
+    return v.empty() ? nullptr : &v[v.size() == 1 ? 0 : s];
+  };
+  std::vector<bool> t_static(in.channels.size()), r_static(in.channels.size());
+  for (auto c : tpl.static_translation) t_static[c] = true;
+  for (auto c : tpl.static_rotation) r_static[c] = true;
+  for (std::size_t c = 0; c < in.channels.size(); ++c) {
+    const auto& ch = in.channels[c];
+    if (t_static[c] && ch.translation.size() > 1 &&
+        !std::all_of(ch.translation.begin(), ch.translation.end(), [&](const vec3& v) { return v == ch.translation[0]; }))
+      return no("channel " + std::to_string(c) + " moves where the template holds it still");
+    if (r_static[c] && ch.rotation.size() > 1 && !equal_quats(ch.rotation))
+      return no("channel " + std::to_string(c) + " rotates where the template holds it still");
+  }
+  // Static values.
+  for (std::size_t i = 0; i < f.static_translation.size(); ++i) {
+    const vec3* v = value_t(f.static_translation[i], 0);
+    if (!v) return no("static translation channel without data");
+    for (int k = 0; k < 3; ++k) {
+      auto q = on_grid((*v)[k], f.static_translation_factors.min[k], f.static_translation_factors.extent[k], 65535);
+      if (!q) return no("a static translation leaves the template's range");
+      f.static_translations[i][k] = static_cast<std::uint16_t>(*q);
+    }
+  }
+  for (std::size_t i = 0; i < f.static_rotation.size(); ++i) {
+    const quat* r = value_r(f.static_rotation[i], 0);
+    if (!r) return no("static rotation channel without data");
+    auto m = quat_to_mrp(core::normalize(*r));
+    for (int k = 0; k < 3; ++k) {
+      auto q = on_grid(m[k], f.static_rotation_factors.min[k], f.static_rotation_factors.extent[k], 65535);
+      if (!q) return no("a static rotation leaves the template's range");
+      f.static_rotations[i][k] = static_cast<std::uint16_t>(*q);
+    }
+  }
+  // Dynamic values, on each channel's init value and factor sets.
+  auto& sec = f.sections[0];
+  for (std::size_t j = 0; j < f.dynamic_translation.size(); ++j) {
+    const auto& inf = sec.translation_info[j];
+    for (std::uint32_t s = 0; s < S; ++s) {
+      const vec3* v = value_t(f.dynamic_translation[j], s);
+      if (!v) return no("animated translation channel without data");
+      std::uint32_t q[3];
+      for (int k = 0; k < 3; ++k) {
+        const auto& fa = f.translation_factors[inf.index[k]];
+        float init = f.init.extent[k] * inf.init[k] + f.init.min[k];
+        // decode: extent*q + min + init
+        auto g = on_grid((*v)[k] - init, fa.min[k], fa.extent[k], levels_111110[k]);
+        if (!g) return no("an animated translation leaves the template's range");
+        q[k] = *g;
+      }
+      sec.translations[static_cast<std::size_t>(s) * sec.translation_count + j] = pack_111110(q[0], q[1], q[2]);
+    }
+  }
+  for (std::size_t j = 0; j < f.dynamic_rotation.size(); ++j) {
+    const auto& inf = sec.rotation_info[j];
+    std::array<float, 3> iv{};
+    for (int k = 0; k < 3; ++k) iv[k] = inf.init[k] / 128.0f - 1.0f;
+    quat inv_init = core::conjugate(mrp_to_quat(iv));
+    for (std::uint32_t s = 0; s < S; ++s) {
+      const quat* r = value_r(f.dynamic_rotation[j], s);
+      if (!r) return no("animated rotation channel without data");
+      auto m = quat_to_mrp(core::multiply(inv_init, core::normalize(*r)));
+      for (int k = 0; k < 3; ++k) {
+        const auto& fa = f.rotation_factors[inf.index[k]];
+        auto g = on_grid(m[k], fa.min[k], fa.extent[k], 65535);
+        if (!g) return no("an animated rotation leaves the template's range");
+        sec.rotations[static_cast<std::size_t>(s) * sec.rotation_count + j][k] = static_cast<std::uint16_t>(*g);
+      }
+    }
+  }
+  // Trajectory.
+  if (tpl.trajectory.has_value() != in.has_trajectory) return no("the template and the clip differ in root motion");
+  if (f.trajectory) {
+    auto& t = *f.trajectory;
+    if (t.sample_count != S) return no("the template's trajectory has another sample count");
+    if (!t.translations.empty()) {
+      for (std::uint32_t s = 0; s < S; ++s) {
+        const auto& v = in.trajectory_translation.empty() ? vec3{0, 0, 0}
+                        : in.trajectory_translation[in.trajectory_translation.size() == 1 ? 0 : s];
+        std::uint32_t q[3];
+        for (int k = 0; k < 3; ++k) {
+          auto g = on_grid(v[k], t.translation[k], t.translation[3 + k], levels_111110[k]);
+          if (!g) return no("the root motion leaves the template's range");
+          q[k] = *g;
+        }
+        t.translations[s] = pack_111110(q[0], q[1], q[2]);
+      }
+    } else {
+      for (const auto& v : in.trajectory_translation)
+        if (v != vec3{0, 0, 0}) return no("the clip has root translation, the template none");
+    }
+    if (t.constant_rotation) {
+      quat c{t.rotation[0], t.rotation[1], t.rotation[2], t.rotation[3]};
+      for (const auto& q : in.trajectory_rotation)
+        if (std::fabs(std::fabs(core::dot(core::normalize(q), core::normalize(c))) - 1.0f) > 1e-6f)
+          return no("the clip's root rotation changes, the template's is constant");
+    } else {
+      if (in.trajectory_rotation.empty()) return no("the clip has no root rotation");
+      for (std::uint32_t s = 0; s < S; ++s) {
+        auto m = quat_to_mrp(core::normalize(in.trajectory_rotation[in.trajectory_rotation.size() == 1 ? 0 : s]));
+        for (int k = 0; k < 3; ++k) {
+          auto g = on_grid(m[k], t.rotation[k], t.rotation[3 + k], 65535);
+          if (!g) return no("the root rotation leaves the template's range");
+          t.rotations[s][k] = static_cast<std::uint16_t>(*g);
+        }
+      }
+    }
+  }
+  return f;
+}
+
+// The Forgelight encoder's result in this runtime's structures.
+nsa5_file from_forgelight(const nsa_file& g, bool x64, std::uint32_t unknown) {
+  nsa5_file f;
+  f.h.x64 = x64;
+  f.h.alignment = 16;
+  f.h.type = source_type_nsa;
+  f.h.duration = g.duration;
+  f.h.sample_rate = g.sample_rate;
+  f.h.channel_count = g.total_bones;
+  f.h.frame_sections = 1;
+  f.h.channel_sections = 1;
+  f.h.unknown = unknown;
+  auto list = [&](int k) { return g.indices[k] ? *g.indices[k] : std::vector<std::uint16_t>{}; };
+  f.static_translation = list(0);
+  f.static_rotation = list(1);
+  f.dynamic_translation = list(3);
+  f.dynamic_rotation = list(4);
+  f.init = g.translation_init_factors;
+  f.translation_factors = g.translation_factors;
+  f.rotation_factors = g.rotation_factors;
+  if (g.static_segment) {
+    const auto& st = *g.static_segment;
+    f.static_translation_count = st.translation_count;
+    f.static_rotation_count = st.rotation_count;
+    f.static_translation_factors = st.translation_factors;
+    f.static_rotation_factors = st.rotation_factors;
+    f.static_translations = st.translations;
+    f.static_rotations = st.rotations;
+  }
+  nsa5_section s;
+  if (g.dynamic_segment) {
+    const auto& d = *g.dynamic_segment;
+    s.sample_count = d.sample_count;
+    s.translation_count = d.translation_count;
+    s.rotation_count = d.rotation_count;
+    s.translations = d.translations;
+    s.translation_info = d.translation_info;
+    s.rotations = d.rotations;
+    s.rotation_row_stride = d.rotation_row_stride;
+    s.rotation_info = d.rotation_info;
+  } else {
+    s.sample_count = 1;
+  }
+  f.section_frames = {0, s.sample_count ? s.sample_count - 1 : 0};
+  f.sections.push_back(std::move(s));
+  if (g.trajectory) {
+    const auto& t = *g.trajectory;
+    source5_trajectory o;
+    o.type = source_type_nsa;
+    o.alignment = 16;
+    o.sample_rate = t.sample_rate;
+    o.sample_count = t.sample_count;
+    for (int k = 0; k < 3; ++k) {
+      o.translation[k] = t.translation_factors.min[k];
+      o.translation[3 + k] = t.translation_factors.extent[k];
+    }
+    if (t.has_translation) o.translations = t.translations;
+    o.constant_rotation = t.constant_rotation;
+    if (t.constant_rotation) {
+      o.rotation = {t.rotation[0], t.rotation[1], t.rotation[2], t.rotation[3], 0, 0};
+    } else {
+      for (int k = 0; k < 3; ++k) {
+        o.rotation[k] = t.rotation_factors.min[k];
+        o.rotation[3 + k] = t.rotation_factors.extent[k];
+      }
+      o.rotations = t.rotations;
+    }
+    f.trajectory = std::move(o);
+  }
+  return f;
+}
+
+}  // namespace
+
+nsa5_encoded encode_nsa5(const nsa_input& in, const nsa5_encode_options& o) {
+  nsa5_encoded out;
+  if (o.tpl) {
+    std::string why;
+    if (auto f = requantise(*o.tpl, in, why)) {
+      f->h.x64 = o.x64;
+      out.file = std::move(*f);
+      out.on_template_grid = true;
+      return out;
+    }
+    out.note = why;
+  }
+  out.file = from_forgelight(encode_nsa(in), o.x64, o.tpl ? o.tpl->h.unknown : o.unknown);
+  return out;
+}
+
+bytes pack_nsa5(const scene& s, const pack_context& ctx) {
+  if (s.animations.empty()) fail(code::write_unsupported, "an NSA holds one animation; the scene has none");
+  if (s.animations.size() > 1)
+    ctx.warn(code::w_lossy, "an NSA holds one animation: '" + s.animations[0].name + "' is written, " +
+                                std::to_string(s.animations.size() - 1) + " others are not");
+  const auto& a = s.animations[0];
+  if (a.skeleton < 0 || static_cast<std::size_t>(a.skeleton) >= s.skeletons.size())
+    fail(code::missing_skeleton, "animation '" + a.name + "' has no skeleton");
+  const auto& sk = s.skeletons[static_cast<std::size_t>(a.skeleton)];
+  // Template and pointer size.
+  std::optional<nsa5_file> tpl;
+  nsa5_encode_options opt;
+  bool size_known = false;
+  if (ctx.template_file) {
+    auto p = probe_source5(*ctx.template_file);
+    if (!p || p->type != source_type_nsa)
+      fail(code::write_unsupported, "--template " + ctx.template_path +
+                                        " is not a morpheme 5 NSA (the runtime-5 writer keeps its pointer size and grid)");
+    tpl = parse_nsa5(core::byte_reader(*ctx.template_file));
+    opt.x64 = tpl->h.x64;
+    size_known = true;
+  }
+  if (!ctx.skeleton_file)
+    fail(code::missing_skeleton, "a morpheme 5 NSA needs the bundle whose AnimToRig map orders its channels: "
+                                 "pass --skeleton X.nmb");
+  auto rig = rig_of_bundle(*ctx.skeleton_file, ctx.skeleton_path);
+  if (!size_known) {
+    opt.x64 = rig.pointer_size == 8;
+    if (s.metadata.is_object() && s.metadata.contains("pointer_size") && s.metadata["pointer_size"].is_number() &&
+        s.metadata["pointer_size"] != rig.pointer_size)
+      ctx.warn(code::w_lossy, "the scene came from a " + s.metadata["pointer_size"].dump() +
+                                  "-byte-pointer file; the bundle's pointer size (" + std::to_string(rig.pointer_size) +
+                                  ") is written");
+  }
+  if (tpl && tpl->h.channel_count != rig.bone_of_channel.size())
+    fail(code::bad_count, "--template has " + std::to_string(tpl->h.channel_count) + " channels, the bundle's map " +
+                              std::to_string(rig.bone_of_channel.size()));
+  // Every animated bone must be a channel's.
+  std::set<std::string> rig_names(rig.bone_of_channel.begin(), rig.bone_of_channel.end());
+  std::set<std::string> roots;
+  if (a.extras.is_object() && a.extras.contains("root_motion"))
+    for (const auto& r : a.extras["root_motion"])
+      if (r.is_string()) roots.insert(r.get<std::string>());
+  std::set<std::string> missing;
+  for (const auto& t : a.tracks)
+    if (!rig_names.count(t.bone) && !roots.count(t.bone)) missing.insert(t.bone);
+  if (!missing.empty()) {
+    std::string list;
+    for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+    fail(code::invalid_scene, "animation '" + a.name + "' animates bones no channel of " + ctx.skeleton_path +
+                                 " drives: " + list);
+  }
+  // Sampling grid.
+  double fps = ctx.fps ? *ctx.fps : (a.fps && *a.fps > 0 ? *a.fps : (tpl ? tpl->h.sample_rate : 30.0));
+  double exact = a.duration * fps;
+  if (!(exact >= 0) || exact > 1e6) fail(code::limit_exceeded, "animation '" + a.name + "': too many samples");
+  std::uint32_t S = static_cast<std::uint32_t>(std::round(exact)) + 1;
+  double rate = fps;
+  if (S > 1 && std::fabs(exact - (S - 1)) > 1e-3) rate = (S - 1) / a.duration;
+  auto sample_at = [&](const track& t, std::uint32_t i) {
+    float time = static_cast<float>(std::min(static_cast<double>(i) / rate, a.duration));
+    return scene_ops::sample(t, time);
+  };
+  auto rest_of = [&](const std::string& name) -> const bone* {
+    for (const auto& b : sk.bones)
+      if (b.name == name) return &b;
+    return nullptr;
+  };
+  nsa_input in;
+  in.sample_rate = rate;
+  in.sample_count = S;
+  in.channels.resize(rig.bone_of_channel.size());
+  bool scale_dropped = false;
+  for (std::size_t c = 0; c < rig.bone_of_channel.size(); ++c) {
+    const auto& name = rig.bone_of_channel[c];
+    const track *tt = nullptr, *rt = nullptr;
+    for (const auto& t : a.tracks) {
+      if (t.bone != name) continue;
+      if (t.path == path::translation) tt = &t;
+      else if (t.path == path::rotation) rt = &t;
+      else scale_dropped = true;
+    }
+    const bone* rb = rest_of(name);
+    auto& ch = in.channels[c];
+    if (roots.count(name)) tt = rt = nullptr;  // the trajectory carries it
+    if (tt && tt->times.size() > 1)
+      for (std::uint32_t i = 0; i < S; ++i) {
+        auto v = sample_at(*tt, i);
+        ch.translation.push_back({v[0], v[1], v[2]});
+      }
+    else if (tt)
+      ch.translation.push_back({tt->values[0], tt->values[1], tt->values[2]});
+    else if (rb)
+      ch.translation.push_back(rb->translation);
+    if (rt && rt->times.size() > 1)
+      for (std::uint32_t i = 0; i < S; ++i) {
+        auto v = sample_at(*rt, i);
+        ch.rotation.push_back(core::normalize(quat{v[0], v[1], v[2], v[3]}));
+      }
+    else if (rt)
+      ch.rotation.push_back(core::normalize(quat{rt->values[0], rt->values[1], rt->values[2], rt->values[3]}));
+    else if (rb)
+      ch.rotation.push_back(core::normalize(rb->rotation));
+  }
+  for (const auto& r : roots) {
+    in.has_trajectory = true;
+    for (const auto& t : a.tracks) {
+      if (t.bone != r) continue;
+      if (t.path == path::translation)
+        for (std::uint32_t i = 0; i < (t.times.size() > 1 ? S : 1u); ++i) {
+          auto v = sample_at(t, i);
+          in.trajectory_translation.push_back({v[0], v[1], v[2]});
+        }
+      else if (t.path == path::rotation)
+        for (std::uint32_t i = 0; i < (t.times.size() > 1 ? S : 1u); ++i) {
+          auto v = sample_at(t, i);
+          in.trajectory_rotation.push_back(core::normalize(quat{v[0], v[1], v[2], v[3]}));
+        }
+    }
+    break;  // one trajectory
+  }
+  if (roots.size() > 1) ctx.warn(code::w_lossy, "animation '" + a.name + "': only the first root-motion bone is written");
+  if (scale_dropped) ctx.warn(code::w_lossy, "animation '" + a.name + "': scale tracks dropped (NSA has no scale)");
+  std::size_t unset = 0;
+  for (const auto& ch : in.channels) unset += ch.translation.empty() || ch.rotation.empty();
+  if (unset)
+    ctx.warn(code::w_missing_bone, std::to_string(unset) + " channels name bones the scene's skeleton lacks; "
+                                                           "they keep the rig's bind pose");
+  opt.tpl = tpl ? &*tpl : nullptr;
+  opt.unknown = static_cast<std::uint32_t>(rig.bone_of_channel.size() ? rig.bone_of_channel.size() - 1 : 0);
+  auto enc = encode_nsa5(in, opt);
+  if (tpl && !enc.on_template_grid)
+    ctx.warn(code::w_lossy, "the clip does not fit the template's quantisation (" + enc.note +
+                                "); quantised afresh, so the bytes differ from the template's");
+  return serialise_nsa5(enc.file);
+}
+
+}  // namespace rigrip::morpheme
