@@ -58,14 +58,18 @@ channel_rig rig_of_bundle(const bytes& data, const std::string& path) {
 
 float deq(float extent, float min, std::uint32_t q) { return extent * static_cast<float>(q) + min; }
 
-// Nearest level of `v` on min + extent*q, q in [0, levels]; nullopt when v lies more than half
-// a step outside the grid (the template cannot hold it).
+// Nearest level of `v` on min + extent*q, q in [0, levels]; nullopt when v lies outside the
+// grid by more than half a step plus float noise (a decoded quaternion carries ~1e-7 of
+// rounding, more than some sets' steps): the template cannot hold it.
 std::optional<std::uint32_t> on_grid(float v, float min, float extent, std::uint32_t levels) {
-  if (extent == 0.0f) {
-    return std::fabs(v - min) <= 1e-6f * std::max(1.0f, std::fabs(min)) ? std::optional<std::uint32_t>(0) : std::nullopt;
-  }
+  const double slack = 1e-6 * std::max(1.0, std::fabs(static_cast<double>(v)));
+  if (extent == 0.0f)
+    return std::fabs(static_cast<double>(v) - min) <= slack ? std::optional<std::uint32_t>(0) : std::nullopt;
+  const double lo = min, hi = min + static_cast<double>(levels) * extent;
+  if (!std::isfinite(v) || v < std::min(lo, hi) - 0.5 * std::fabs(extent) - slack ||
+      v > std::max(lo, hi) + 0.5 * std::fabs(extent) + slack)
+    return std::nullopt;
   double q = std::round((static_cast<double>(v) - min) / extent);
-  if (!std::isfinite(q) || q < -0.5 || q > levels + 0.5) return std::nullopt;
   auto qi = static_cast<std::uint32_t>(std::clamp(q, 0.0, static_cast<double>(levels)));
   // Float rounding may make a neighbour decode closer: pick the best of the three.
   std::uint32_t best = qi;
@@ -168,7 +172,10 @@ std::optional<nsa5_file> requantise(const nsa5_file& tpl, const nsa_input& in, s
       for (int k = 0; k < 3; ++k) {
         const auto& fa = f.rotation_factors[inf.index[k]];
         auto g = on_grid(m[k], fa.min[k], fa.extent[k], 65535);
-        if (!g) return no("an animated rotation leaves the template's range");
+        if (!g)
+          return no("channel " + std::to_string(f.dynamic_rotation[j]) + "'s rotation at sample " + std::to_string(s) +
+                    " leaves the template's range (MRP " + std::to_string(m[k]) + ", set " +
+                    std::to_string(fa.min[k]) + " .. " + std::to_string(fa.min[k] + 65535.0 * fa.extent[k]) + ")");
         sec.rotations[static_cast<std::size_t>(s) * sec.rotation_count + j][k] = static_cast<std::uint16_t>(*g);
       }
     }
