@@ -83,6 +83,30 @@ if(EXISTS ${MMS}/RuntimeBasic1/x64/Network_RuntimeBasic1.nmb AND EXISTS ${MMS}/C
   endif()
   rigrip_cli_test(morpheme_sdk_network_absent ARGS dump --network ${MMS_QSA} EXIT 1
     EXPECT "E_UNSUPPORTED_FEATURE \\[morpheme-qsa\\]: this format holds no animation network")
+  # Runtime-5 NSA writing: a sample converted to glb, packed back on its own template with the
+  # bundle's channel map, read again; rewrite is byte-exact; a missing bundle is a clear error.
+  set(MMS_CWP ${MMS}/ControlWithPrediction/win32)
+  file(GLOB MMS_WALK ${MMS_CWP}/01002_Walk_*.nsa)
+  rigrip_cli_test(morpheme_sdk_nsa5_formats ARGS formats EXPECT "morpheme-nsa +morpheme +yes +yes +yes +yes ")
+  rigrip_cli_test(morpheme_sdk_nsa5_convert ARGS convert ${MMS_WALK} -o ${MMS_OUT}/walk5.glb VALIDATE ${MMS_OUT}/walk5.glb)
+  rigrip_cli_test(morpheme_sdk_nsa5_pack ARGS pack ${MMS_OUT}/walk5.glb --format morpheme-nsa --template ${MMS_WALK}
+    --skeleton ${MMS_CWP}/ControlWithPrediction.nmb -o ${MMS_OUT}/walk5.nsa EXPECT "packed: .*walk5.nsa .*morpheme-nsa")
+  set_tests_properties(cli.morpheme_sdk_nsa5_pack PROPERTIES DEPENDS cli.morpheme_sdk_nsa5_convert)
+  rigrip_cli_test(morpheme_sdk_nsa5_pack_info ARGS info ${MMS_OUT}/walk5.nsa --skeleton ${MMS_CWP}/ControlWithPrediction.nmb
+    EXPECT "format: morpheme-nsa.*68 bones.*animation 'walk5': 1.06[0-9]* s")
+  set_tests_properties(cli.morpheme_sdk_nsa5_pack_info PROPERTIES DEPENDS cli.morpheme_sdk_nsa5_pack)
+  rigrip_cli_test(morpheme_sdk_nsa5_pack_convert ARGS convert ${MMS_OUT}/walk5.nsa --skeleton ${MMS_CWP}/ControlWithPrediction.nmb
+    -o ${MMS_OUT}/walk5_repack.glb VALIDATE ${MMS_OUT}/walk5_repack.glb)
+  set_tests_properties(cli.morpheme_sdk_nsa5_pack_convert PROPERTIES DEPENDS cli.morpheme_sdk_nsa5_pack)
+  # The family name and the output's extension pick the NSA writer; no template: the bundle's pointer size.
+  rigrip_cli_test(morpheme_sdk_nsa5_pack_family ARGS pack ${MMS_OUT}/walk5.glb --format morpheme
+    --skeleton ${MMS}/ControlWithPrediction/x64/ControlWithPrediction.nmb -o ${MMS_OUT}/walk5_x64.nsa
+    EXPECT "packed: .*morpheme-nsa" EXPECT_FILE ${MMS_OUT}/walk5_x64.nsa)
+  set_tests_properties(cli.morpheme_sdk_nsa5_pack_family PROPERTIES DEPENDS cli.morpheme_sdk_nsa5_convert)
+  rigrip_cli_test(morpheme_sdk_nsa5_no_bundle ARGS pack ${MMS_OUT}/walk5.glb --format morpheme-nsa --template ${MMS_WALK}
+    -o ${MMS_OUT}/walk5_nobundle.nsa EXIT 1 EXPECT "E_MISSING_SKELETON.*--skeleton X.nmb" ABSENT ${MMS_OUT}/walk5_nobundle.nsa)
+  set_tests_properties(cli.morpheme_sdk_nsa5_no_bundle PROPERTIES DEPENDS cli.morpheme_sdk_nsa5_convert)
+  rigrip_cli_test(morpheme_sdk_nsa5_rewrite ARGS rewrite ${MMS_WALK} -o ${MMS_OUT}/walk5.rewrite.nsa EXPECT "identical")
   execute_process(COMMAND head -c 5000 ${MMS}/RuntimeBasic1/x64/Network_RuntimeBasic1.nmb OUTPUT_FILE ${MMS_OUT}/cut.nmb)
   rigrip_cli_test(morpheme_sdk_truncated ARGS convert ${MMS_OUT}/cut.nmb -o ${MMS_OUT}/cut.glb EXIT 1
     EXPECT "cut.nmb @ 0x[0-9A-F]+: E_[A-Z_]+ \\[morpheme-nmb\\]" ABSENT ${MMS_OUT}/cut.glb)

@@ -81,6 +81,28 @@ std::optional<std::uint32_t> on_grid(float v, float min, float extent, std::uint
   return best;
 }
 
+// Levels of a rotation on three factor axes: its MRP or, for turns past 180 degrees, the
+// shadow MRP -p/|p|^2 (the same rotation), whichever the grid holds.
+std::optional<std::array<std::uint32_t, 3>> mrp_on_grid(const quat& q, const std::array<const factors*, 3>& fa,
+                                                        std::uint32_t levels) {
+  auto p = quat_to_mrp(core::normalize(q));
+  double n2 = static_cast<double>(p[0]) * p[0] + static_cast<double>(p[1]) * p[1] + static_cast<double>(p[2]) * p[2];
+  std::array<float, 3> shadow{};
+  for (int k = 0; k < 3; ++k) shadow[k] = n2 > 0 ? static_cast<float>(-p[k] / n2) : p[k];
+  for (const auto* v : {&p, &shadow}) {
+    std::array<std::uint32_t, 3> out{};
+    bool ok = true;
+    for (int k = 0; k < 3 && ok; ++k) {
+      auto g = on_grid((*v)[k], fa[k]->min[k], fa[k]->extent[k], levels);
+      ok = g.has_value();
+      if (ok) out[k] = *g;
+    }
+    if (ok) return out;
+    if (n2 == 0) break;
+  }
+  return std::nullopt;
+}
+
 bool equal_quats(const std::vector<quat>& v) {
   for (const auto& q : v)
     if (std::fabs(std::fabs(core::dot(q, v[0])) - 1.0f) > 1e-7f) return false;
@@ -134,12 +156,10 @@ std::optional<nsa5_file> requantise(const nsa5_file& tpl, const nsa_input& in, s
   for (std::size_t i = 0; i < f.static_rotation.size(); ++i) {
     const quat* r = value_r(f.static_rotation[i], 0);
     if (!r) return no("static rotation channel without data");
-    auto m = quat_to_mrp(core::normalize(*r));
-    for (int k = 0; k < 3; ++k) {
-      auto q = on_grid(m[k], f.static_rotation_factors.min[k], f.static_rotation_factors.extent[k], 65535);
-      if (!q) return no("a static rotation leaves the template's range");
-      f.static_rotations[i][k] = static_cast<std::uint16_t>(*q);
-    }
+    const factors* sf = &f.static_rotation_factors;
+    auto g = mrp_on_grid(*r, {sf, sf, sf}, 65535);
+    if (!g) return no("a static rotation leaves the template's range");
+    for (int k = 0; k < 3; ++k) f.static_rotations[i][k] = static_cast<std::uint16_t>((*g)[k]);
   }
   // Dynamic values, on each channel's init value and factor sets.
   auto& sec = f.sections[0];
@@ -168,16 +188,15 @@ std::optional<nsa5_file> requantise(const nsa5_file& tpl, const nsa_input& in, s
     for (std::uint32_t s = 0; s < S; ++s) {
       const quat* r = value_r(f.dynamic_rotation[j], s);
       if (!r) return no("animated rotation channel without data");
-      auto m = quat_to_mrp(core::multiply(inv_init, core::normalize(*r)));
-      for (int k = 0; k < 3; ++k) {
-        const auto& fa = f.rotation_factors[inf.index[k]];
-        auto g = on_grid(m[k], fa.min[k], fa.extent[k], 65535);
-        if (!g)
-          return no("channel " + std::to_string(f.dynamic_rotation[j]) + "'s rotation at sample " + std::to_string(s) +
-                    " leaves the template's range (MRP " + std::to_string(m[k]) + ", set " +
-                    std::to_string(fa.min[k]) + " .. " + std::to_string(fa.min[k] + 65535.0 * fa.extent[k]) + ")");
-        sec.rotations[static_cast<std::size_t>(s) * sec.rotation_count + j][k] = static_cast<std::uint16_t>(*g);
-      }
+      auto g = mrp_on_grid(core::multiply(inv_init, core::normalize(*r)),
+                           {&f.rotation_factors[inf.index[0]], &f.rotation_factors[inf.index[1]],
+                            &f.rotation_factors[inf.index[2]]},
+                           65535);
+      if (!g)
+        return no("channel " + std::to_string(f.dynamic_rotation[j]) + "'s rotation at sample " + std::to_string(s) +
+                  " leaves the template's range");
+      for (int k = 0; k < 3; ++k)
+        sec.rotations[static_cast<std::size_t>(s) * sec.rotation_count + j][k] = static_cast<std::uint16_t>((*g)[k]);
     }
   }
   // Trajectory.
@@ -209,12 +228,11 @@ std::optional<nsa5_file> requantise(const nsa5_file& tpl, const nsa_input& in, s
     } else {
       if (in.trajectory_rotation.empty()) return no("the clip has no root rotation");
       for (std::uint32_t s = 0; s < S; ++s) {
-        auto m = quat_to_mrp(core::normalize(in.trajectory_rotation[in.trajectory_rotation.size() == 1 ? 0 : s]));
-        for (int k = 0; k < 3; ++k) {
-          auto g = on_grid(m[k], t.rotation[k], t.rotation[3 + k], 65535);
-          if (!g) return no("the root rotation leaves the template's range");
-          t.rotations[s][k] = static_cast<std::uint16_t>(*g);
-        }
+        factors tf;
+        for (int k = 0; k < 3; ++k) tf.min[k] = t.rotation[k], tf.extent[k] = t.rotation[3 + k];
+        auto g = mrp_on_grid(in.trajectory_rotation[in.trajectory_rotation.size() == 1 ? 0 : s], {&tf, &tf, &tf}, 65535);
+        if (!g) return no("the root rotation leaves the template's range");
+        for (int k = 0; k < 3; ++k) t.rotations[s][k] = static_cast<std::uint16_t>((*g)[k]);
       }
     }
   }
@@ -374,6 +392,15 @@ bytes pack_nsa5(const scene& s, const pack_context& ctx) {
     float time = static_cast<float>(std::min(static_cast<double>(i) / rate, a.duration));
     return scene_ops::sample(t, time);
   };
+  // A track whose keys all hold one value is that value (interpolating it adds float noise).
+  auto constant = [](const track& t) {
+    const std::size_t n = t.values.size() / std::max<std::size_t>(t.times.size(), 1);
+    for (std::size_t i = n; i + n <= t.values.size(); i += n)
+      if (!std::equal(t.values.begin(), t.values.begin() + static_cast<std::ptrdiff_t>(n),
+                      t.values.begin() + static_cast<std::ptrdiff_t>(i)))
+        return false;
+    return true;
+  };
   auto rest_of = [&](const std::string& name) -> const bone* {
     for (const auto& b : sk.bones)
       if (b.name == name) return &b;
@@ -396,7 +423,7 @@ bytes pack_nsa5(const scene& s, const pack_context& ctx) {
     const bone* rb = rest_of(name);
     auto& ch = in.channels[c];
     if (roots.count(name)) tt = rt = nullptr;  // the trajectory carries it
-    if (tt && tt->times.size() > 1)
+    if (tt && tt->times.size() > 1 && !constant(*tt))
       for (std::uint32_t i = 0; i < S; ++i) {
         auto v = sample_at(*tt, i);
         ch.translation.push_back({v[0], v[1], v[2]});
@@ -405,7 +432,7 @@ bytes pack_nsa5(const scene& s, const pack_context& ctx) {
       ch.translation.push_back({tt->values[0], tt->values[1], tt->values[2]});
     else if (rb)
       ch.translation.push_back(rb->translation);
-    if (rt && rt->times.size() > 1)
+    if (rt && rt->times.size() > 1 && !constant(*rt))
       for (std::uint32_t i = 0; i < S; ++i) {
         auto v = sample_at(*rt, i);
         ch.rotation.push_back(core::normalize(quat{v[0], v[1], v[2], v[3]}));
@@ -420,12 +447,12 @@ bytes pack_nsa5(const scene& s, const pack_context& ctx) {
     for (const auto& t : a.tracks) {
       if (t.bone != r) continue;
       if (t.path == path::translation)
-        for (std::uint32_t i = 0; i < (t.times.size() > 1 ? S : 1u); ++i) {
+        for (std::uint32_t i = 0; i < (t.times.size() > 1 && !constant(t) ? S : 1u); ++i) {
           auto v = sample_at(t, i);
           in.trajectory_translation.push_back({v[0], v[1], v[2]});
         }
       else if (t.path == path::rotation)
-        for (std::uint32_t i = 0; i < (t.times.size() > 1 ? S : 1u); ++i) {
+        for (std::uint32_t i = 0; i < (t.times.size() > 1 && !constant(t) ? S : 1u); ++i) {
           auto v = sample_at(t, i);
           in.trajectory_rotation.push_back(core::normalize(quat{v[0], v[1], v[2], v[3]}));
         }
