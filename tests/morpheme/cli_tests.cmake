@@ -92,6 +92,9 @@ if(EXISTS ${MMS}/RuntimeBasic1/x64/Network_RuntimeBasic1.nmb AND EXISTS ${MMS}/C
   rigrip_cli_test(morpheme_sdk_nsa5_pack ARGS pack ${MMS_OUT}/walk5.glb --format morpheme-nsa --template ${MMS_WALK}
     --skeleton ${MMS_CWP}/ControlWithPrediction.nmb -o ${MMS_OUT}/walk5.nsa EXPECT "packed: .*walk5.nsa .*morpheme-nsa")
   set_tests_properties(cli.morpheme_sdk_nsa5_pack PROPERTIES DEPENDS cli.morpheme_sdk_nsa5_convert)
+  # The unchanged clip on its own template comes back byte for byte through the glb.
+  add_test(NAME cli.morpheme_sdk_nsa5_pack_identical COMMAND ${CMAKE_COMMAND} -E compare_files ${MMS_OUT}/walk5.nsa ${MMS_WALK})
+  set_tests_properties(cli.morpheme_sdk_nsa5_pack_identical PROPERTIES DEPENDS cli.morpheme_sdk_nsa5_pack)
   rigrip_cli_test(morpheme_sdk_nsa5_pack_info ARGS info ${MMS_OUT}/walk5.nsa --skeleton ${MMS_CWP}/ControlWithPrediction.nmb
     EXPECT "format: morpheme-nsa.*68 bones.*animation 'walk5': 1.06[0-9]* s")
   set_tests_properties(cli.morpheme_sdk_nsa5_pack_info PROPERTIES DEPENDS cli.morpheme_sdk_nsa5_pack)
