@@ -115,7 +115,7 @@ void write_trajectory(writer& wr, const source5_trajectory& t) {
                                 std::to_string(t.sample_count) + " samples");
     wr.patch_ptr(ptrs + P, w.size() - at);
     wr.triples(t.rotations);
-    w.fill(6);  // every sample's trajectory holds one spare (zero) rotation entry
+    w.fill(6);  // the SDK writes one spare (zero) rotation entry after the samples
   }
   w.align(16);
   wr.patch_ptr(size_field, w.size() - at);
