@@ -39,6 +39,6 @@ else
 fi
 
 if [ -x scripts/fuzz.sh ]; then
-  echo "== fuzzing (short budget: ${RIGRIP_FUZZ_SECONDS:-45} s per target)"
-  scripts/fuzz.sh "${RIGRIP_FUZZ_SECONDS:-45}"
+  echo "== fuzzing (short budget: ${RIGRIP_FUZZ_SECONDS:-30} s per target)"
+  scripts/fuzz.sh "${RIGRIP_FUZZ_SECONDS:-30}"
 fi
