@@ -226,10 +226,13 @@ TEST(ArchiveCli, DamagedLgpNamesTheEntryAndNeverCrashes) {
   EXPECT_NE(o.find("failed: " + base + "/past.lgp/" + victim), std::string::npos) << o;
   EXPECT_NE(o.find("converted "), std::string::npos) << o;  // the others still convert
   EXPECT_FALSE(fs::exists(base + "/past_out/" + victim + ".glb"));
-  EXPECT_EQ(rr("pack " + q(base + "/past.lgp") + " --format ff7-da --into " + q(base + "/past.lgp") +
+  ASSERT_EQ(rr("convert " + q(std::string(RIGRIP_SOURCE_DIR) + "/examples/ff7/zzaa") + " -o " + q(base + "/zzaa.glb"), &o), 0)
+      << o;
+  EXPECT_EQ(rr("pack " + q(base + "/zzaa.glb") + " --format ff7-da --into " + q(base + "/past.lgp") +
                    " --entry zzda -o " + q(base + "/past_new.lgp"),
                &o),
             1) << o;
+  EXPECT_NE(o.find("broken entry"), std::string::npos) << o;
   EXPECT_FALSE(fs::exists(base + "/past_new.lgp"));
 
   // Two TOC entries with the same name: a warning naming it.
