@@ -184,9 +184,13 @@ std::vector<json> run_pool(const std::vector<job>& jobs, const batch_options& o,
       reports[i] = run_isolated(jobs[i], o, run);
       std::lock_guard lock(io);
       ++done;
-      std::error_code ec;
-      const auto size = fs::file_size(jobs[i].input, ec);
-      if (!ec) prog.bytes += size;
+      if (jobs[i].archive) {
+        prog.bytes += jobs[i].archive->a.entries[jobs[i].entry].data.size();
+      } else {
+        std::error_code ec;
+        const auto size = fs::file_size(jobs[i].input, ec);
+        if (!ec) prog.bytes += size;
+      }
       print_outcome(jobs[i], reports[i], tty);
       if (jobs.size() > 1) print_progress(prog, done, jobs.size(), jobs[i].input, tty);
     }
