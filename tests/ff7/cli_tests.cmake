@@ -63,6 +63,6 @@ rigrip_cli_test(ff7_lgp_list_reference_json ARGS list --json ${FF7LGP}
 rigrip_cli_test(ff7_lgp_rewrite_reference ARGS rewrite ${FF7LGP} -o ${OUT}/ff7/reference.lgp
   EXPECT "identical: .*2 entries")
 rigrip_cli_test(ff7_lgp_convert_reference ARGS convert ${FF7LGP} -o ${OUT}/ff7/reference_out
-  EXPECT "skipped: .*reference.lgp/Filename 1: not a recognised game file.*converted 0, failed 0, skipped 2")
+  EXPECT "converted 0, failed 0, skipped 2.*skipped: .*reference.lgp/Filename 1: not a recognised game file")
 rigrip_cli_test(ff7_lgp_pack_into_needs_entry ARGS pack ${FF7EX}/zzaa --format ff7-da --into ${FF7LGP}
   -o ${OUT}/ff7/never.lgp EXIT 2 EXPECT "--into ARCHIVE and --entry NAME go together" ABSENT ${OUT}/ff7/never.lgp)
