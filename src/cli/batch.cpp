@@ -1,6 +1,7 @@
 #include "cli/batch.hpp"
 
 #include <fmt/core.h>
+#include <fnmatch.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -36,6 +37,42 @@ void add_directory_jobs(const std::string& dir, const std::string& output_dir,
     o.replace_extension(ext);
     jobs.push_back({p.string(), o.string(), true});
   }
+}
+
+bool selected(const std::string& inner, const std::vector<std::string>& only) {
+  if (only.empty()) return true;
+  for (const auto& g : only)
+    if (fnmatch(g.c_str(), inner.c_str(), 0) == 0) return true;
+  return false;
+}
+
+// An inner path as a relative output path that cannot leave the output folder.
+fs::path safe_relative(const std::string& inner) {
+  fs::path rel = fs::path(inner).lexically_normal().relative_path();
+  if (rel.empty() || *rel.begin() == "..") rel = fs::path(inner).filename();
+  if (rel.empty() || rel == "." || rel == "..") rel = "entry";
+  return rel;
+}
+
+void add_archive_jobs(const std::string& path, const std::shared_ptr<const archive_input>& in,
+                      const std::string& output_dir, const std::string& ext,
+                      const std::vector<std::string>& only, std::vector<job>& jobs) {
+  print_warnings(in->diags);  // the archive's own (duplicate names, disagreeing tables): once
+  std::size_t chosen = 0;
+  for (std::size_t i = 0; i < in->a.entries.size(); ++i) {
+    const auto& name = in->a.entries[i].name;
+    if (!selected(name, only)) continue;
+    ++chosen;
+    fs::path o = fs::path(output_dir) / safe_relative(name);
+    o.replace_extension(ext);
+    job jb{in->a.entry_path(i), o.string(), true};
+    jb.archive = in;
+    jb.entry = i;
+    jobs.push_back(std::move(jb));
+  }
+  if (!only.empty() && chosen == 0)
+    std::cerr << "warning: " << path << ": --only selects none of its " << in->a.entries.size()
+              << " entries\n";
 }
 
 // Two inputs that differ only by extension (Animal_Bass.bfres / Animal_Bass.sbfres) would
@@ -147,9 +184,13 @@ std::vector<json> run_pool(const std::vector<job>& jobs, const batch_options& o,
       reports[i] = run_isolated(jobs[i], o, run);
       std::lock_guard lock(io);
       ++done;
-      std::error_code ec;
-      const auto size = fs::file_size(jobs[i].input, ec);
-      if (!ec) prog.bytes += size;
+      if (jobs[i].archive) {
+        prog.bytes += jobs[i].archive->a.entries[jobs[i].entry].data.size();
+      } else {
+        std::error_code ec;
+        const auto size = fs::file_size(jobs[i].input, ec);
+        if (!ec) prog.bytes += size;
+      }
       print_outcome(jobs[i], reports[i], tty);
       if (jobs.size() > 1) print_progress(prog, done, jobs.size(), jobs[i].input, tty);
     }
@@ -202,17 +243,38 @@ bool write_report(const std::string& path, const tally& t, const std::vector<jso
 
 }  // namespace
 
+void attach_entry(job& jb) {
+  auto ref = resolve_entry(jb.input);
+  if (!ref) return;
+  if (!ref->ok()) {
+    jb.failure = std::make_shared<const error>(ref->error());
+    return;
+  }
+  jb.archive = ref->value().in;
+  jb.entry = ref->value().entry;
+}
+
 std::vector<job> plan_jobs(const std::vector<std::string>& inputs, const std::string& output_dir,
-                           const std::string& ext) {
+                           const std::string& ext, const std::vector<std::string>& only) {
   std::vector<job> jobs;
   for (const auto& in : inputs) {
     std::error_code ec;
     if (fs::is_directory(in, ec)) {
       add_directory_jobs(in, output_dir, ext, jobs);
+    } else if (auto arch = open_archive_input(in)) {
+      if (arch->ok()) {
+        add_archive_jobs(in, arch->value(), output_dir, ext, only, jobs);
+      } else {
+        job jb{in, (fs::path(output_dir) / fs::path(in).filename()).string(), false};
+        jb.failure = std::make_shared<const error>(arch->error());
+        jobs.push_back(std::move(jb));
+      }
     } else {
       fs::path o = fs::path(output_dir) / fs::path(in).filename();
       o.replace_extension(ext);
-      jobs.push_back({in, o.string(), false});
+      job jb{in, o.string(), false};
+      attach_entry(jb);  // ARCHIVE/inner
+      jobs.push_back(std::move(jb));
     }
   }
   separate_shared_outputs(jobs);

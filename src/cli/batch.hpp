@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli/archive_input.hpp"
 #include "cli/common.hpp"
 
 namespace rigrip::cli {
@@ -16,6 +17,10 @@ struct job {
   std::string input;
   std::string output;
   bool from_directory = false;  // unknown files found by directory walk are skipped, not failed
+  // An archive entry ("battle.lgp/rtda"): the opened archive and the entry's index.
+  std::shared_ptr<const archive_input> archive;
+  std::size_t entry = 0;
+  std::shared_ptr<const error> failure;  // the input could not even be opened (a broken archive)
 };
 
 struct batch_options {
@@ -32,8 +37,14 @@ struct batch_options {
 
 // One job per input file: directories are walked recursively (sorted), every output goes under
 // output_dir with extension ext (".glb"), keeping the relative path of directory inputs.
+// An archive (LGP, SARC) is expanded like a folder: one job per entry (those whose inner path
+// matches a glob of `only`, when given), output under output_dir keeping the inner folders.
+// "ARCHIVE/inner" names one entry.
 [[nodiscard]] std::vector<job> plan_jobs(const std::vector<std::string>& inputs,
-                                         const std::string& output_dir, const std::string& ext);
+                                         const std::string& output_dir, const std::string& ext,
+                                         const std::vector<std::string>& only = {});
+// Fills job.archive/entry (or job.failure) when job.input names an archive entry.
+void attach_entry(job& jb);
 
 // Converts one input and returns its report entry: "input", "output", "status" ("ok",
 // "failed" with "error", or "skipped" with "reason"), optionally "warnings" and more.

@@ -35,6 +35,7 @@ struct convert_options {
   std::string units = "metres";
   double scale = 0;  // 0: the family's documented factor
   bool split_models = false;
+  std::vector<std::string> only;  // --only: archive entries by inner path (globs)
 };
 
 std::string output_extension(const std::string& f) {
@@ -43,13 +44,25 @@ std::string output_extension(const std::string& f) {
 
 // -o x.glb (or .gltf, .json) with a single input file names the output and its format;
 // otherwise -o is a directory that receives one output per input.
-std::vector<job> plan_convert_jobs(convert_options& o) {
+// An archive converts to a folder; "ARCHIVE/inner" is one file.
+std::optional<std::vector<job>> plan_convert_jobs(convert_options& o) {
   std::string ext = lower(fs::path(o.output).extension().string());
   bool single_file_out = o.inputs.size() == 1 && !fs::is_directory(o.inputs[0]) &&
                          (ext == ".glb" || ext == ".gltf" || ext == ".json");
-  if (!single_file_out) return plan_jobs(o.inputs, o.output, output_extension(o.out_format));
+  if (single_file_out) {
+    if (auto in = open_archive_input(o.inputs[0]); in && in->ok()) {
+      std::cerr << "error: E_USAGE: " << o.inputs[0] << " is an archive (" << in->value()->kind() << ", "
+                << in->value()->a.entries.size()
+                << " entries): -o names a folder that receives one file per entry, or convert "
+                   "one entry as ARCHIVE/inner/path\n";
+      return std::nullopt;
+    }
+  }
+  if (!single_file_out) return plan_jobs(o.inputs, o.output, output_extension(o.out_format), o.only);
   o.out_format = ext.substr(1);
-  return {{o.inputs[0], o.output, false}};
+  job jb{o.inputs[0], o.output, false};
+  attach_entry(jb);
+  return std::vector<job>{std::move(jb)};
 }
 
 std::vector<std::uint8_t> encode_png(const texture& t) {
@@ -225,15 +238,29 @@ json convert_one(const job& jb, const convert_options& o, const format* forced) 
   json rep{{"input", jb.input}, {"output", jb.output}};
   diagnostics d;
   d.file = jb.input;
-  // Judged by its first bytes before it is read whole: a big file no format claims costs
-  // one small read (and, found in a folder, is skipped like any other unrecognised file).
-  auto data = load_input(jb.input, 1ull << 31, forced);
-  if (!data && data.error().code == code::unknown_format && jb.from_directory)
-    return mark_skipped(rep, "not a recognised game file");
-  if (!data) return mark_failed(rep, error_json(data.error()));
-  if (!forced && jb.from_directory && is_foreign_file(data.value(), jb.input))
-    return mark_skipped(rep, "not a recognised game file");
-  auto s = read_scene(data.value(), jb.input, o.common.read(), d, forced);
+  if (jb.failure) return mark_failed(rep, error_json(*jb.failure));
+  result<scene> s = error{};
+  if (jb.archive) {  // an archive entry: its siblings are found inside the archive
+    const auto& e = jb.archive->a.entries[jb.entry];
+    if (e.problem) return mark_failed(rep, error_json(*e.problem));
+    if (!forced && jb.from_directory) {
+      auto f = detect_format(e.data, e.name);
+      const container* c = f ? nullptr : find_container(f.error().format);
+      if (c && c->archive) return mark_skipped(rep, "an archive inside the archive (convert it on its own)");
+      if (!f || f.value()->id == "gltf") return mark_skipped(rep, "not a recognised game file");
+    }
+    s = read_scene(jb.archive->a, jb.entry, o.common.read(), d, forced);
+  } else {
+    // Judged by its first bytes before it is read whole: a big file no format claims costs
+    // one small read (and, found in a folder, is skipped like any other unrecognised file).
+    auto data = load_input(jb.input, 1ull << 31, forced);
+    if (!data && data.error().code == code::unknown_format && jb.from_directory)
+      return mark_skipped(rep, "not a recognised game file");
+    if (!data) return mark_failed(rep, error_json(data.error()));
+    if (!forced && jb.from_directory && is_foreign_file(data.value(), jb.input))
+      return mark_skipped(rep, "not a recognised game file");
+    s = read_scene(data.value(), jb.input, o.common.read(), d, forced);
+  }
   if (!s) {
     mark_failed(rep, error_json(s.error()));
     rep["warnings"] = warnings_json(d);
@@ -279,16 +306,21 @@ int run_convert(convert_options o) {
   o.gltf.additive_raw = o.additive == "raw";
   o.gltf.native_units = o.units == "native" || o.scale > 0;
   if (o.scale > 0) o.gltf.scale = static_cast<float>(o.scale);
-  std::vector<job> jobs = plan_convert_jobs(o);
+  auto planned = plan_convert_jobs(o);
+  if (!planned) return 2;
+  std::vector<job> jobs = std::move(*planned);
   if (!o.batch.shard.empty() && !apply_shard(jobs, o.batch.shard)) return 2;
   o.gltf.binary = o.out_format != "gltf";
   return run_batch(jobs, o.batch, [&](const job& jb) { return convert_one(jb, o, *forced); });
 }
 
 void add_convert_options(CLI::App* c, convert_options& o) {
-  c->add_option("inputs", o.inputs, "Input files or directories")
+  c->add_option("inputs", o.inputs,
+                "Input files, directories or archives (LGP, SARC: every entry), or ARCHIVE/inner/path")
       ->required()
-      ->check(CLI::ExistingPath);
+      ->check(existing_path_or_entry());
+  c->add_option("--only", o.only,
+                "Only archive entries whose inner path matches this glob (repeatable), e.g. --only 'rt*'");
   c->add_option("-o,--output", o.output, "Output file (.glb/.gltf/.json) or directory")->required();
   c->add_option("--format", o.out_format,
                 "Output format: glb (default), gltf (+ .bin), json (scene JSON)")
@@ -339,7 +371,9 @@ command add_convert_command(CLI::App& app) {
       "Examples:\n  rigrip convert Animal_Bass_Animation.bfres -o bass.glb\n"
       "  rigrip convert dumps/ -o out/ -j 2 --skip-existing --report report.json\n"
       "  rigrip convert walk.anm --skeleton sk62_clementine.skl -o walk.gltf --in-place\n"
-      "  rigrip convert X8PC00A.BIN -o out/ --textures");
+      "  rigrip convert X8PC00A.BIN -o out/ --textures\n"
+      "  rigrip convert battle.lgp -o out/ --only 'rt*'\n"
+      "  rigrip convert battle.lgp/rtaa -o rtaa.glb");
   return {c, [o] { return run_convert(*o); }};
 }
 

@@ -1,6 +1,7 @@
 // rigrip info: what a file holds (format, skeletons, animations, meshes, textures, warnings).
 #include <fmt/core.h>
 
+#include "cli/archive_input.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "scene/ssc.hpp"
@@ -128,7 +129,7 @@ int run_info(const info_options& o) {
   for (const auto& f : o.files) {
     diagnostics d;
     d.file = f;
-    auto s = read_scene(f, o.common.read(), d, *forced);
+    auto s = read_input_scene(f, o.common.read(), d, *forced);
     if (!s) {
       code_out = fail(s.error());
       if (o.as_json) all.push_back(json{{"file", f}, {"error", error_json(s.error())}});
@@ -154,7 +155,7 @@ command add_info_command(CLI::App& app) {
   auto o = std::make_shared<info_options>();
   auto* c = app.add_subcommand("info",
                                "Show format, skeletons, animations, meshes, textures and warnings");
-  c->add_option("files", o->files, "Input files")->required()->check(CLI::ExistingFile);
+  c->add_option("files", o->files, "Input files, or ARCHIVE/inner/path")->required()->check(existing_path_or_entry());
   c->add_flag("--json", o->as_json, "Machine-readable output");
   add_common(c, o->common);
   c->footer("Examples:\n  rigrip info Animal_Dog_Animation.bfres\n  rigrip info --json *.anm");

@@ -1,6 +1,7 @@
 // rigrip rewrite: read through a format's raw layer and write it back, byte for byte.
 #include <fmt/core.h>
 
+#include "cli/archive_input.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 
@@ -28,9 +29,33 @@ bool report_difference(const bytes& in, const bytes& out, const rewrite_options&
   return o.allow_diff;
 }
 
+// An archive (compressed or not): its entries back into the same container, then the
+// compression again (the original compressed bytes when nothing changed).
+int rewrite_archive(const archive_input& in, const rewrite_options& o) {
+  diagnostics d;
+  d.file = o.input;
+  auto r = rewrite(in.archive_bytes(), o.input, o.common.read(), d, nullptr);
+  if (!r) return fail(r.error());
+  auto w = in.rewrap(std::move(r.value()));
+  if (!w) return fail(w.error());
+  const auto& a = in.file;
+  const auto& b = w.value();
+  if (a != b && !report_difference(a, b, o)) return 1;
+  if (auto s = save_file(o.output, b); !s) return fail(s.error());
+  print_warnings(d);
+  std::cout << (a == b ? "identical: " : "written (differs): ") << o.input << " -> " << o.output << " ("
+            << b.size() << " bytes, " << in.kind() << " archive, " << in.a.entries.size() << " entries)\n";
+  return 0;
+}
+
 int run_rewrite(const rewrite_options& o) {
   const auto forced = forced_format(o.common);
   if (!forced) return 2;
+  if (!*forced)
+    if (auto in = open_archive_input(o.input)) {
+      if (!in->ok()) return fail(in->error());
+      return rewrite_archive(*in->value(), o);
+    }
   auto data = load_input(o.input, 1ull << 31, *forced);
   if (!data) return fail(data.error());
   diagnostics d;

@@ -82,3 +82,11 @@ rigrip_cli_test(bfres_rewrite_tex1 ARGS rewrite ${BF}/Animal_Bass.Tex1.sbfres -o
 # The animation file brings its model (meshes, textures) by the naming rule: one command.
 rigrip_cli_test(bfres_info_anim_with_model ARGS info ${BF}/Animal_Bass_Animation.bfres
   EXPECT "meshes: 2 \\(376 vertices\\), textures: 4, materials: 2")
+
+# SARC packs through the CLI (issue 18): the real Yaz0-compressed Switch event pack lists its
+# inner files and rewrites byte-identically (the compressed stream kept when nothing changed).
+set(BFRES_EVENTPACK ${SAMPLES}/bfres/switch/Demo344_1.sbeventpack)
+rigrip_cli_test(bfres_sarc_list_eventpack ARGS list ${BFRES_EVENTPACK}
+  EXPECT "sarc in yaz0 archive, [0-9]+ entries.*Model/Demo344_1.sbfres")
+rigrip_cli_test(bfres_sarc_rewrite_eventpack ARGS rewrite ${BFRES_EVENTPACK} -o ${OUT}/bfres/Demo344_1.sbeventpack
+  EXPECT "identical: .*sarc in yaz0 archive")

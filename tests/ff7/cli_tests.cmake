@@ -52,3 +52,17 @@ if(EXISTS ${FF7F}/aaaa.hrc)
 endif()
 rigrip_cli_test(ff7_damaged_hrc ARGS convert ${OUT}/ff7-bad/cut.hrc -o ${OUT}/ff7-bad/cut.glb EXIT 1
   EXPECT "cut.hrc @ 0x[0-9A-F]+: E_BAD_COUNT \\[ff7-hrc\\]: HRC declares 21 bones but has lines for" ABSENT ${OUT}/ff7-bad/cut.glb)
+
+# LGP archives through the CLI (issue 23): the public two-entry reference archive lists its
+# entries (one with a 20-character name) and rewrites byte-identically.
+set(FF7LGP ${SAMPLES}/ff7/lgp/reference.lgp)
+rigrip_cli_test(ff7_lgp_list_reference ARGS list ${FF7LGP}
+  EXPECT "lgp archive, 2 entries.*Filename 1 +24  -.*max length filename! +8  -")
+rigrip_cli_test(ff7_lgp_list_reference_json ARGS list --json ${FF7LGP}
+  EXPECT "\"container\": \"lgp\".*\"path\": \"Filename 1\",[^}]*\"size\": 24.*\"path\": \"max length filename!\",[^}]*\"size\": 8")
+rigrip_cli_test(ff7_lgp_rewrite_reference ARGS rewrite ${FF7LGP} -o ${OUT}/ff7/reference.lgp
+  EXPECT "identical: .*2 entries")
+rigrip_cli_test(ff7_lgp_convert_reference ARGS convert ${FF7LGP} -o ${OUT}/ff7/reference_out
+  EXPECT "converted 0, failed 0, skipped 2.*skipped: .*reference.lgp/Filename 1: not a recognised game file")
+rigrip_cli_test(ff7_lgp_pack_into_needs_entry ARGS pack ${FF7EX}/zzaa --format ff7-da --into ${FF7LGP}
+  -o ${OUT}/ff7/never.lgp EXIT 2 EXPECT "--into ARCHIVE and --entry NAME go together" ABSENT ${OUT}/ff7/never.lgp)
