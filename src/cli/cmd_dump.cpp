@@ -1,6 +1,7 @@
 // rigrip dump: the scene as JSON, or with --raw the format's own decoded structures, or with
 // --network the file's animation network.
 // This JSON is a public contract: keep keys and meanings.
+#include "cli/archive_input.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "rigrip/gltf.hpp"  // scene_json
@@ -38,14 +39,42 @@ result<std::string> dump_text(const bytes& data, const dump_options& o, diagnost
   return scene_json::to_text(s.value(), indent);
 }
 
+// An archive entry (ARCHIVE/inner): read with its siblings inside the archive.
+result<std::string> dump_entry(const archive_entry_ref& ref, const dump_options& o, diagnostics& d,
+                               const format* forced) {
+  const int indent = o.compact ? -1 : 1;
+  const auto& a = ref.in->a;
+  const auto& e = a.entries[ref.entry];
+  if (e.problem) return *e.problem;
+  if (o.network) {
+    auto r = dump_graph(e.data, a.entry_path(ref.entry), o.common.read(), d, forced);
+    if (!r) return r.error();
+    return text_of(r.value(), indent);
+  }
+  if (o.raw) {
+    auto r = dump_raw(a, ref.entry, o.common.read(), d, forced);
+    if (!r) return r.error();
+    return text_of(r.value(), indent);
+  }
+  auto s = read_scene(a, ref.entry, o.common.read(), d, forced);
+  if (!s) return s.error();
+  return scene_json::to_text(s.value(), indent);
+}
+
 int run_dump(const dump_options& o) {
   const auto forced = forced_format(o.common);
   if (!forced) return 2;
-  auto data = load_input(o.file, 1ull << 31, *forced);
-  if (!data) return fail(data.error());
   diagnostics d;
   d.file = o.file;
-  auto t = dump_text(data.value(), o, d, *forced);
+  result<std::string> t = error{};
+  if (auto ref = resolve_entry(o.file)) {
+    if (!ref->ok()) return fail(ref->error());
+    t = dump_entry(ref->value(), o, d, *forced);
+  } else {
+    auto data = load_input(o.file, 1ull << 31, *forced);
+    if (!data) return fail(data.error());
+    t = dump_text(data.value(), o, d, *forced);
+  }
   if (!t) return fail(t.error());
   std::string text = std::move(t.value());
   text += "\n";
@@ -65,7 +94,7 @@ command add_dump_command(CLI::App& app) {
   auto* c = app.add_subcommand(
       "dump",
       "Print the scene as JSON (native units/axes, seconds), or --raw the format's own structures");
-  c->add_option("file", o->file, "Input file")->required()->check(CLI::ExistingFile);
+  c->add_option("file", o->file, "Input file, or ARCHIVE/inner/path")->required()->check(existing_path_or_entry());
   auto* raw = c->add_flag("--raw", o->raw, "Print the format's decoded raw structures instead of the scene");
   c->add_flag("--network", o->network,
               "Print the animation network instead (nodes, state machines, transitions, control parameters)")

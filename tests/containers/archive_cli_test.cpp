@@ -116,6 +116,13 @@ TEST(ArchiveCli, LgpConvertsInOneCommandLikeTheLooseFolder) {
   EXPECT_NE(o.find("animation 'anim_001'"), std::string::npos) << o;
   EXPECT_EQ(rr("info " + q(lgp_path + "/nosuch"), &o), 1) << o;
   EXPECT_NE(o.find("no entry 'nosuch'"), std::string::npos) << o;
+  // dump of an entry: the same scene JSON and raw structures as the loose file's.
+  for (const std::string flag : {"", "--raw "}) {
+    std::string from_lgp, from_file;
+    ASSERT_EQ(rr("dump --compact " + flag + q(lgp_path + "/zzda") + " 2>/dev/null", &from_lgp), 0) << from_lgp;
+    ASSERT_EQ(rr("dump --compact " + flag + q(loose + "/zzda") + " 2>/dev/null", &from_file), 0) << from_file;
+    EXPECT_EQ(from_lgp, from_file) << flag;
+  }
   // An archive cannot become one .glb.
   EXPECT_EQ(rr("convert " + q(lgp_path) + " -o " + q(base + "/all.glb"), &o), 2) << o;
   EXPECT_FALSE(fs::exists(base + "/all.glb"));
