@@ -183,22 +183,17 @@ skeleton parse_skeleton(const byte_reader& file, std::uint32_t at, bool v34) {
   return s;
 }
 
-std::size_t key_size(const curve& c) {
-  switch (c.key_type()) {
+// Bytes per stored value of a curve's frame or key type field (type 3 is undefined: 0).
+std::size_t stored_size(int type) {
+  switch (type) {
     case 0: return 4;
     case 1: return 2;
     case 2: return 1;
     default: return 0;
   }
 }
-std::size_t frame_size(const curve& c) {
-  switch (c.frame_type()) {
-    case 0: return 4;
-    case 1: return 2;
-    case 2: return 1;
-    default: return 0;
-  }
-}
+std::size_t key_size(const curve& c) { return stored_size(c.key_type()); }
+std::size_t frame_size(const curve& c) { return stored_size(c.frame_type()); }
 std::size_t key_elements_stored(const curve& c) {
   if (c.type() == curve_type::step_bool || c.type() == curve_type::baked_bool)
     return (c.num_keys + 31u) / 32u;  // bit-packed, 32 per word
