@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every libFuzzer target for a bounded time (docs/fuzzing.md).
 #
-#   scripts/fuzz.sh SECONDS      every target for SECONDS (CI: scripts/test.sh passes 45)
+#   scripts/fuzz.sh SECONDS      every target for SECONDS (CI: scripts/test.sh passes 30)
 #   scripts/fuzz.sh --long [S]   long campaign: S seconds per target (default 3600)
 #
 # Environment:

@@ -13,6 +13,8 @@ PACKAGES=(
   clang libclang-rt-14-dev   # libFuzzer + sanitizer runtimes for fuzz targets
   nodejs npm
   blender python3-numpy      # the Blender import check (scripts/blender_check.sh)
+  libcpp-httplib-dev         # `rigrip view` serves its page on 127.0.0.1
+  chromium                   # the viewer's browser test (tools/viewer_check.mjs)
 )
 
 missing=()

@@ -20,6 +20,10 @@ echo "== main job with the tested build, checked in Blender (out-test/blender-re
 # Budgeted (RIGRIP_BLENDER_SECONDS, default 300 s; about 1-2 min here). install-deps.sh installs
 # Blender, so on CI it is there; a machine without it skips this step and says so.
 rm -rf out-test
+# The viewer test's screenshots (CTest viewer.chromium), for a person to look at.
+if [ -d build-test/test-output/viewer/screenshots ]; then
+  mkdir -p out-test && cp -r build-test/test-output/viewer/screenshots out-test/viewer-screenshots
+fi
 ./build-test/rigrip convert examples -o out-test/examples -j"$(nproc)" --report out-test/examples-report.json >/dev/null
 if [ -d ../shared/samples ]; then
   ./build-test/rigrip convert ../shared/samples -o out-test/samples -j"$(nproc)" \
@@ -39,6 +43,6 @@ else
 fi
 
 if [ -x scripts/fuzz.sh ]; then
-  echo "== fuzzing (short budget: ${RIGRIP_FUZZ_SECONDS:-45} s per target)"
-  scripts/fuzz.sh "${RIGRIP_FUZZ_SECONDS:-45}"
+  echo "== fuzzing (short budget: ${RIGRIP_FUZZ_SECONDS:-30} s per target)"
+  scripts/fuzz.sh "${RIGRIP_FUZZ_SECONDS:-30}"
 fi

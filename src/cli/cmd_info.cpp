@@ -14,6 +14,8 @@ struct info_options {
   bool as_json = false;
 };
 
+}  // namespace
+
 json scene_summary(const scene& s) {
   json j;
   j["format"] = s.format;
@@ -91,6 +93,8 @@ void count_gltf_content(const std::string& path, json& j) {
   for (std::size_t i = 0; i < count("textures"); ++i) j["textures"].push_back(json{{"name", "texture " + std::to_string(i)}});
   j["materials"] = count("materials");
 }
+
+namespace {
 
 void print_summary(const std::string& file, const json& j, const diagnostics& d) {
   std::cout << file << "\n  format: " << j["format"].get<std::string>() << "\n";

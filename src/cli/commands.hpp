@@ -25,5 +25,6 @@ command add_pack_command(CLI::App& app);
 command add_report_command(CLI::App& app);
 command add_diagnostics_command(CLI::App& app);
 command add_graph_command(CLI::App& app);
+command add_view_command(CLI::App& app);
 
 }  // namespace rigrip::cli

@@ -50,4 +50,12 @@ int fail(const error& e);
 
 [[nodiscard]] std::string lower(std::string s);
 
+// `rigrip info`'s summary of a scene (cmd_info.cpp; `view` shows it too): format, skeletons,
+// animations, meshes, textures, materials, metadata.
+[[nodiscard]] json scene_summary(const scene& s);
+// The glTF reader keeps what write-back needs; this counts a .glb/.gltf's meshes, textures, materials.
+void count_gltf_content(const std::string& path, json& j);
+// Per clip, the worst world error of the default segment-scale-compensation bake.
+void add_ssc_bake_errors(const scene& s, json& j);
+
 }  // namespace rigrip::cli
