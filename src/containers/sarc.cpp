@@ -5,6 +5,7 @@
 #include <cstring>
 #include <set>
 
+#include "core/byte_patcher.hpp"
 #include "core/byte_reader.hpp"
 #include "rigrip/registry.hpp"
 
@@ -16,26 +17,8 @@ using core::fail;
 
 constexpr std::uint32_t kMaxFiles = 0x3FFF;  // the SFAT count field's documented limit
 
-struct writer {
-  std::vector<std::uint8_t>& out;
-  bool le;
-  void check(std::uint32_t at, std::uint32_t n) {
-    if (static_cast<std::uint64_t>(at) + n > out.size()) fail(code::internal, "SARC write outside the image", at);
-  }
-  void u16(std::uint32_t at, std::uint16_t v) {
-    check(at, 2);
-    out[at + (le ? 0 : 1)] = static_cast<std::uint8_t>(v & 0xFF);
-    out[at + (le ? 1 : 0)] = static_cast<std::uint8_t>(v >> 8);
-  }
-  void u32(std::uint32_t at, std::uint32_t v) {
-    check(at, 4);
-    for (std::uint32_t i = 0; i < 4; ++i) out[at + (le ? i : 3 - i)] = static_cast<std::uint8_t>(v >> (8 * i));
-  }
-  void magic(std::uint32_t at, const char* m) {
-    check(at, 4);
-    std::memcpy(out.data() + at, m, 4);
-  }
-};
+// SARC is either byte order; the header says which.
+using writer = core::byte_patcher;
 
 }  // namespace
 
@@ -118,7 +101,7 @@ archive parse(std::vector<std::uint8_t> image) {
 
 std::vector<std::uint8_t> serialise(const archive& a) {
   std::vector<std::uint8_t> out = a.image;
-  writer w{out, a.little_endian};
+  writer w{out, a.little_endian, "SARC write"};
   w.magic(0, "SARC");
   w.u16(4, a.header_size);
   w.u16(6, a.bom);
@@ -196,7 +179,7 @@ std::vector<std::uint8_t> build(const std::vector<build_file>& files, bool le, s
     it.end = pos;
   }
   std::vector<std::uint8_t> out(static_cast<std::size_t>(data_offset) + pos, 0);
-  writer w{out, le};
+  writer w{out, le, "SARC write"};
   w.magic(0, "SARC");
   w.u16(4, 0x14);
   w.u16(6, 0xFEFF);

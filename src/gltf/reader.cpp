@@ -137,24 +137,26 @@ int component_size(std::int64_t ct) {
   }
 }
 
-void check_structure(const json& g, std::size_t input_size, std::optional<std::uint64_t> bin_size) {
-  if (!g.is_object()) fail("the top level must be an object");
-  if (!g.contains("asset") || !g["asset"].is_object()) fail("asset must be an object");
-  const json& nodes = array_of(g, "nodes");
-  const json& accessors = array_of(g, "accessors");
-  const json& views = array_of(g, "bufferViews");
-  const json& buffers = array_of(g, "buffers");
-  const json& skins = array_of(g, "skins");
-  const json& meshes = array_of(g, "meshes");
-  const json& anims = array_of(g, "animations");
-  const json& images = array_of(g, "images");
-  const json& textures = array_of(g, "textures");
-  const json& samplers = array_of(g, "samplers");
-  const json& materials = array_of(g, "materials");
-  const json& scenes = array_of(g, "scenes");
-  const json& cameras = array_of(g, "cameras");
-  index_of(g, "scene", scenes.size(), "scene", "scene");
+// The top-level arrays of a glTF document (empty arrays where absent).
+struct top_arrays {
+  const json& nodes;
+  const json& accessors;
+  const json& views;
+  const json& buffers;
+  const json& skins;
+  const json& meshes;
+  const json& anims;
+  const json& images;
+  const json& textures;
+  const json& samplers;
+  const json& materials;
+  const json& scenes;
+  const json& cameras;
+};
 
+// Buffers: their byte lengths, checked against the GLB binary chunk where they use it.
+std::vector<std::uint64_t> check_buffers(const top_arrays& t, std::optional<std::uint64_t> bin_size) {
+  const json& buffers = t.buffers;
   std::vector<std::uint64_t> buffer_len(buffers.size());
   for (std::size_t i = 0; i < buffers.size(); ++i) {
     const std::string w = "buffers[" + std::to_string(i) + "]";
@@ -165,7 +167,19 @@ void check_structure(const json& g, std::size_t input_size, std::optional<std::u
       if (buffer_len[i] > *bin_size) fail(w + ".byteLength " + std::to_string(buffer_len[i]) + " exceeds the GLB binary chunk (" + std::to_string(*bin_size) + " bytes)");
     }
   }
-  std::vector<std::uint64_t> view_len(views.size()), view_stride(views.size());
+  return buffer_len;
+}
+
+// Buffer views inside their buffers: their lengths and strides.
+struct view_sizes {
+  std::vector<std::uint64_t> len, stride;
+};
+view_sizes check_views(const top_arrays& t, const std::vector<std::uint64_t>& buffer_len) {
+  const json& views = t.views;
+  const json& buffers = t.buffers;
+  view_sizes s{std::vector<std::uint64_t>(views.size()), std::vector<std::uint64_t>(views.size())};
+  auto& view_len = s.len;
+  auto& view_stride = s.stride;
   for (std::size_t i = 0; i < views.size(); ++i) {
     const std::string w = "bufferViews[" + std::to_string(i) + "]";
     if (!views[i].contains("buffer")) fail(w + ".buffer is missing");
@@ -177,6 +191,15 @@ void check_structure(const json& g, std::size_t input_size, std::optional<std::u
     view_stride[i] = uint_of(views[i], "byteStride", w, 0);
     if (view_stride[i] > 252) fail(w + ".byteStride " + std::to_string(view_stride[i]) + " above 252");
   }
+  return s;
+}
+
+// Accessors inside their views; accessors without a view may not expand a small file hugely.
+void check_accessors(const top_arrays& t, const view_sizes& vs, std::size_t input_size) {
+  const json& accessors = t.accessors;
+  const json& views = t.views;
+  const auto& view_len = vs.len;
+  const auto& view_stride = vs.stride;
   std::uint64_t bufferless = 0;
   for (std::size_t i = 0; i < accessors.size(); ++i) {
     const json& a = accessors[i];
@@ -215,6 +238,14 @@ void check_structure(const json& g, std::size_t input_size, std::optional<std::u
       if (uint_of(sp, "count", w + ".sparse", 0) > count) fail(w + ".sparse.count exceeds the accessor's count");
     }
   }
+}
+
+void check_images_textures_materials(const top_arrays& t) {
+  const json& views = t.views;
+  const json& images = t.images;
+  const json& textures = t.textures;
+  const json& samplers = t.samplers;
+  const json& materials = t.materials;
   for (std::size_t i = 0; i < images.size(); ++i) {
     const std::string w = "images[" + std::to_string(i) + "]";
     index_of(images[i], "bufferView", views.size(), w, "bufferView");
@@ -239,6 +270,15 @@ void check_structure(const json& g, std::size_t input_size, std::optional<std::u
       for (const char* k : {"baseColorTexture", "metallicRoughnessTexture"}) tex(p, k, w + ".pbrMetallicRoughness");
     }
   }
+}
+
+void check_meshes_skins_scenes(const top_arrays& t) {
+  const json& nodes = t.nodes;
+  const json& accessors = t.accessors;
+  const json& meshes = t.meshes;
+  const json& materials = t.materials;
+  const json& skins = t.skins;
+  const json& scenes = t.scenes;
   for (std::size_t i = 0; i < meshes.size(); ++i) {
     const std::string w = "meshes[" + std::to_string(i) + "]";
     const json& prims = array_of(meshes[i], "primitives");
@@ -271,7 +311,14 @@ void check_structure(const json& g, std::size_t input_size, std::optional<std::u
     const json& n = scenes[i]["nodes"];
     for (std::size_t k = 0; k < n.size(); ++k) index_value(n[k], nodes.size(), w + ".nodes[" + std::to_string(k) + "]", "node");
   }
-  // The node graph: every index in range, one parent at most, no cycle.
+}
+
+// The node graph: every index in range, one parent at most, no cycle.
+void check_node_graph(const top_arrays& t) {
+  const json& nodes = t.nodes;
+  const json& meshes = t.meshes;
+  const json& skins = t.skins;
+  const json& cameras = t.cameras;
   std::vector<std::int64_t> parent(nodes.size(), -1);
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const std::string w = "nodes[" + std::to_string(i) + "]";
@@ -317,6 +364,12 @@ void check_structure(const json& g, std::size_t input_size, std::optional<std::u
            code::invalid_scene);
     for (auto w : walk) state[w] = 2;
   }
+}
+
+void check_animations(const top_arrays& t) {
+  const json& nodes = t.nodes;
+  const json& accessors = t.accessors;
+  const json& anims = t.anims;
   for (std::size_t i = 0; i < anims.size(); ++i) {
     const std::string w = "animations[" + std::to_string(i) + "]";
     const json& smp = array_of(anims[i], "samplers");
@@ -336,6 +389,24 @@ void check_structure(const json& g, std::size_t input_size, std::optional<std::u
       index_of(ch[k]["target"], "node", nodes.size(), wc + ".target", "node");
     }
   }
+}
+
+void check_structure(const json& g, std::size_t input_size, std::optional<std::uint64_t> bin_size) {
+  if (!g.is_object()) fail("the top level must be an object");
+  if (!g.contains("asset") || !g["asset"].is_object()) fail("asset must be an object");
+  // (evaluated in this order: the first malformed array is the one named)
+  const top_arrays t{array_of(g, "nodes"),    array_of(g, "accessors"), array_of(g, "bufferViews"),
+                     array_of(g, "buffers"),  array_of(g, "skins"),     array_of(g, "meshes"),
+                     array_of(g, "animations"), array_of(g, "images"),  array_of(g, "textures"),
+                     array_of(g, "samplers"), array_of(g, "materials"), array_of(g, "scenes"),
+                     array_of(g, "cameras")};
+  index_of(g, "scene", t.scenes.size(), "scene", "scene");
+  const view_sizes vs = check_views(t, check_buffers(t, bin_size));
+  check_accessors(t, vs, input_size);
+  check_images_textures_materials(t);
+  check_meshes_skins_scenes(t);
+  check_node_graph(t);
+  check_animations(t);
 }
 
 // One line, whatever the library said.
@@ -608,18 +679,8 @@ void read_meshes(const tg::Model& m, const std::vector<int>& parent,
   }
 }
 
-scene convert(const tg::Model& m, diagnostics& diags) {
-  scene s;
-  float units_scale = 1;  // the writer's size conversion, undone so `pack` gets source units
-  s.format = "gltf";
-  if (m.asset.extras.IsObject()) {
-    json ax = from_value(m.asset.extras);
-    if (ax.contains("source_format") && ax["source_format"].is_string())
-      s.metadata["source_format"] = ax["source_format"];
-    if (ax.contains("source_metadata")) s.metadata["source_metadata"] = ax["source_metadata"];
-    if (ax.contains("units_scale") && ax["units_scale"].is_number() && ax["units_scale"].get<double>() > 0)
-      units_scale = ax["units_scale"].get<float>();
-  }
+// Each node's parent (-1 for roots); a node with two parents is refused.
+std::vector<int> node_parents(const tg::Model& m) {
   const std::size_t nn = m.nodes.size();
   std::vector<int> parent(nn, -1);
   for (std::size_t i = 0; i < nn; ++i)
@@ -628,7 +689,12 @@ scene convert(const tg::Model& m, diagnostics& diags) {
       if (parent[static_cast<std::size_t>(c)] != -1) fail("node " + std::to_string(c) + " has two parents", code::invalid_scene);
       parent[static_cast<std::size_t>(c)] = static_cast<int>(i);
     }
-  // Joint sets: one per skin; without skins, every animated node and its ancestors.
+  return parent;
+}
+
+// Joint sets: one per skin; without skins, every animated node and its ancestors.
+std::vector<std::vector<int>> joint_sets(const tg::Model& m, const std::vector<int>& parent) {
+  const std::size_t nn = m.nodes.size();
   std::vector<std::vector<int>> sets;
   for (const auto& sk : m.skins) sets.push_back(sk.joints);
   if (sets.empty()) {
@@ -640,8 +706,22 @@ scene convert(const tg::Model& m, diagnostics& diags) {
           if (!is_ssc_helper(m.nodes[static_cast<std::size_t>(n)])) nodes.insert(n);
     if (!nodes.empty()) sets.emplace_back(nodes.begin(), nodes.end());
   }
+  return sets;
+}
+
+// Where the skeletons' bones came from in the node graph.
+struct bone_nodes {
   std::map<int, std::pair<int, int>> node_to_bone;  // node -> (skeleton, bone)
   std::map<int, int> helper_to_bone_node;           // SSC helper node -> its bone's node
+};
+
+// One skeleton per joint set; SSC helper nodes are folded back into their bones.
+bone_nodes read_skeletons(const tg::Model& m, const std::vector<int>& parent, const std::vector<std::vector<int>>& sets,
+                          scene& s) {
+  const std::size_t nn = m.nodes.size();
+  bone_nodes bn;
+  auto& node_to_bone = bn.node_to_bone;
+  auto& helper_to_bone_node = bn.helper_to_bone_node;
   for (std::size_t si = 0; si < sets.size(); ++si) {
     std::set<int> in(sets[si].begin(), sets[si].end());
     // Order joints so parents come first (depth, then original order).
@@ -684,7 +764,12 @@ scene convert(const tg::Model& m, diagnostics& diags) {
     }
     s.skeletons.push_back(std::move(sk));
   }
-  read_meshes(m, parent, node_to_bone, s, diags);
+  return bn;
+}
+
+void read_animations(const tg::Model& m, const bone_nodes& bn, scene& s, diagnostics& diags) {
+  const auto& node_to_bone = bn.node_to_bone;
+  const auto& helper_to_bone_node = bn.helper_to_bone_node;
   for (const auto& ga : m.animations) {
     animation a;
     a.name = ga.name;
@@ -745,18 +830,39 @@ scene convert(const tg::Model& m, diagnostics& diags) {
     a.extras = ex;
     s.animations.push_back(std::move(a));
   }
-  if (units_scale != 1) {
-    for (auto& sk : s.skeletons)
-      for (auto& b : sk.bones)
-        for (auto& c : b.translation) c /= units_scale;
-    for (auto& a : s.animations)
-      for (auto& t : a.tracks)
-        if (t.path == path::translation)
-          for (auto& v : t.values) v /= units_scale;
-    for (auto& me : s.meshes)
-      for (auto& p : me.positions)
-        for (auto& c : p) c /= units_scale;
+}
+
+// Undo the writer's size conversion so `pack` gets source units.
+void undo_units_scale(scene& s, float units_scale) {
+  for (auto& sk : s.skeletons)
+    for (auto& b : sk.bones)
+      for (auto& c : b.translation) c /= units_scale;
+  for (auto& a : s.animations)
+    for (auto& t : a.tracks)
+      if (t.path == path::translation)
+        for (auto& v : t.values) v /= units_scale;
+  for (auto& me : s.meshes)
+    for (auto& p : me.positions)
+      for (auto& c : p) c /= units_scale;
+}
+
+scene convert(const tg::Model& m, diagnostics& diags) {
+  scene s;
+  float units_scale = 1;  // the writer's size conversion, undone so `pack` gets source units
+  s.format = "gltf";
+  if (m.asset.extras.IsObject()) {
+    json ax = from_value(m.asset.extras);
+    if (ax.contains("source_format") && ax["source_format"].is_string())
+      s.metadata["source_format"] = ax["source_format"];
+    if (ax.contains("source_metadata")) s.metadata["source_metadata"] = ax["source_metadata"];
+    if (ax.contains("units_scale") && ax["units_scale"].is_number() && ax["units_scale"].get<double>() > 0)
+      units_scale = ax["units_scale"].get<float>();
   }
+  const std::vector<int> parent = node_parents(m);
+  const bone_nodes bn = read_skeletons(m, parent, joint_sets(m, parent), s);
+  read_meshes(m, parent, bn.node_to_bone, s, diags);
+  read_animations(m, bn, s, diags);
+  if (units_scale != 1) undo_units_scale(s, units_scale);
   return s;
 }
 }  // namespace

@@ -454,27 +454,12 @@ scene prepare(const scene& in, const write_options& o, diagnostics& diags) {
   return s;
 }
 
-result<encoded> write(const scene& input, const write_options& o, diagnostics& diags,
-                      const std::string& bin_name) {
-  auto valid = input.validate();
-  if (!valid) return valid.error();
-  scene s = prepare(input, o, diags);
-  hold_until_duration(s);
-  if (!o.additive_raw) apply_additive_onto_rest(s);
-  if (o.ssc == ssc_mode::bake) bake_ssc(s, diags);
+// ------------------------------------------------------------------ write(), piece by piece
+namespace {
 
-  tg::Model m;
-  m.asset.version = "2.0";
-  m.asset.generator = "rigrip";
-  json asset_extras{{"source_format", s.format}};
-  if (!s.metadata.is_null() && !s.metadata.empty()) asset_extras["source_metadata"] = s.metadata;
-  m.asset.extras = to_value(asset_extras);
-  builder b(m);
-  m.scenes.resize(1);
-  m.defaultScene = 0;
-
-  // Root node: axis conversion only. Size goes into the data (an armature under a scaled
-  // node must have its transform applied before anything can be exported from Blender).
+// Root node: axis conversion only. Size goes into the data (an armature under a scaled
+// node must have its transform applied before anything can be exported from Blender).
+void add_root(scene& s, const write_options& o, tg::Model& m, json& asset_extras) {
   tg::Node root;
   root.name = "rigrip_root";
   quat rq{0, 0, 0, 1};
@@ -511,12 +496,24 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
   root.extras = to_value(json{{"rigrip_root", true}});
   m.nodes.push_back(root);
   m.scenes[0].nodes.push_back(0);
+}
 
-  // Skeletons: a container node per skeleton under the root, bones below it.
-  std::vector<std::vector<int>> bone_nodes(s.skeletons.size());
-  std::vector<std::vector<int>> helper_nodes(s.skeletons.size());  // SSC helper per bone, or -1
-  std::vector<std::vector<core::mat4>> world(s.skeletons.size());
-  std::vector<int> skin_of(s.skeletons.size(), -1);
+// The nodes written for the skeletons, by skeleton and bone.
+struct skeleton_nodes {
+  std::vector<std::vector<int>> bone_nodes;
+  std::vector<std::vector<int>> helper_nodes;  // SSC helper per bone, or -1
+  std::vector<std::vector<core::mat4>> world;  // rest-pose world matrix per bone
+  std::vector<int> skin_of;                    // skin per skeleton, or -1
+};
+
+// Skeletons: a container node per skeleton under the root, bones below it.
+skeleton_nodes add_skeletons(const scene& s, tg::Model& m, builder& b) {
+  skeleton_nodes sn{std::vector<std::vector<int>>(s.skeletons.size()), std::vector<std::vector<int>>(s.skeletons.size()),
+                   std::vector<std::vector<core::mat4>>(s.skeletons.size()), std::vector<int>(s.skeletons.size(), -1)};
+  auto& bone_nodes = sn.bone_nodes;
+  auto& helper_nodes = sn.helper_nodes;
+  auto& world = sn.world;
+  auto& skin_of = sn.skin_of;
   for (std::size_t si = 0; si < s.skeletons.size(); ++si) {
     const auto& sk = s.skeletons[si];
     tg::Node holder;
@@ -580,8 +577,45 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
     m.skins.push_back(skin);
     skin_of[si] = static_cast<int>(m.skins.size() - 1);
   }
+  return sn;
+}
 
-  // Textures and materials.
+// One sampler per distinct wrap/filter combination (the scene's defaults: crisp,
+// clamped texels for retro atlases).
+int sampler_for(const texture& t, tg::Model& m) {
+  auto wrap = [](texture_wrap w) {
+    return w == texture_wrap::repeat            ? TINYGLTF_TEXTURE_WRAP_REPEAT
+           : w == texture_wrap::mirrored_repeat ? TINYGLTF_TEXTURE_WRAP_MIRRORED_REPEAT
+                                                : TINYGLTF_TEXTURE_WRAP_CLAMP_TO_EDGE;
+  };
+  auto filter = [](texture_filter f) {
+    return f == texture_filter::linear ? TINYGLTF_TEXTURE_FILTER_LINEAR : TINYGLTF_TEXTURE_FILTER_NEAREST;
+  };
+  tg::Sampler smp;
+  smp.magFilter = filter(t.mag_filter);
+  smp.minFilter = filter(t.min_filter);
+  smp.wrapS = wrap(t.wrap_s);
+  smp.wrapT = wrap(t.wrap_t);
+  // Textures whose extras ask for "wrap": "repeat" / "filter": "linear" (tiling game
+  // textures of formats that keep no sampler) get glTF's linear + repeat.
+  if (extra(t.extras, "wrap", std::string()) == "repeat" || extra(t.extras, "filter", std::string()) == "linear") {
+    smp.magFilter = TINYGLTF_TEXTURE_FILTER_LINEAR;
+    smp.minFilter = TINYGLTF_TEXTURE_FILTER_LINEAR_MIPMAP_LINEAR;
+    smp.wrapS = smp.wrapT = TINYGLTF_TEXTURE_WRAP_REPEAT;
+  }
+  int si = -1;
+  for (std::size_t k = 0; k < m.samplers.size(); ++k)
+    if (m.samplers[k].magFilter == smp.magFilter && m.samplers[k].minFilter == smp.minFilter &&
+        m.samplers[k].wrapS == smp.wrapS && m.samplers[k].wrapT == smp.wrapT)
+      si = static_cast<int>(k);
+  if (si < 0) {
+    m.samplers.push_back(smp);
+    si = static_cast<int>(m.samplers.size() - 1);
+  }
+  return si;
+}
+
+result<void> add_textures(const scene& s, tg::Model& m, builder& b) {
   for (const auto& t : s.textures) {
     std::vector<std::uint8_t> png;
     auto sink = [](void* ctx, void* data, int size) {
@@ -599,40 +633,13 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
     m.images.push_back(img);
     tg::Texture tex;
     tex.source = static_cast<int>(m.images.size() - 1);
-    // One sampler per distinct wrap/filter combination (the scene's defaults: crisp,
-    // clamped texels for retro atlases).
-    auto wrap = [](texture_wrap w) {
-      return w == texture_wrap::repeat            ? TINYGLTF_TEXTURE_WRAP_REPEAT
-             : w == texture_wrap::mirrored_repeat ? TINYGLTF_TEXTURE_WRAP_MIRRORED_REPEAT
-                                                  : TINYGLTF_TEXTURE_WRAP_CLAMP_TO_EDGE;
-    };
-    auto filter = [](texture_filter f) {
-      return f == texture_filter::linear ? TINYGLTF_TEXTURE_FILTER_LINEAR : TINYGLTF_TEXTURE_FILTER_NEAREST;
-    };
-    tg::Sampler smp;
-    smp.magFilter = filter(t.mag_filter);
-    smp.minFilter = filter(t.min_filter);
-    smp.wrapS = wrap(t.wrap_s);
-    smp.wrapT = wrap(t.wrap_t);
-    // Textures whose extras ask for "wrap": "repeat" / "filter": "linear" (tiling game
-    // textures of formats that keep no sampler) get glTF's linear + repeat.
-    if (extra(t.extras, "wrap", std::string()) == "repeat" || extra(t.extras, "filter", std::string()) == "linear") {
-      smp.magFilter = TINYGLTF_TEXTURE_FILTER_LINEAR;
-      smp.minFilter = TINYGLTF_TEXTURE_FILTER_LINEAR_MIPMAP_LINEAR;
-      smp.wrapS = smp.wrapT = TINYGLTF_TEXTURE_WRAP_REPEAT;
-    }
-    int si = -1;
-    for (std::size_t k = 0; k < m.samplers.size(); ++k)
-      if (m.samplers[k].magFilter == smp.magFilter && m.samplers[k].minFilter == smp.minFilter &&
-          m.samplers[k].wrapS == smp.wrapS && m.samplers[k].wrapT == smp.wrapT)
-        si = static_cast<int>(k);
-    if (si < 0) {
-      m.samplers.push_back(smp);
-      si = static_cast<int>(m.samplers.size() - 1);
-    }
-    tex.sampler = si;
+    tex.sampler = sampler_for(t, m);
     m.textures.push_back(tex);
   }
+  return {};
+}
+
+void add_materials(const scene& s, tg::Model& m) {
   bool unlit_used = false;
   for (const auto& mt : s.materials) {
     tg::Material gm;
@@ -669,8 +676,40 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
     m.materials.push_back(gm);
   }
   if (unlit_used) m.extensionsUsed.push_back("KHR_materials_unlit");
+}
 
-  // Meshes. Rigid meshes become skinned to their one bone so they follow the skeleton.
+// Skin attributes: duplicate joints merged, zero weights dropped, the sum normalised to 1.
+void add_skin_weights(const mesh& me, tg::Primitive& prim, builder& b) {
+  std::vector<std::uint16_t> j;
+  std::vector<float> w;
+  for (std::size_t v = 0; v < me.joints.size(); ++v) {
+    std::array<std::uint16_t, 4> jj{};
+    std::array<float, 4> ww{};
+    int used = 0;
+    for (int k = 0; k < 4; ++k) {
+      float wk = me.weights[v][static_cast<std::size_t>(k)];
+      if (!(wk > 0)) continue;
+      std::uint16_t jk = me.joints[v][static_cast<std::size_t>(k)];
+      int found = -1;
+      for (int u = 0; u < used; ++u)
+        if (jj[static_cast<std::size_t>(u)] == jk) found = u;
+      if (found >= 0) ww[static_cast<std::size_t>(found)] += wk;
+      else jj[static_cast<std::size_t>(used)] = jk, ww[static_cast<std::size_t>(used++)] = wk;
+    }
+    float sum = ww[0] + ww[1] + ww[2] + ww[3];
+    if (!(sum > 0)) jj = {0, 0, 0, 0}, ww = {1, 0, 0, 0}, sum = 1;
+    for (auto& x : ww) x /= sum;
+    j.insert(j.end(), jj.begin(), jj.end());
+    w.insert(w.end(), ww.begin(), ww.end());
+  }
+  prim.attributes["JOINTS_0"] = b.u16x4(j);
+  prim.attributes["WEIGHTS_0"] = b.floats(w, TINYGLTF_TYPE_VEC4, 4, false, TINYGLTF_TARGET_ARRAY_BUFFER);
+}
+
+// Meshes. Rigid meshes become skinned to their one bone so they follow the skeleton.
+void add_meshes(const scene& s, const write_options& o, const skeleton_nodes& sn, tg::Model& m, builder& b) {
+  const auto& world = sn.world;
+  const auto& skin_of = sn.skin_of;
   std::vector<mesh> meshes = s.meshes;
   bool any_geometry_for[64] = {};
   for (const auto& me : meshes)
@@ -724,31 +763,7 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
     }
     bool skinned = !me.joints.empty() && me.skeleton >= 0 && skin_of[static_cast<std::size_t>(me.skeleton)] >= 0;
     if (skinned) {
-      std::vector<std::uint16_t> j;
-      std::vector<float> w;
-      for (std::size_t v = 0; v < me.joints.size(); ++v) {
-        // Merge duplicate joints, drop zero weights, normalise the sum to 1.
-        std::array<std::uint16_t, 4> jj{};
-        std::array<float, 4> ww{};
-        int used = 0;
-        for (int k = 0; k < 4; ++k) {
-          float wk = me.weights[v][static_cast<std::size_t>(k)];
-          if (!(wk > 0)) continue;
-          std::uint16_t jk = me.joints[v][static_cast<std::size_t>(k)];
-          int found = -1;
-          for (int u = 0; u < used; ++u)
-            if (jj[static_cast<std::size_t>(u)] == jk) found = u;
-          if (found >= 0) ww[static_cast<std::size_t>(found)] += wk;
-          else jj[static_cast<std::size_t>(used)] = jk, ww[static_cast<std::size_t>(used++)] = wk;
-        }
-        float sum = ww[0] + ww[1] + ww[2] + ww[3];
-        if (!(sum > 0)) jj = {0, 0, 0, 0}, ww = {1, 0, 0, 0}, sum = 1;
-        for (auto& x : ww) x /= sum;
-        j.insert(j.end(), jj.begin(), jj.end());
-        w.insert(w.end(), ww.begin(), ww.end());
-      }
-      prim.attributes["JOINTS_0"] = b.u16x4(j);
-      prim.attributes["WEIGHTS_0"] = b.floats(w, TINYGLTF_TYPE_VEC4, 4, false, TINYGLTF_TARGET_ARRAY_BUFFER);
+      add_skin_weights(me, prim, b);
     }
     if (!me.indices.empty()) prim.indices = b.indices(me.indices);
     if (me.material >= 0) prim.material = me.material;
@@ -770,8 +785,33 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
       m.nodes[0].children.push_back(idx);
     }
   }
+}
 
-  // Animations.
+// Key times of an SSC helper's scale channel following the parent's scale track `ps`:
+// its own keys for STEP, else every frame.
+std::vector<float> compensation_times(const track& ps, const animation& a, const write_options& o) {
+  std::vector<float> times;
+  if (ps.interpolation == interpolation::step || ps.times.size() == 1) {
+    times = ps.times;
+  } else {
+    const double fps = o.resample_fps && *o.resample_fps > 0 ? *o.resample_fps : a.fps && *a.fps > 0 ? *a.fps : 30.0;
+    // Every frame; an absurd duration gets a coarser grid instead of unbounded memory.
+    const double step = std::max(1.0 / fps, a.duration / 65536.0);
+    std::vector<float> grid;
+    for (double k = 0; k * step <= a.duration; k += 1) grid.push_back(static_cast<float>(k * step));
+    grid.push_back(static_cast<float>(a.duration));
+    grid.insert(grid.end(), ps.times.begin(), ps.times.end());
+    std::sort(grid.begin(), grid.end());
+    for (float tm : grid)  // merge near-duplicates (a key on a frame)
+      if (times.empty() || tm - times.back() > 1e-5f) times.push_back(tm);
+  }
+  return times;
+}
+
+void add_animations(const scene& s, const write_options& o, const skeleton_nodes& sn, tg::Model& m, builder& b,
+                    diagnostics& diags) {
+  const auto& bone_nodes = sn.bone_nodes;
+  const auto& helper_nodes = sn.helper_nodes;
   std::set<std::string> animation_names;
   for (const auto& a : s.animations) {
     if (a.skeleton < 0 || static_cast<std::size_t>(a.skeleton) >= s.skeletons.size()) continue;
@@ -824,21 +864,7 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
           break;
         }
       if (!ps || ps->times.empty()) continue;
-      std::vector<float> times;
-      if (ps->interpolation == interpolation::step || ps->times.size() == 1) {
-        times = ps->times;
-      } else {
-        const double fps = o.resample_fps && *o.resample_fps > 0 ? *o.resample_fps : a.fps && *a.fps > 0 ? *a.fps : 30.0;
-        // Every frame; an absurd duration gets a coarser grid instead of unbounded memory.
-        const double step = std::max(1.0 / fps, a.duration / 65536.0);
-        std::vector<float> grid;
-        for (double k = 0; k * step <= a.duration; k += 1) grid.push_back(static_cast<float>(k * step));
-        grid.push_back(static_cast<float>(a.duration));
-        grid.insert(grid.end(), ps->times.begin(), ps->times.end());
-        std::sort(grid.begin(), grid.end());
-        for (float tm : grid)  // merge near-duplicates (a key on a frame)
-          if (times.empty() || tm - times.back() > 1e-5f) times.push_back(tm);
-      }
+      const std::vector<float> times = compensation_times(*ps, a, o);
       std::vector<float> values;
       for (float tm : times) {
         auto v = scene_ops::sample(*ps, tm);
@@ -864,7 +890,10 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
     ga.extras = to_value(ex);
     m.animations.push_back(ga);
   }
+}
 
+// The model as .glb bytes, or as .gltf JSON whose buffer is the external `bin_name`.
+result<encoded> serialise_model(tg::Model& m, const write_options& o, const std::string& bin_name) {
   if (m.buffers[0].data.empty()) m.buffers.clear();
   tg::TinyGLTF gltf;
   std::ostringstream os;
@@ -886,6 +915,37 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
   std::string text = j.dump(1);
   out.main.assign(text.begin(), text.end());
   return out;
+}
+
+}  // namespace
+
+result<encoded> write(const scene& input, const write_options& o, diagnostics& diags,
+                      const std::string& bin_name) {
+  auto valid = input.validate();
+  if (!valid) return valid.error();
+  scene s = prepare(input, o, diags);
+  hold_until_duration(s);
+  if (!o.additive_raw) apply_additive_onto_rest(s);
+  if (o.ssc == ssc_mode::bake) bake_ssc(s, diags);
+
+  tg::Model m;
+  m.asset.version = "2.0";
+  m.asset.generator = "rigrip";
+  json asset_extras{{"source_format", s.format}};
+  if (!s.metadata.is_null() && !s.metadata.empty()) asset_extras["source_metadata"] = s.metadata;
+  m.asset.extras = to_value(asset_extras);
+  builder b(m);
+  m.scenes.resize(1);
+  m.defaultScene = 0;
+
+  add_root(s, o, m, asset_extras);
+  const skeleton_nodes sn = add_skeletons(s, m, b);
+  auto textures = add_textures(s, m, b);
+  if (!textures) return textures.error();
+  add_materials(s, m);
+  add_meshes(s, o, sn, m, b);
+  add_animations(s, o, sn, m, b, diags);
+  return serialise_model(m, o, bin_name);
 }
 
 result<void> write_file(const scene& s, const std::string& path, const write_options& o,

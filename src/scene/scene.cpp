@@ -67,6 +67,80 @@ bool finite_numbers(const nlohmann::json& j, std::size_t n) {
 error bad(const std::string& where, const std::string& what) {
   return make_error(code::invalid_scene, where + ": " + what);
 }
+// One track's keys and values (its bone and path are checked by the caller).
+result<void> check_track(const track& tr, std::size_t a, std::size_t t, double end) {
+  auto w = [&] { return "animations[" + std::to_string(a) + "].tracks[" + std::to_string(t) + "]"; };
+  if (tr.times.empty()) return bad(w(), "no keys");
+  if (tr.interpolation == interpolation::cubic_spline && tr.times.size() < 2)
+    return bad(w(), "CUBICSPLINE needs at least two keys");
+  std::size_t n = static_cast<std::size_t>(components(tr.path));
+  if (tr.values.size() != tr.times.size() * n * tr.elements_per_key())
+    return bad(w(), "value count " + std::to_string(tr.values.size()) + " does not match " +
+                        std::to_string(tr.times.size()) + " keys");
+  const float* times = tr.times.data();
+  for (std::size_t k = 0; k < tr.times.size(); ++k) {
+    float tm = times[k];
+    if (!std::isfinite(tm) || tm < 0 || tm > end)
+      return bad(w() + ".times[" + std::to_string(k) + "]",
+                 "time " + std::to_string(tm) + " outside [0, duration]");
+    if (k > 0 && !(tm > times[k - 1]))
+      return bad(w() + ".times[" + std::to_string(k) + "]", "times not strictly increasing");
+  }
+  if (!all_finite(tr.values)) {
+    for (std::size_t i = 0; i < tr.values.size(); ++i)
+      if (!std::isfinite(tr.values[i]))
+        return bad(w() + ".values[" + std::to_string(i) + "]", "non-finite value");
+  }
+  if (tr.path == path::rotation) {
+    std::size_t e = tr.elements_per_key();
+    for (std::size_t k = 0; k < tr.times.size(); ++k) {
+      const float* q = &tr.values[(k * e + (e == 3 ? 1 : 0)) * 4];
+      if (!unit({q[0], q[1], q[2], q[3]}))
+        return bad(w() + ".values key " + std::to_string(k), "rotation is not a unit quaternion");
+    }
+  }
+  return {};
+}
+
+result<void> check_mesh(const mesh& me, std::size_t m, const std::vector<skeleton>& skeletons,
+                        const std::vector<material>& materials) {
+  std::string w = "meshes[" + std::to_string(m) + "]";
+  std::size_t n = me.positions.size();
+  if (!me.normals.empty() && me.normals.size() != n) return bad(w, "normal count mismatch");
+  if (!me.uvs.empty() && me.uvs.size() != n) return bad(w, "uv count mismatch");
+  if (!me.uvs1.empty() && me.uvs1.size() != n) return bad(w, "uv1 count mismatch");
+  if (!me.colors.empty() && me.colors.size() != n) return bad(w, "colour count mismatch");
+  if (me.joints.size() != me.weights.size()) return bad(w, "joints/weights count mismatch");
+  if (!me.joints.empty() && me.joints.size() != n) return bad(w, "joint count mismatch");
+  if (me.skeleton >= static_cast<int>(skeletons.size()) || me.skeleton < -1)
+    return bad(w, "skeleton index out of range");
+  if ((me.bone >= 0 || !me.joints.empty()) && me.skeleton < 0)
+    return bad(w, "bone binding without a skeleton");
+  if (me.skeleton >= 0) {
+    auto nb = skeletons[static_cast<std::size_t>(me.skeleton)].bones.size();
+    if (me.bone >= static_cast<int>(nb)) return bad(w, "bone index out of range");
+    for (const auto& j : me.joints)
+      for (auto ji : j)
+        if (ji >= nb) return bad(w, "joint index out of range");
+  }
+  if (me.material >= static_cast<int>(materials.size())) return bad(w, "material out of range");
+  for (auto i : me.indices)
+    if (i >= n) return bad(w, "index out of range");
+  if (me.indices.empty() ? n % 3 != 0 : me.indices.size() % 3 != 0)
+    return bad(w, "triangle list length is not a multiple of 3");
+  for (const auto& p : me.positions)
+    if (!all_finite(p)) return bad(w, "non-finite position");
+  for (const auto& p : me.normals)
+    if (!all_finite(p)) return bad(w, "non-finite normal");
+  for (const auto& p : me.uvs)
+    if (!all_finite(p)) return bad(w, "non-finite uv");
+  for (const auto& p : me.uvs1)
+    if (!all_finite(p)) return bad(w, "non-finite uv1");
+  for (const auto& p : me.weights)
+    if (!all_finite(p)) return bad(w, "non-finite weight");
+  return {};
+}
+
 }  // namespace
 
 // Linear in the scene's size: one hash of the bone names per skeleton, a flag per
@@ -113,74 +187,11 @@ result<void> scene::validate() const {
       auto& flags = seen[static_cast<std::size_t>(bi)];
       if (flags & bit) return bad(w(), "second track for the same bone and path");
       flags = static_cast<std::uint8_t>(flags | bit);
-      if (tr.times.empty()) return bad(w(), "no keys");
-      if (tr.interpolation == interpolation::cubic_spline && tr.times.size() < 2)
-        return bad(w(), "CUBICSPLINE needs at least two keys");
-      std::size_t n = static_cast<std::size_t>(components(tr.path));
-      if (tr.values.size() != tr.times.size() * n * tr.elements_per_key())
-        return bad(w(), "value count " + std::to_string(tr.values.size()) + " does not match " +
-                            std::to_string(tr.times.size()) + " keys");
-      const float* times = tr.times.data();
-      for (std::size_t k = 0; k < tr.times.size(); ++k) {
-        float tm = times[k];
-        if (!std::isfinite(tm) || tm < 0 || tm > end)
-          return bad(w() + ".times[" + std::to_string(k) + "]",
-                     "time " + std::to_string(tm) + " outside [0, duration]");
-        if (k > 0 && !(tm > times[k - 1]))
-          return bad(w() + ".times[" + std::to_string(k) + "]", "times not strictly increasing");
-      }
-      if (!all_finite(tr.values)) {
-        for (std::size_t i = 0; i < tr.values.size(); ++i)
-          if (!std::isfinite(tr.values[i]))
-            return bad(w() + ".values[" + std::to_string(i) + "]", "non-finite value");
-      }
-      if (tr.path == path::rotation) {
-        std::size_t e = tr.elements_per_key();
-        for (std::size_t k = 0; k < tr.times.size(); ++k) {
-          const float* q = &tr.values[(k * e + (e == 3 ? 1 : 0)) * 4];
-          if (!unit({q[0], q[1], q[2], q[3]}))
-            return bad(w() + ".values key " + std::to_string(k), "rotation is not a unit quaternion");
-        }
-      }
+      if (auto r = check_track(tr, a, t, end); !r) return r;
     }
   }
-  for (std::size_t m = 0; m < meshes.size(); ++m) {
-    const auto& me = meshes[m];
-    std::string w = "meshes[" + std::to_string(m) + "]";
-    std::size_t n = me.positions.size();
-    if (!me.normals.empty() && me.normals.size() != n) return bad(w, "normal count mismatch");
-    if (!me.uvs.empty() && me.uvs.size() != n) return bad(w, "uv count mismatch");
-    if (!me.uvs1.empty() && me.uvs1.size() != n) return bad(w, "uv1 count mismatch");
-    if (!me.colors.empty() && me.colors.size() != n) return bad(w, "colour count mismatch");
-    if (me.joints.size() != me.weights.size()) return bad(w, "joints/weights count mismatch");
-    if (!me.joints.empty() && me.joints.size() != n) return bad(w, "joint count mismatch");
-    if (me.skeleton >= static_cast<int>(skeletons.size()) || me.skeleton < -1)
-      return bad(w, "skeleton index out of range");
-    if ((me.bone >= 0 || !me.joints.empty()) && me.skeleton < 0)
-      return bad(w, "bone binding without a skeleton");
-    if (me.skeleton >= 0) {
-      auto nb = skeletons[static_cast<std::size_t>(me.skeleton)].bones.size();
-      if (me.bone >= static_cast<int>(nb)) return bad(w, "bone index out of range");
-      for (const auto& j : me.joints)
-        for (auto ji : j)
-          if (ji >= nb) return bad(w, "joint index out of range");
-    }
-    if (me.material >= static_cast<int>(materials.size())) return bad(w, "material out of range");
-    for (auto i : me.indices)
-      if (i >= n) return bad(w, "index out of range");
-    if (me.indices.empty() ? n % 3 != 0 : me.indices.size() % 3 != 0)
-      return bad(w, "triangle list length is not a multiple of 3");
-    for (const auto& p : me.positions)
-      if (!all_finite(p)) return bad(w, "non-finite position");
-    for (const auto& p : me.normals)
-      if (!all_finite(p)) return bad(w, "non-finite normal");
-    for (const auto& p : me.uvs)
-      if (!all_finite(p)) return bad(w, "non-finite uv");
-    for (const auto& p : me.uvs1)
-      if (!all_finite(p)) return bad(w, "non-finite uv1");
-    for (const auto& p : me.weights)
-      if (!all_finite(p)) return bad(w, "non-finite weight");
-  }
+  for (std::size_t m = 0; m < meshes.size(); ++m)
+    if (auto r = check_mesh(meshes[m], m, skeletons, materials); !r) return r;
   for (std::size_t t = 0; t < textures.size(); ++t) {
     const auto& tx = textures[t];
     if (tx.width == 0 || tx.height == 0 ||

@@ -368,15 +368,11 @@ file load(std::span<const std::uint8_t> data) {
   return parse(std::vector<std::uint8_t>(data.begin(), data.end()));
 }
 
-scene to_scene(const file& f, const read_context& ctx) {
-  scene s;
-  s.format = "bfres";
-  s.metadata = {{"bfres_version", f.version_string()}, {"name", f.name}, {"platform", "wiiu"}};
-  const double fps = ctx.options.fps.value_or(30.0);
+namespace {
 
-  // ---- Skeleton candidates: --skeleton, else this file's FSKLs plus a sibling model's.
-  std::deque<file> others;  // keeps loaded rigs alive while the scene is built
-  std::vector<rig> candidates;
+// Skeleton candidates: --skeleton, else this file's FSKLs plus a sibling model's. `others`
+// keeps the loaded files alive while the scene is built.
+void add_candidates(const file& f, const read_context& ctx, std::deque<file>& others, std::vector<rig>& candidates) {
   auto add_models = [&](const file& src, const std::string& from, bool same) {
     for (std::size_t i = 0; i < src.models.size(); ++i)
       if (const auto& m = src.models[i]; m.skel)
@@ -416,6 +412,197 @@ scene to_scene(const file& f, const read_context& ctx) {
         break;
       }
   }
+}
+
+// One rig for all the file's animations: the FSKL that binds most bone animations; on a tie
+// the model's own rig (sibling / --skeleton) wins over the animation file's copy. -1: none.
+int choose_rig(const file& f, const std::vector<rig>& candidates, std::size_t& best_hits) {
+  int best = -1;
+  best_hits = 0;
+  for (std::size_t k = 0; k < candidates.size(); ++k) {
+    std::set<std::string> names;
+    for (const auto& b : candidates[k].raw->bones) names.insert(b.name);
+    std::size_t hits = 0;
+    for (const auto& a : f.anims)
+      for (const auto& b : a.bone_anims) hits += names.count(b.name);
+    bool better = hits > best_hits ||
+                  (best >= 0 && hits == best_hits && hits > 0 && candidates[static_cast<std::size_t>(best)].same_file &&
+                   !candidates[k].same_file);
+    if (best < 0 ? hits > 0 : better) best = static_cast<int>(k), best_hits = hits;
+  }
+  return best;
+}
+
+// A --skeleton that binds less than half of the animated bones is almost surely the wrong
+// rig: converting anyway would look like a success and be nonsense (--force goes on).
+void refuse_wrong_skeleton(const file& f, const std::vector<rig>& candidates, int best, const read_context& ctx) {
+  std::set<std::string> animated, bound;
+  for (const auto& a : f.anims)
+    for (const auto& b : a.bone_anims) animated.insert(b.name);
+  if (best >= 0)
+    for (const auto& b : candidates[static_cast<std::size_t>(best)].raw->bones)
+      if (animated.count(b.name)) bound.insert(b.name);
+  if (bound.size() * 2 < animated.size())
+    core::fail(code::missing_skeleton,
+               "--skeleton " + *ctx.options.skeleton_path + " binds only " + std::to_string(bound.size()) +
+                   " of " + std::to_string(animated.size()) + " animated bones (" +
+                   std::to_string(animated.size() - bound.size()) +
+                   " are not in it): probably the wrong skeleton; --force converts anyway");
+}
+
+// No FSKL anywhere binds anything: a flat rig from the animated bone names so the curves
+// still convert (rest pose = identity, every bone a root).
+rigrip::skeleton skeleton_from_animations(const file& f) {
+  rigrip::skeleton sk;
+  sk.name = "from_animations";
+  std::set<std::string> seen;
+  for (const auto& a : f.anims)
+    for (const auto& b : a.bone_anims)
+      if (seen.insert(b.name).second) {
+        rigrip::bone nb;
+        nb.name = b.name.empty() ? "bone_" + std::to_string(sk.bones.size()) : b.name;
+        sk.bones.push_back(std::move(nb));
+      }
+  return sk;
+}
+
+// Sampling per frame costs frames x bones: bound it (a 4-byte frame count could ask for 2^31).
+void check_sampling_cost(const file& f, std::size_t nb) {
+  constexpr std::int32_t max_frames = 1000000;
+  std::uint64_t samples = 0;
+  std::uint64_t longest_at = no_offset;
+  std::int32_t longest = -1;
+  for (const auto& a : f.anims) {
+    if (a.frame_count > longest) longest = a.frame_count, longest_at = a.at + 0x10;
+    if (a.frame_count > max_frames)
+      core::fail(code::limit_exceeded, "animation '" + a.name + "' frame count " + std::to_string(a.frame_count) +
+                                           " exceeds the limit of " + std::to_string(max_frames), a.at + 0x10);
+    samples += (static_cast<std::uint64_t>(a.frame_count) + 1) * (nb + 1);
+  }
+  const std::uint64_t sample_limit = 50000ull + 8ull * f.image.size();
+  if (samples > sample_limit)
+    core::fail(code::limit_exceeded, "sampling every frame of every bone would take " + std::to_string(samples) +
+                                         " evaluations, over the limit of " + std::to_string(sample_limit) +
+                                         " for a file of this size (longest animation: " + std::to_string(longest) +
+                                         " frames)",
+               longest_at);
+}
+
+// Channel sources for every bone of one animation: curves, else base values, else the bind
+// bone. `ssc` gets each bone's segment scale compensation flag as the animation sets it.
+std::vector<channel_source> channel_sources(const skeletal_anim& a, const rigrip::skeleton& sk, const skeleton* raw_rig,
+                                            const std::vector<const bone_anim*>& by_bone, const std::string& anim_name,
+                                            const read_context& ctx, std::vector<bool>& ssc) {
+  const std::size_t nb = sk.bones.size();
+  const bool euler = a.euler();
+  std::vector<channel_source> src(nb);
+  ssc.assign(nb, false);
+  for (std::size_t bi = 0; bi < nb; ++bi) {
+    auto& cs = src[bi];
+    const auto& rb = sk.bones[bi];
+    std::array<float, 4> bind_r{0, 0, 0, 1};
+    bool bind_euler = false;
+    if (raw_rig) {
+      const auto& raw = raw_rig->bones[bi];
+      bind_r = raw.rotate;
+      bind_euler = raw.euler();
+      for (int k = 0; k < 3; ++k) cs.constant[static_cast<std::size_t>(k)] = raw.scale[static_cast<std::size_t>(k)];
+      ssc[bi] = raw.segment_scale_compensate();
+    } else {
+      for (int k = 0; k < 3; ++k) cs.constant[static_cast<std::size_t>(k)] = rb.scale[static_cast<std::size_t>(k)];
+    }
+    // The bind rotation in the animation's representation.
+    if (bind_euler != euler) {
+      quat q = rotation_of(bind_r, bind_euler);
+      if (euler) {
+        vec3 e = quat_to_euler(q);
+        bind_r = {e[0], e[1], e[2], 1.0f};
+      } else {
+        bind_r = q;
+      }
+    }
+    for (int k = 0; k < 4; ++k) cs.constant[static_cast<std::size_t>(3 + k)] = bind_r[static_cast<std::size_t>(k)];
+    for (int k = 0; k < 3; ++k) cs.constant[static_cast<std::size_t>(7 + k)] = rb.translation[static_cast<std::size_t>(k)];
+    const bone_anim* b = by_bone[bi];
+    if (!b) continue;
+    // While an animation drives a bone, its BoneAnim flags (incl. SSC) replace the bone's.
+    ssc[bi] = b->segment_scale_compensate();
+    std::size_t base = 0;  // stored S(3), R(4), T(3): only the present parts
+    if (b->has_base_scale()) for (int k = 0; k < 3; ++k) cs.constant[static_cast<std::size_t>(k)] = b->base[base++];
+    if (b->has_base_rotate()) for (int k = 0; k < 4; ++k) cs.constant[static_cast<std::size_t>(3 + k)] = b->base[base++];
+    if (b->has_base_translate()) for (int k = 0; k < 3; ++k) cs.constant[static_cast<std::size_t>(7 + k)] = b->base[base++];
+    for (const auto& c : b->curves) {
+      int comp = curve_component(c.target);
+      if (comp < 0 || !c.is_float()) {
+        ctx.warn(code::w_unsupported_part,
+                 "animation '" + anim_name + "', bone '" + b->name + "': " +
+                     (comp < 0 ? "curve with unknown target " + std::to_string(c.target) : std::string("integer/boolean curve on a transform")) +
+                     " skipped",
+                 c.at);
+        continue;
+      }
+      if (euler && comp == 6) continue;  // W of an Euler rotation is unused
+      cs.curves[static_cast<std::size_t>(comp)] = &c;
+    }
+  }
+  return src;
+}
+
+// The tracks of one driven bone: sampled per frame where a curve drives a part, one
+// constant key where the part differs from the rest pose, nothing where it equals it.
+void add_bone_tracks(const channel_source& cs, const rigrip::bone& rb, bool euler, std::int32_t frame_count, double fps,
+                     animation& an) {
+  // Translation.
+  if (cs.animated(7, 3)) {
+    vec3_track(cs, 7, rb.name, path::translation, frame_count, fps, an);
+  } else {
+    std::vector<float> v{cs.constant[7], cs.constant[8], cs.constant[9]};
+    if (!(v[0] == rb.translation[0] && v[1] == rb.translation[1] && v[2] == rb.translation[2]))
+      constant_track(rb.name, path::translation, v, frame_count, fps, an);
+  }
+  // Rotation: Euler angles (or component-wise quaternions) per frame -> LINEAR quaternions.
+  auto rot_at = [&](float fr) {
+    std::array<float, 4> r{cs.at(3, fr), cs.at(4, fr), cs.at(5, fr), cs.at(6, fr)};
+    return rotation_of(r, euler);
+  };
+  if (cs.animated(3, 4)) {
+    track t;
+    t.bone = rb.name;
+    t.path = path::rotation;
+    t.interpolation = interpolation::linear;
+    for (std::int32_t fr = 0; fr <= frame_count; ++fr) {
+      quat q = rot_at(static_cast<float>(fr));
+      t.times.push_back(seconds(static_cast<float>(fr), fps));
+      t.values.insert(t.values.end(), q.begin(), q.end());
+    }
+    core::make_hemisphere_continuous(t.values);
+    an.tracks.push_back(std::move(t));
+  } else {
+    quat q = rot_at(0);
+    if (std::fabs(core::dot(q, rb.rotation)) < 1 - 1e-7f)
+      constant_track(rb.name, path::rotation, {q[0], q[1], q[2], q[3]}, frame_count, fps, an);
+  }
+  // Scale.
+  if (cs.animated(0, 3)) {
+    vec3_track(cs, 0, rb.name, path::scale, frame_count, fps, an);
+  } else {
+    std::vector<float> v{cs.constant[0], cs.constant[1], cs.constant[2]};
+    if (!(v[0] == rb.scale[0] && v[1] == rb.scale[1] && v[2] == rb.scale[2]))
+      constant_track(rb.name, path::scale, v, frame_count, fps, an);
+  }
+}
+
+}  // namespace
+
+scene to_scene(const file& f, const read_context& ctx) {
+  scene s;
+  s.format = "bfres";
+  s.metadata = {{"bfres_version", f.version_string()}, {"name", f.name}, {"platform", "wiiu"}};
+  const double fps = ctx.options.fps.value_or(30.0);
+
+  std::deque<file> others;  // keeps loaded rigs alive while the scene is built
+  std::vector<rig> candidates;
+  add_candidates(f, ctx, others, candidates);
 
   if (f.anims.empty()) {
     std::vector<int> skeleton_of_model(f.models.size(), -1);
@@ -431,39 +618,11 @@ scene to_scene(const file& f, const read_context& ctx) {
     return s;
   }
 
-  // ---- One rig for all the file's animations: the FSKL that binds most bone animations;
-  // on a tie the model's own rig (sibling / --skeleton) wins over the animation file's copy.
   std::size_t total_bone_anims = 0;
   for (const auto& a : f.anims) total_bone_anims += a.bone_anims.size();
-  int best = -1;
   std::size_t best_hits = 0;
-  for (std::size_t k = 0; k < candidates.size(); ++k) {
-    std::set<std::string> names;
-    for (const auto& b : candidates[k].raw->bones) names.insert(b.name);
-    std::size_t hits = 0;
-    for (const auto& a : f.anims)
-      for (const auto& b : a.bone_anims) hits += names.count(b.name);
-    bool better = hits > best_hits ||
-                  (best >= 0 && hits == best_hits && hits > 0 && candidates[static_cast<std::size_t>(best)].same_file &&
-                   !candidates[k].same_file);
-    if (best < 0 ? hits > 0 : better) best = static_cast<int>(k), best_hits = hits;
-  }
-  // A --skeleton that binds less than half of the animated bones is almost surely the wrong
-  // rig: converting anyway would look like a success and be nonsense (--force goes on).
-  if (ctx.options.skeleton_path && !ctx.options.force) {
-    std::set<std::string> animated, bound;
-    for (const auto& a : f.anims)
-      for (const auto& b : a.bone_anims) animated.insert(b.name);
-    if (best >= 0)
-      for (const auto& b : candidates[static_cast<std::size_t>(best)].raw->bones)
-        if (animated.count(b.name)) bound.insert(b.name);
-    if (bound.size() * 2 < animated.size())
-      core::fail(code::missing_skeleton,
-                 "--skeleton " + *ctx.options.skeleton_path + " binds only " + std::to_string(bound.size()) +
-                     " of " + std::to_string(animated.size()) + " animated bones (" +
-                     std::to_string(animated.size() - bound.size()) +
-                     " are not in it): probably the wrong skeleton; --force converts anyway");
-  }
+  const int best = choose_rig(f, candidates, best_hits);
+  if (ctx.options.skeleton_path && !ctx.options.force) refuse_wrong_skeleton(f, candidates, best, ctx);
   const skeleton* raw_rig = nullptr;
   if (best >= 0) {
     const rig& r = candidates[static_cast<std::size_t>(best)];
@@ -489,42 +648,14 @@ scene to_scene(const file& f, const read_context& ctx) {
                    "animations' bone names, as roots with identity rest poses"
                  : "no available FSKL names any animated bone: bones are made from the animations' bone "
                    "names, as roots with identity rest poses");
-    rigrip::skeleton sk;
-    sk.name = "from_animations";
-    std::set<std::string> seen;
-    for (const auto& a : f.anims)
-      for (const auto& b : a.bone_anims)
-        if (seen.insert(b.name).second) {
-          rigrip::bone nb;
-          nb.name = b.name.empty() ? "bone_" + std::to_string(sk.bones.size()) : b.name;
-          sk.bones.push_back(std::move(nb));
-        }
-    s.skeletons.push_back(std::move(sk));
+    s.skeletons.push_back(skeleton_from_animations(f));
   }
   const rigrip::skeleton& sk = s.skeletons[0];
   const std::size_t nb = sk.bones.size();
   std::vector<int> parent(nb);
   for (std::size_t i = 0; i < nb; ++i) parent[i] = sk.bones[i].parent;
 
-  // Sampling per frame costs frames x bones: bound it (a 4-byte frame count could ask for 2^31).
-  constexpr std::int32_t max_frames = 1000000;
-  std::uint64_t samples = 0;
-  std::uint64_t longest_at = no_offset;
-  std::int32_t longest = -1;
-  for (const auto& a : f.anims) {
-    if (a.frame_count > longest) longest = a.frame_count, longest_at = a.at + 0x10;
-    if (a.frame_count > max_frames)
-      core::fail(code::limit_exceeded, "animation '" + a.name + "' frame count " + std::to_string(a.frame_count) +
-                                           " exceeds the limit of " + std::to_string(max_frames), a.at + 0x10);
-    samples += (static_cast<std::uint64_t>(a.frame_count) + 1) * (nb + 1);
-  }
-  const std::uint64_t sample_limit = 50000ull + 8ull * f.image.size();
-  if (samples > sample_limit)
-    core::fail(code::limit_exceeded, "sampling every frame of every bone would take " + std::to_string(samples) +
-                                         " evaluations, over the limit of " + std::to_string(sample_limit) +
-                                         " for a file of this size (longest animation: " + std::to_string(longest) +
-                                         " frames)",
-               longest_at);
+  check_sampling_cost(f, nb);
   std::map<std::string, std::pair<int, std::uint64_t>> missing;  // name -> (animations, first offset)
   int ssc_mismatch = 0;
   std::string ssc_mismatch_example;
@@ -552,57 +683,8 @@ scene to_scene(const file& f, const read_context& ctx) {
       }
       by_bone[static_cast<std::size_t>(bi)] = &b;
     }
-    // Channel sources for every bone: curves, else base values, else the bind bone.
-    std::vector<channel_source> src(nb);
-    std::vector<bool> ssc(nb, false);
-    for (std::size_t bi = 0; bi < nb; ++bi) {
-      auto& cs = src[bi];
-      const auto& rb = sk.bones[bi];
-      std::array<float, 4> bind_r{0, 0, 0, 1};
-      bool bind_euler = false;
-      if (raw_rig) {
-        const auto& raw = raw_rig->bones[bi];
-        bind_r = raw.rotate;
-        bind_euler = raw.euler();
-        for (int k = 0; k < 3; ++k) cs.constant[static_cast<std::size_t>(k)] = raw.scale[static_cast<std::size_t>(k)];
-        ssc[bi] = raw.segment_scale_compensate();
-      } else {
-        for (int k = 0; k < 3; ++k) cs.constant[static_cast<std::size_t>(k)] = rb.scale[static_cast<std::size_t>(k)];
-      }
-      // The bind rotation in the animation's representation.
-      if (bind_euler != euler) {
-        quat q = rotation_of(bind_r, bind_euler);
-        if (euler) {
-          vec3 e = quat_to_euler(q);
-          bind_r = {e[0], e[1], e[2], 1.0f};
-        } else {
-          bind_r = q;
-        }
-      }
-      for (int k = 0; k < 4; ++k) cs.constant[static_cast<std::size_t>(3 + k)] = bind_r[static_cast<std::size_t>(k)];
-      for (int k = 0; k < 3; ++k) cs.constant[static_cast<std::size_t>(7 + k)] = rb.translation[static_cast<std::size_t>(k)];
-      const bone_anim* b = by_bone[bi];
-      if (!b) continue;
-      // While an animation drives a bone, its BoneAnim flags (incl. SSC) replace the bone's.
-      ssc[bi] = b->segment_scale_compensate();
-      std::size_t base = 0;  // stored S(3), R(4), T(3): only the present parts
-      if (b->has_base_scale()) for (int k = 0; k < 3; ++k) cs.constant[static_cast<std::size_t>(k)] = b->base[base++];
-      if (b->has_base_rotate()) for (int k = 0; k < 4; ++k) cs.constant[static_cast<std::size_t>(3 + k)] = b->base[base++];
-      if (b->has_base_translate()) for (int k = 0; k < 3; ++k) cs.constant[static_cast<std::size_t>(7 + k)] = b->base[base++];
-      for (const auto& c : b->curves) {
-        int comp = curve_component(c.target);
-        if (comp < 0 || !c.is_float()) {
-          ctx.warn(code::w_unsupported_part,
-                   "animation '" + an.name + "', bone '" + b->name + "': " +
-                       (comp < 0 ? "curve with unknown target " + std::to_string(c.target) : std::string("integer/boolean curve on a transform")) +
-                       " skipped",
-                   c.at);
-          continue;
-        }
-        if (euler && comp == 6) continue;  // W of an Euler rotation is unused
-        cs.curves[static_cast<std::size_t>(comp)] = &c;
-      }
-    }
+    std::vector<bool> ssc;
+    const std::vector<channel_source> src = channel_sources(a, sk, raw_rig, by_bone, an.name, ctx, ssc);
     // While an animation drives a bone its BoneAnim's SSC bit replaces the bone's. The
     // scene keeps one flag per bone (the skeleton's), so a differing bit is reported where
     // it changes the pose: under a parent whose scale is not 1.
@@ -614,50 +696,8 @@ scene to_scene(const file& f, const read_context& ctx) {
         if (!ps.animated(0, 3) && ps.constant[0] == 1 && ps.constant[1] == 1 && ps.constant[2] == 1) continue;
         if (ssc_mismatch++ == 0) ssc_mismatch_example = an.name + "/" + sk.bones[bi].name;
       }
-    for (std::size_t bi = 0; bi < nb; ++bi) {
-      const auto& cs = src[bi];
-      const auto& rb = sk.bones[bi];
-      const bool driven = by_bone[bi] != nullptr;
-      if (!driven) continue;
-      // Translation.
-      if (cs.animated(7, 3)) {
-        vec3_track(cs, 7, rb.name, path::translation, a.frame_count, fps, an);
-      } else {
-        std::vector<float> v{cs.constant[7], cs.constant[8], cs.constant[9]};
-        if (!(v[0] == rb.translation[0] && v[1] == rb.translation[1] && v[2] == rb.translation[2]))
-          constant_track(rb.name, path::translation, v, a.frame_count, fps, an);
-      }
-      // Rotation: Euler angles (or component-wise quaternions) per frame -> LINEAR quaternions.
-      auto rot_at = [&](float fr) {
-        std::array<float, 4> r{cs.at(3, fr), cs.at(4, fr), cs.at(5, fr), cs.at(6, fr)};
-        return rotation_of(r, euler);
-      };
-      if (cs.animated(3, 4)) {
-        track t;
-        t.bone = rb.name;
-        t.path = path::rotation;
-        t.interpolation = interpolation::linear;
-        for (std::int32_t fr = 0; fr <= a.frame_count; ++fr) {
-          quat q = rot_at(static_cast<float>(fr));
-          t.times.push_back(seconds(static_cast<float>(fr), fps));
-          t.values.insert(t.values.end(), q.begin(), q.end());
-        }
-        core::make_hemisphere_continuous(t.values);
-        an.tracks.push_back(std::move(t));
-      } else {
-        quat q = rot_at(0);
-        if (std::fabs(core::dot(q, rb.rotation)) < 1 - 1e-7f)
-          constant_track(rb.name, path::rotation, {q[0], q[1], q[2], q[3]}, a.frame_count, fps, an);
-      }
-      // Scale.
-      if (cs.animated(0, 3)) {
-        vec3_track(cs, 0, rb.name, path::scale, a.frame_count, fps, an);
-      } else {
-        std::vector<float> v{cs.constant[0], cs.constant[1], cs.constant[2]};
-        if (!(v[0] == rb.scale[0] && v[1] == rb.scale[1] && v[2] == rb.scale[2]))
-          constant_track(rb.name, path::scale, v, a.frame_count, fps, an);
-      }
-    }
+    for (std::size_t bi = 0; bi < nb; ++bi)
+      if (by_bone[bi]) add_bone_tracks(src[bi], sk.bones[bi], euler, a.frame_count, fps, an);
     s.animations.push_back(std::move(an));
   }
   for (const auto& [name, m] : missing)

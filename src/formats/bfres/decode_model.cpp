@@ -52,26 +52,15 @@ std::vector<std::uint32_t> triangles(std::uint32_t prim, const std::vector<std::
   return out;
 }
 
-}  // namespace
 
-model_geometry decode_shape(const file& f, const model& m, const shape& sh, int lod, const skeleton_binding& bind,
-                            const read_context& ctx) {
-  model_geometry g;
-  const core::endian e = core::endian::big;
-  const std::string where = "model '" + m.name + "', shape '" + sh.name + "'";
-  if (sh.vertex_buffer >= m.vertex_buffers.size())
-    fail(code::bad_value, where + ": vertex buffer index " + std::to_string(sh.vertex_buffer) + " but the model has " +
-                              std::to_string(m.vertex_buffers.size()), sh.at + 0x12);
-  const vertex_buffer& vb = m.vertex_buffers[sh.vertex_buffer];
-  if (sh.meshes.empty()) {
-    ctx.warn(code::w_unsupported_part, where + " has no mesh; skipped", sh.at);
-    return g;
-  }
-  const std::size_t li = std::min<std::size_t>(static_cast<std::size_t>(std::max(lod, 0)), sh.meshes.size() - 1);
-  const lod_mesh& lm = sh.meshes[li];
-  g.lod = static_cast<int>(li);
+// Attribute value `vertex` (FRES vertex data is big-endian).
+std::array<float, 4> value_at(const attrib_view& v, std::uint32_t vertex) {
+  return decode_attrib(v.fmt, v.base + std::size_t{vertex} * v.stride, core::endian::big);
+}
 
-  // Index buffer.
+// The LOD's index buffer, each index checked against the vertex count.
+std::vector<std::uint32_t> read_indices(const file& f, const lod_mesh& lm, const vertex_buffer& vb,
+                                        const std::string& where) {
   const std::uint32_t isize = lm.index_format == 4 || lm.index_format == 0 ? 2 : lm.index_format == 9 || lm.index_format == 1 ? 4 : 0;
   if (!isize) fail(code::bad_value, where + ": index format " + std::to_string(lm.index_format) + " is unknown", lm.at + 4);
   const core::endian ie = lm.index_format == 4 || lm.index_format == 9 ? core::endian::big : core::endian::little;
@@ -90,23 +79,12 @@ model_geometry decode_shape(const file& f, const model& m, const shape& sh, int 
                                 ") is beyond the vertex count " + std::to_string(vb.vertex_count), at);
     v = static_cast<std::uint32_t>(x);
   }
-  bool prim_ok = true;
-  std::vector<std::uint32_t> tris = triangles(lm.primitive, raw, prim_ok);
-  if (!prim_ok) {
-    ctx.warn(code::w_unsupported_part, where + ": primitive type " + std::to_string(lm.primitive) +
-                                           " (not triangles, strips or fans) skipped", lm.at);
-    return g;
-  }
-  // Only the vertices this LOD uses, in first-use order.
-  std::map<std::uint32_t, std::uint32_t> remap;
-  std::vector<std::uint32_t> used;
-  for (auto& v : tris) {
-    auto [it, fresh] = remap.try_emplace(v, static_cast<std::uint32_t>(used.size()));
-    if (fresh) used.push_back(v);
-    v = it->second;
-  }
+  return raw;
+}
 
-  // Attributes.
+// The readable attributes by name; unknown formats are skipped with a warning.
+std::map<std::string, attrib_view> attribute_views(const file& f, const vertex_buffer& vb, const std::string& where,
+                                                   const read_context& ctx) {
   std::map<std::string, attrib_view> views;
   for (const auto& a : vb.attribs) {
     auto fmt = describe_gx2_attrib(a.format);
@@ -130,7 +108,104 @@ model_geometry decode_shape(const file& f, const model& m, const shape& sh, int 
                                 std::to_string(stride), b.at + 4);
     views[a.name] = attrib_view{&a, *fmt, f.image.data() + b.data_at + a.offset, stride};
   }
-  auto get = [&](const attrib_view& v, std::uint32_t vertex) { return decode_attrib(v.fmt, v.base + std::size_t{vertex} * v.stride, e); };
+  return views;
+}
+
+// Joints and weights of every used vertex from the index (_i0, _i1) and weight (_w0, _w1)
+// attributes; rigid-matrix vertices are moved out of their bone's space. True when a
+// vertex had more than 4 influences.
+bool skin_vertices(mesh& me, const std::vector<std::uint32_t>& used, const attrib_view* const (&ids)[2],
+                   const attrib_view* const (&wts)[2], int skin, const skeleton& raw_sk,
+                   const std::vector<core::mat4>& world, std::uint16_t shape_bone, const std::string& where) {
+  const std::size_t palette = raw_sk.mtx_to_bone.size();
+  bool lossy = false;
+  for (std::size_t vi = 0; vi < used.size(); ++vi) {
+    const std::uint32_t v = used[vi];
+    std::array<std::pair<float, std::uint16_t>, 8> inf{};
+    int n = 0;
+    for (int k = 0; k < 2; ++k) {
+      if (!ids[k]) continue;
+      const auto iv = value_at(*ids[k], v);
+      const auto wv = wts[k] ? value_at(*wts[k], v) : std::array<float, 4>{1, 0, 0, 0};
+      for (int c = 0; c < ids[k]->fmt.count && k * 4 + c < skin; ++c) {
+        const float w = (skin == 1 && !wts[k]) ? 1.0f : wv[static_cast<std::size_t>(c)];
+        const auto idx = static_cast<std::int64_t>(iv[static_cast<std::size_t>(c)]);
+        if (idx < 0 || static_cast<std::size_t>(idx) >= palette)
+          fail(code::bad_value, where + ": vertex " + std::to_string(v) + " uses matrix " + std::to_string(idx) +
+                                    ", beyond the skeleton's " + std::to_string(palette) + " matrices",
+               ids[k]->a->at);
+        const std::int16_t bone = raw_sk.mtx_to_bone[static_cast<std::size_t>(idx)];
+        if (bone < 0 || static_cast<std::size_t>(bone) >= raw_sk.bones.size())
+          fail(code::bad_value, where + ": matrix " + std::to_string(idx) + " maps to bone " + std::to_string(bone) +
+                                    ", not in the skeleton", raw_sk.mtx_to_bone_at + 2 * static_cast<std::uint32_t>(idx));
+        if (w > 0) inf[static_cast<std::size_t>(n++)] = {w, static_cast<std::uint16_t>(bone)};
+        // Rigid matrices: the vertex is in its bone's space (only meaningful with one influence).
+        if (c == 0 && k == 0 && static_cast<std::size_t>(idx) >= raw_sk.num_smooth && skin == 1) {
+          const auto& m4 = world[static_cast<std::size_t>(bone)];
+          auto& p = me.positions[vi];
+          p = {m4[0] * p[0] + m4[4] * p[1] + m4[8] * p[2] + m4[12], m4[1] * p[0] + m4[5] * p[1] + m4[9] * p[2] + m4[13],
+               m4[2] * p[0] + m4[6] * p[1] + m4[10] * p[2] + m4[14]};
+          if (vi < me.normals.size()) {
+            auto& q = me.normals[vi];
+            q = {m4[0] * q[0] + m4[4] * q[1] + m4[8] * q[2], m4[1] * q[0] + m4[5] * q[1] + m4[9] * q[2],
+                 m4[2] * q[0] + m4[6] * q[1] + m4[10] * q[2]};
+          }
+        }
+      }
+    }
+    std::sort(inf.begin(), inf.begin() + n, [](const auto& a, const auto& b) { return a.first > b.first; });
+    if (n > 4) lossy = true;
+    std::array<std::uint16_t, 4> j{};
+    vec4 w{0, 0, 0, 0};
+    float sum = 0;
+    for (int k = 0; k < std::min(n, 4); ++k) sum += inf[static_cast<std::size_t>(k)].first;
+    for (int k = 0; k < std::min(n, 4); ++k) {
+      j[static_cast<std::size_t>(k)] = inf[static_cast<std::size_t>(k)].second;
+      w[static_cast<std::size_t>(k)] = sum > 0 ? inf[static_cast<std::size_t>(k)].first / sum : 0;
+    }
+    if (n == 0) j[0] = shape_bone < raw_sk.bones.size() ? shape_bone : 0, w[0] = 1;
+    me.joints.push_back(j);
+    me.weights.push_back(w);
+  }
+  return lossy;
+}
+
+}  // namespace
+
+model_geometry decode_shape(const file& f, const model& m, const shape& sh, int lod, const skeleton_binding& bind,
+                            const read_context& ctx) {
+  model_geometry g;
+  const std::string where = "model '" + m.name + "', shape '" + sh.name + "'";
+  if (sh.vertex_buffer >= m.vertex_buffers.size())
+    fail(code::bad_value, where + ": vertex buffer index " + std::to_string(sh.vertex_buffer) + " but the model has " +
+                              std::to_string(m.vertex_buffers.size()), sh.at + 0x12);
+  const vertex_buffer& vb = m.vertex_buffers[sh.vertex_buffer];
+  if (sh.meshes.empty()) {
+    ctx.warn(code::w_unsupported_part, where + " has no mesh; skipped", sh.at);
+    return g;
+  }
+  const std::size_t li = std::min<std::size_t>(static_cast<std::size_t>(std::max(lod, 0)), sh.meshes.size() - 1);
+  const lod_mesh& lm = sh.meshes[li];
+  g.lod = static_cast<int>(li);
+
+  std::vector<std::uint32_t> raw = read_indices(f, lm, vb, where);
+  bool prim_ok = true;
+  std::vector<std::uint32_t> tris = triangles(lm.primitive, raw, prim_ok);
+  if (!prim_ok) {
+    ctx.warn(code::w_unsupported_part, where + ": primitive type " + std::to_string(lm.primitive) +
+                                           " (not triangles, strips or fans) skipped", lm.at);
+    return g;
+  }
+  // Only the vertices this LOD uses, in first-use order.
+  std::map<std::uint32_t, std::uint32_t> remap;
+  std::vector<std::uint32_t> used;
+  for (auto& v : tris) {
+    auto [it, fresh] = remap.try_emplace(v, static_cast<std::uint32_t>(used.size()));
+    if (fresh) used.push_back(v);
+    v = it->second;
+  }
+
+  const std::map<std::string, attrib_view> views = attribute_views(f, vb, where, ctx);
   auto pos = views.find("_p0");
   if (pos == views.end()) {
     ctx.warn(code::w_unsupported_part, where + " has no readable position attribute (_p0); skipped", vb.at);
@@ -142,27 +217,27 @@ model_geometry decode_shape(const file& f, const model& m, const shape& sh, int 
   me.indices = std::move(tris);
   me.positions.reserve(used.size());
   for (std::uint32_t v : used) {
-    auto p = get(pos->second, v);
+    auto p = value_at(pos->second, v);
     me.positions.push_back({p[0], p[1], p[2]});
   }
   if (auto n = views.find("_n0"); n != views.end())
     for (std::uint32_t v : used) {
-      auto p = get(n->second, v);
+      auto p = value_at(n->second, v);
       me.normals.push_back({p[0], p[1], p[2]});
     }
   if (auto u = views.find("_u0"); u != views.end())
     for (std::uint32_t v : used) {
-      auto p = get(u->second, v);
+      auto p = value_at(u->second, v);
       me.uvs.push_back({p[0], p[1]});
     }
   if (auto u = views.find("_u1"); u != views.end())
     for (std::uint32_t v : used) {
-      auto p = get(u->second, v);
+      auto p = value_at(u->second, v);
       me.uvs1.push_back({p[0], p[1]});
     }
   if (auto c = views.find("_c0"); c != views.end())
     for (std::uint32_t v : used) {
-      auto p = get(c->second, v);
+      auto p = value_at(c->second, v);
       me.colors.push_back({p[0], p[1], p[2], c->second.fmt.count >= 4 ? p[3] : 1.0f});
     }
   for (const auto& [name, v] : views)
@@ -200,56 +275,7 @@ model_geometry decode_shape(const file& f, const model& m, const shape& sh, int 
     return g;
   }
   const auto world = scene_ops::world_matrices(*bind.scene);
-  const std::size_t palette = raw_sk.mtx_to_bone.size();
-  bool lossy = false;
-  for (std::size_t vi = 0; vi < used.size(); ++vi) {
-    const std::uint32_t v = used[vi];
-    std::array<std::pair<float, std::uint16_t>, 8> inf{};
-    int n = 0;
-    for (int k = 0; k < 2; ++k) {
-      if (!ids[k]) continue;
-      const auto iv = get(*ids[k], v);
-      const auto wv = wts[k] ? get(*wts[k], v) : std::array<float, 4>{1, 0, 0, 0};
-      for (int c = 0; c < ids[k]->fmt.count && k * 4 + c < skin; ++c) {
-        const float w = (skin == 1 && !wts[k]) ? 1.0f : wv[static_cast<std::size_t>(c)];
-        const auto idx = static_cast<std::int64_t>(iv[static_cast<std::size_t>(c)]);
-        if (idx < 0 || static_cast<std::size_t>(idx) >= palette)
-          fail(code::bad_value, where + ": vertex " + std::to_string(v) + " uses matrix " + std::to_string(idx) +
-                                    ", beyond the skeleton's " + std::to_string(palette) + " matrices",
-               ids[k]->a->at);
-        const std::int16_t bone = raw_sk.mtx_to_bone[static_cast<std::size_t>(idx)];
-        if (bone < 0 || static_cast<std::size_t>(bone) >= raw_sk.bones.size())
-          fail(code::bad_value, where + ": matrix " + std::to_string(idx) + " maps to bone " + std::to_string(bone) +
-                                    ", not in the skeleton", raw_sk.mtx_to_bone_at + 2 * static_cast<std::uint32_t>(idx));
-        if (w > 0) inf[static_cast<std::size_t>(n++)] = {w, static_cast<std::uint16_t>(bone)};
-        // Rigid matrices: the vertex is in its bone's space (only meaningful with one influence).
-        if (c == 0 && k == 0 && static_cast<std::size_t>(idx) >= raw_sk.num_smooth && skin == 1) {
-          const auto& m4 = world[static_cast<std::size_t>(bone)];
-          auto& p = me.positions[vi];
-          p = {m4[0] * p[0] + m4[4] * p[1] + m4[8] * p[2] + m4[12], m4[1] * p[0] + m4[5] * p[1] + m4[9] * p[2] + m4[13],
-               m4[2] * p[0] + m4[6] * p[1] + m4[10] * p[2] + m4[14]};
-          if (vi < me.normals.size()) {
-            auto& q = me.normals[vi];
-            q = {m4[0] * q[0] + m4[4] * q[1] + m4[8] * q[2], m4[1] * q[0] + m4[5] * q[1] + m4[9] * q[2],
-                 m4[2] * q[0] + m4[6] * q[1] + m4[10] * q[2]};
-          }
-        }
-      }
-    }
-    std::sort(inf.begin(), inf.begin() + n, [](const auto& a, const auto& b) { return a.first > b.first; });
-    if (n > 4) lossy = true;
-    std::array<std::uint16_t, 4> j{};
-    vec4 w{0, 0, 0, 0};
-    float sum = 0;
-    for (int k = 0; k < std::min(n, 4); ++k) sum += inf[static_cast<std::size_t>(k)].first;
-    for (int k = 0; k < std::min(n, 4); ++k) {
-      j[static_cast<std::size_t>(k)] = inf[static_cast<std::size_t>(k)].second;
-      w[static_cast<std::size_t>(k)] = sum > 0 ? inf[static_cast<std::size_t>(k)].first / sum : 0;
-    }
-    if (n == 0) j[0] = sh.bone < raw_sk.bones.size() ? sh.bone : 0, w[0] = 1;
-    me.joints.push_back(j);
-    me.weights.push_back(w);
-  }
+  const bool lossy = skin_vertices(me, used, ids, wts, skin, raw_sk, world, sh.bone, where);
   if (lossy)
     ctx.warn(code::w_lossy, where + ": vertices with more than 4 bone influences keep their 4 largest weights", vb.at);
   return g;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/byte_patcher.hpp"
 #include "core/byte_reader.hpp"
 #include "formats/bfres/fres_detail.hpp"
 
@@ -182,22 +183,17 @@ skeleton parse_skeleton(const byte_reader& file, std::uint32_t at, bool v34) {
   return s;
 }
 
-std::size_t key_size(const curve& c) {
-  switch (c.key_type()) {
+// Bytes per stored value of a curve's frame or key type field (type 3 is undefined: 0).
+std::size_t stored_size(int type) {
+  switch (type) {
     case 0: return 4;
     case 1: return 2;
     case 2: return 1;
     default: return 0;
   }
 }
-std::size_t frame_size(const curve& c) {
-  switch (c.frame_type()) {
-    case 0: return 4;
-    case 1: return 2;
-    case 2: return 1;
-    default: return 0;
-  }
-}
+std::size_t key_size(const curve& c) { return stored_size(c.key_type()); }
+std::size_t frame_size(const curve& c) { return stored_size(c.frame_type()); }
 std::size_t key_elements_stored(const curve& c) {
   if (c.type() == curve_type::step_bool || c.type() == curve_type::baked_bool)
     return (c.num_keys + 31u) / 32u;  // bit-packed, 32 per word
@@ -369,22 +365,111 @@ skeletal_anim parse_anim(const byte_reader& file, std::uint32_t at, bool v34) {
 }
 
 // Big-endian patching of the image, used by serialise().
-struct patcher {
-  std::vector<std::uint8_t>& img;
-  void u8(std::uint32_t at, std::uint8_t v) { check(at, 1); img[at] = v; }
-  void u16(std::uint32_t at, std::uint16_t v) { check(at, 2); img[at] = v >> 8; img[at + 1] = v & 0xFF; }
-  void u32(std::uint32_t at, std::uint32_t v) {
-    check(at, 4);
-    for (int i = 0; i < 4; ++i) img[at + static_cast<std::uint32_t>(i)] = static_cast<std::uint8_t>(v >> (24 - 8 * i));
-  }
-  void f32(std::uint32_t at, float v) { u32(at, std::bit_cast<std::uint32_t>(v)); }
+// FRES is big-endian; its offsets are relative to the field that holds them (0 = none).
+struct patcher : core::byte_patcher {
   void offset(std::uint32_t at, std::uint32_t target) {
     u32(at, target == 0 ? 0 : static_cast<std::uint32_t>(static_cast<std::int32_t>(target - at)));
   }
-  void check(std::uint32_t at, std::uint32_t n) {
-    if (static_cast<std::uint64_t>(at) + n > img.size()) fail(code::internal, "serialise outside the image", at);
-  }
 };
+
+
+// A value stored in `size` bytes (4, 2 or 1).
+void put_sized(patcher& p, std::uint32_t at, std::size_t size, std::uint32_t v) {
+  if (size == 4) p.u32(at, v);
+  else if (size == 2) p.u16(at, static_cast<std::uint16_t>(v));
+  else p.u8(at, static_cast<std::uint8_t>(v));
+}
+
+void patch_skeleton(patcher& p, const skeleton& s, bool v34) {
+  p.u32(s.at + 4, s.flags);
+  p.u16(s.at + 8, s.num_bones);
+  p.u16(s.at + 10, s.num_smooth);
+  p.u16(s.at + 12, s.num_rigid);
+  p.u16(s.at + 14, s.pad);
+  p.offset(s.at + 0x10, s.bone_dict_at);
+  p.offset(s.at + 0x14, s.bone_array_at);
+  p.offset(s.at + 0x18, s.mtx_to_bone_at);
+  if (v34) p.offset(s.at + 0x1C, s.inverse_at);
+  p.u32(s.at + (v34 ? 0x20 : 0x1C), s.user_ptr);
+  for (const auto& b : s.bones) {
+    p.offset(b.at, b.name_at);
+    p.u16(b.at + 4, b.index);
+    p.u16(b.at + 6, static_cast<std::uint16_t>(b.parent));
+    p.u16(b.at + 8, static_cast<std::uint16_t>(b.smooth_index));
+    p.u16(b.at + 10, static_cast<std::uint16_t>(b.rigid_index));
+    p.u16(b.at + 12, b.billboard);
+    p.u16(b.at + 14, b.num_user_data);
+    p.u32(b.at + 16, b.flags);
+    for (std::uint32_t i = 0; i < 3; ++i) p.f32(b.at + 0x14 + 4 * i, b.scale[i]);
+    for (std::uint32_t i = 0; i < 4; ++i) p.f32(b.at + 0x20 + 4 * i, b.rotate[i]);
+    for (std::uint32_t i = 0; i < 3; ++i) p.f32(b.at + 0x30 + 4 * i, b.translate[i]);
+    p.offset(b.at + 0x3C, b.user_data_at);
+    if (b.inverse_matrix)
+      for (std::uint32_t i = 0; i < 12; ++i) p.f32(b.at + 0x40 + 4 * i, (*b.inverse_matrix)[i]);
+  }
+  for (std::uint32_t i = 0; i < s.mtx_to_bone.size(); ++i)
+    p.u16(s.mtx_to_bone_at + 2 * i, static_cast<std::uint16_t>(s.mtx_to_bone[i]));
+  for (std::uint32_t i = 0; i < s.inverse_matrices.size(); ++i)
+    for (std::uint32_t k = 0; k < 12; ++k) p.f32(s.inverse_at + 48 * i + 4 * k, s.inverse_matrices[i][k]);
+}
+
+void patch_curve(patcher& p, const curve& c) {
+  p.u16(c.at, c.flags);
+  p.u16(c.at + 2, c.num_keys);
+  p.u32(c.at + 4, c.target);
+  p.f32(c.at + 8, c.start);
+  p.f32(c.at + 12, c.end);
+  p.u32(c.at + 16, c.scale_bits);
+  p.u32(c.at + 20, c.offset_bits);
+  std::uint32_t o = 24;
+  if (c.delta) p.f32(c.at + 24, *c.delta), o = 28;
+  p.offset(c.at + o, c.frames_at);
+  p.offset(c.at + o + 4, c.keys_at);
+  std::size_t fs = frame_size(c), ks = key_size(c);
+  for (std::uint32_t i = 0; i < c.frames_raw.size(); ++i)
+    put_sized(p, c.frames_at + static_cast<std::uint32_t>(fs) * i, fs, static_cast<std::uint32_t>(c.frames_raw[i]));
+  for (std::uint32_t i = 0; i < c.keys_raw.size(); ++i)
+    put_sized(p, c.keys_at + static_cast<std::uint32_t>(ks) * i, ks, static_cast<std::uint32_t>(c.keys_raw[i]));
+}
+
+void patch_anim(patcher& p, const skeletal_anim& a, bool v34) {
+  p.offset(a.at + 4, a.name_at);
+  p.offset(a.at + 8, a.path_at);
+  p.u32(a.at + 0x0C, a.flags);
+  if (v34) {
+    p.u32(a.at + 0x10, static_cast<std::uint32_t>(a.frame_count));
+    p.u16(a.at + 0x14, a.num_bone_anims);
+    p.u16(a.at + 0x16, a.num_user_data);
+    p.u32(a.at + 0x18, static_cast<std::uint32_t>(a.num_curves));
+    p.u32(a.at + 0x1C, a.baked_size);
+  } else {
+    p.u16(a.at + 0x10, static_cast<std::uint16_t>(a.frame_count));
+    p.u16(a.at + 0x12, a.num_bone_anims);
+    p.u32(a.at + 0x14, static_cast<std::uint32_t>(a.num_curves));
+    p.u32(a.at + 0x18, a.baked_size);
+    p.u16(a.at + 0x1C, a.num_user_data);
+    p.u8(a.at + 0x1E, a.pre34_tail[0]);
+    p.u8(a.at + 0x1F, a.pre34_tail[1]);
+  }
+  p.offset(a.at + 0x20, a.bone_anims_at);
+  p.offset(a.at + 0x24, a.bind_skeleton_at);
+  p.offset(a.at + 0x28, a.bind_index_at);
+  p.offset(a.at + 0x2C, a.user_data_at);
+  for (std::uint32_t i = 0; i < a.bind_indices.size(); ++i) p.u16(a.bind_index_at + 2 * i, a.bind_indices[i]);
+  for (const auto& b : a.bone_anims) {
+    p.u32(b.at, b.flags);
+    p.offset(b.at + 4, b.name_at);
+    p.u8(b.at + 8, b.begin_rotate);
+    p.u8(b.at + 9, b.begin_translate);
+    p.u8(b.at + 10, b.num_curves);
+    p.u8(b.at + 11, b.begin_base_translate);
+    for (std::uint32_t i = 0; i < 4; ++i) p.u8(b.at + 12 + i, b.begin_curve[i]);
+    p.offset(b.at + 0x10, b.curves_at);
+    p.offset(b.at + 0x14, b.base_at);
+    for (std::uint32_t i = 0; i < b.base.size(); ++i) p.f32(b.base_at + 4 * i, b.base[i]);
+    for (const auto& c : b.curves) patch_curve(p, c);
+  }
+}
 
 }  // namespace
 
@@ -600,7 +685,7 @@ file parse(std::vector<std::uint8_t> image) {
 
 std::vector<std::uint8_t> serialise(const file& f) {
   std::vector<std::uint8_t> out = f.image;
-  patcher p{out};
+  patcher p{{out, false, "serialise"}};
   std::memcpy(out.data(), "FRES", 4);
   p.u32(4, f.version);
   p.u16(8, f.bom);
@@ -626,103 +711,9 @@ std::vector<std::uint8_t> serialise(const file& f) {
     }
   }
   const bool v34 = f.v34();
-  for (const auto& m : f.models) {
-    if (!m.skel) continue;
-    const auto& s = *m.skel;
-    p.u32(s.at + 4, s.flags);
-    p.u16(s.at + 8, s.num_bones);
-    p.u16(s.at + 10, s.num_smooth);
-    p.u16(s.at + 12, s.num_rigid);
-    p.u16(s.at + 14, s.pad);
-    p.offset(s.at + 0x10, s.bone_dict_at);
-    p.offset(s.at + 0x14, s.bone_array_at);
-    p.offset(s.at + 0x18, s.mtx_to_bone_at);
-    if (v34) p.offset(s.at + 0x1C, s.inverse_at);
-    p.u32(s.at + (v34 ? 0x20 : 0x1C), s.user_ptr);
-    for (const auto& b : s.bones) {
-      p.offset(b.at, b.name_at);
-      p.u16(b.at + 4, b.index);
-      p.u16(b.at + 6, static_cast<std::uint16_t>(b.parent));
-      p.u16(b.at + 8, static_cast<std::uint16_t>(b.smooth_index));
-      p.u16(b.at + 10, static_cast<std::uint16_t>(b.rigid_index));
-      p.u16(b.at + 12, b.billboard);
-      p.u16(b.at + 14, b.num_user_data);
-      p.u32(b.at + 16, b.flags);
-      for (std::uint32_t i = 0; i < 3; ++i) p.f32(b.at + 0x14 + 4 * i, b.scale[i]);
-      for (std::uint32_t i = 0; i < 4; ++i) p.f32(b.at + 0x20 + 4 * i, b.rotate[i]);
-      for (std::uint32_t i = 0; i < 3; ++i) p.f32(b.at + 0x30 + 4 * i, b.translate[i]);
-      p.offset(b.at + 0x3C, b.user_data_at);
-      if (b.inverse_matrix)
-        for (std::uint32_t i = 0; i < 12; ++i) p.f32(b.at + 0x40 + 4 * i, (*b.inverse_matrix)[i]);
-    }
-    for (std::uint32_t i = 0; i < s.mtx_to_bone.size(); ++i)
-      p.u16(s.mtx_to_bone_at + 2 * i, static_cast<std::uint16_t>(s.mtx_to_bone[i]));
-    for (std::uint32_t i = 0; i < s.inverse_matrices.size(); ++i)
-      for (std::uint32_t k = 0; k < 12; ++k) p.f32(s.inverse_at + 48 * i + 4 * k, s.inverse_matrices[i][k]);
-  }
-  for (const auto& a : f.anims) {
-    p.offset(a.at + 4, a.name_at);
-    p.offset(a.at + 8, a.path_at);
-    p.u32(a.at + 0x0C, a.flags);
-    if (v34) {
-      p.u32(a.at + 0x10, static_cast<std::uint32_t>(a.frame_count));
-      p.u16(a.at + 0x14, a.num_bone_anims);
-      p.u16(a.at + 0x16, a.num_user_data);
-      p.u32(a.at + 0x18, static_cast<std::uint32_t>(a.num_curves));
-      p.u32(a.at + 0x1C, a.baked_size);
-    } else {
-      p.u16(a.at + 0x10, static_cast<std::uint16_t>(a.frame_count));
-      p.u16(a.at + 0x12, a.num_bone_anims);
-      p.u32(a.at + 0x14, static_cast<std::uint32_t>(a.num_curves));
-      p.u32(a.at + 0x18, a.baked_size);
-      p.u16(a.at + 0x1C, a.num_user_data);
-      p.u8(a.at + 0x1E, a.pre34_tail[0]);
-      p.u8(a.at + 0x1F, a.pre34_tail[1]);
-    }
-    p.offset(a.at + 0x20, a.bone_anims_at);
-    p.offset(a.at + 0x24, a.bind_skeleton_at);
-    p.offset(a.at + 0x28, a.bind_index_at);
-    p.offset(a.at + 0x2C, a.user_data_at);
-    for (std::uint32_t i = 0; i < a.bind_indices.size(); ++i) p.u16(a.bind_index_at + 2 * i, a.bind_indices[i]);
-    for (const auto& b : a.bone_anims) {
-      p.u32(b.at, b.flags);
-      p.offset(b.at + 4, b.name_at);
-      p.u8(b.at + 8, b.begin_rotate);
-      p.u8(b.at + 9, b.begin_translate);
-      p.u8(b.at + 10, b.num_curves);
-      p.u8(b.at + 11, b.begin_base_translate);
-      for (std::uint32_t i = 0; i < 4; ++i) p.u8(b.at + 12 + i, b.begin_curve[i]);
-      p.offset(b.at + 0x10, b.curves_at);
-      p.offset(b.at + 0x14, b.base_at);
-      for (std::uint32_t i = 0; i < b.base.size(); ++i) p.f32(b.base_at + 4 * i, b.base[i]);
-      for (const auto& c : b.curves) {
-        p.u16(c.at, c.flags);
-        p.u16(c.at + 2, c.num_keys);
-        p.u32(c.at + 4, c.target);
-        p.f32(c.at + 8, c.start);
-        p.f32(c.at + 12, c.end);
-        p.u32(c.at + 16, c.scale_bits);
-        p.u32(c.at + 20, c.offset_bits);
-        std::uint32_t o = 24;
-        if (c.delta) p.f32(c.at + 24, *c.delta), o = 28;
-        p.offset(c.at + o, c.frames_at);
-        p.offset(c.at + o + 4, c.keys_at);
-        std::size_t fs = frame_size(c), ks = key_size(c);
-        for (std::uint32_t i = 0; i < c.frames_raw.size(); ++i) {
-          auto v = static_cast<std::uint32_t>(c.frames_raw[i]);
-          if (fs == 4) p.u32(c.frames_at + 4 * i, v);
-          else if (fs == 2) p.u16(c.frames_at + 2 * i, static_cast<std::uint16_t>(v));
-          else p.u8(c.frames_at + i, static_cast<std::uint8_t>(v));
-        }
-        for (std::uint32_t i = 0; i < c.keys_raw.size(); ++i) {
-          auto v = static_cast<std::uint32_t>(c.keys_raw[i]);
-          if (ks == 4) p.u32(c.keys_at + 4 * i, v);
-          else if (ks == 2) p.u16(c.keys_at + 2 * i, static_cast<std::uint16_t>(v));
-          else p.u8(c.keys_at + i, static_cast<std::uint8_t>(v));
-        }
-      }
-    }
-  }
+  for (const auto& m : f.models)
+    if (m.skel) patch_skeleton(p, *m.skel, v34);
+  for (const auto& a : f.anims) patch_anim(p, a, v34);
   return out;
 }
 

@@ -119,6 +119,24 @@ struct source5_probe {
 [[nodiscard]] std::optional<source5_probe> probe_source5(std::span<const std::uint8_t> data);
 
 // Shared by nsa5.cpp and qsa.cpp.
+namespace source5 {
+[[nodiscard]] inline std::uint32_t align4(std::uint32_t n) { return (n + 3u) & ~3u; }
+// A stored pointer: 8 bytes on x64, 4 on win32.
+[[nodiscard]] inline std::uint64_t ptr_at(const core::byte_reader& r, std::uint64_t at, bool x64) {
+  return x64 ? r.u64_at(at) : r.u32_at(at);
+}
+// `base + rel` inside `r` with `need` bytes after it; `field` is where the pointer is stored.
+// (Also called only for its check.)
+inline std::uint64_t target(const core::byte_reader& r, std::uint64_t base, std::uint64_t rel, std::uint64_t need,
+                            const char* what, std::uint64_t field) {
+  std::uint64_t n = r.size();
+  if (base > n || rel > n - base || need > n - base - rel)
+    core::fail(code::bad_offset, std::string(what) + ": pointer " + core::byte_reader::hex(rel) + " leaves the " +
+                                     std::to_string(n) + "-byte animation", r.base() + field);
+  return base + rel;
+}
+}  // namespace source5
+
 [[nodiscard]] source5_header read_source5_header(const core::byte_reader& r);
 [[nodiscard]] source5_trajectory read_source5_trajectory(const core::byte_reader& r, std::uint64_t at, bool x64,
                                                          bool qsa);

@@ -1,8 +1,14 @@
-// Small helpers shared by decode.cpp and encode.cpp; internal to the family.
+// Small helpers shared by decode.cpp, decode_sdk.cpp and encode.cpp; internal to the family.
 #pragma once
 
 #include <cctype>
+#include <cstdint>
+#include <cstdio>
 #include <string>
+#include <utility>
+#include <vector>
+
+#include "core/failure.hpp"
 
 #include "rigrip/scene.hpp"
 
@@ -19,6 +25,57 @@ inline std::string lower(std::string s) {
   for (std::size_t i = 0; i < sk.bones.size(); ++i)
     if (lower(sk.bones[i].name) == "trajectory") return static_cast<int>(i);
   return sk.bones.empty() ? -1 : 0;
+}
+
+[[nodiscard]] inline std::string hex8(std::uint32_t v) {
+  char b[16];
+  std::snprintf(b, sizeof b, "%08X", v);
+  return b;
+}
+
+// A path's file name without its extension ("a/b/run.nsa" -> "run").
+[[nodiscard]] inline std::string stem_of(const std::string& path) {
+  auto s = path;
+  auto slash = s.find_last_of("/\\");
+  if (slash != std::string::npos) s = s.substr(slash + 1);
+  auto dot = s.rfind('.');
+  if (dot != std::string::npos && dot > 0) s.resize(dot);
+  return s;
+}
+
+// Parents must precede children in the scene model; morpheme rigs normally already do.
+// Otherwise the bones are re-ordered (roots first, breadth first), the old index kept in
+// extras, and `remap` maps old index -> new. `what` names the rig in the cycle message.
+inline void order_bones(skeleton& sk, std::vector<int>& remap, std::uint64_t offset, const char* what) {
+  const auto n = sk.bones.size();
+  remap.resize(n);
+  bool ordered = true;
+  for (std::size_t i = 0; i < n; ++i)
+    if (sk.bones[i].parent >= static_cast<int>(i)) ordered = false;
+  if (ordered) {
+    for (std::size_t i = 0; i < n; ++i) remap[i] = static_cast<int>(i);
+    return;
+  }
+  std::vector<std::vector<int>> kids(n);
+  std::vector<int> order;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (sk.bones[i].parent < 0)
+      order.push_back(static_cast<int>(i));
+    else
+      kids[static_cast<std::size_t>(sk.bones[i].parent)].push_back(static_cast<int>(i));
+  }
+  for (std::size_t k = 0; k < order.size(); ++k)
+    for (int c : kids[static_cast<std::size_t>(order[k])]) order.push_back(c);
+  if (order.size() != n)
+    core::fail(code::bad_value, std::string(what) + " parent array contains a cycle", offset);
+  for (std::size_t k = 0; k < n; ++k) remap[static_cast<std::size_t>(order[k])] = static_cast<int>(k);
+  std::vector<bone> out(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    out[k] = sk.bones[static_cast<std::size_t>(order[k])];
+    out[k].extras["morpheme_index"] = order[k];
+    if (out[k].parent >= 0) out[k].parent = remap[static_cast<std::size_t>(out[k].parent)];
+  }
+  sk.bones = std::move(out);
 }
 
 }  // namespace rigrip::morpheme

@@ -23,20 +23,6 @@ std::string upper(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return s;
 }
-std::string hex8(std::uint32_t v) {
-  char b[16];
-  std::snprintf(b, sizeof b, "%08X", v);
-  return b;
-}
-std::string stem_of(const std::string& path) {
-  auto s = path;
-  auto slash = s.find_last_of("/\\");
-  if (slash != std::string::npos) s = s.substr(slash + 1);
-  auto dot = s.rfind('.');
-  if (dot != std::string::npos && dot > 0) s = s.substr(0, dot);
-  return s;
-}
-
 struct rig_entry {
   skeleton sk;
   std::size_t packet = 0;
@@ -55,40 +41,6 @@ struct model {
   std::vector<int> rig_map;  // per rig: map index or -1
   nlohmann::json meta = nlohmann::json::object();
 };
-
-// Parents must precede children in the scene model; morpheme rigs normally already do.
-// Otherwise the bones are re-ordered (roots first, breadth first) and the old index kept.
-void order_bones(skeleton& sk, std::vector<int>& remap, std::uint64_t offset) {
-  const auto n = sk.bones.size();
-  remap.resize(n);
-  bool ordered = true;
-  for (std::size_t i = 0; i < n; ++i)
-    if (sk.bones[i].parent >= static_cast<int>(i)) ordered = false;
-  if (ordered) {
-    for (std::size_t i = 0; i < n; ++i) remap[i] = static_cast<int>(i);
-    return;
-  }
-  std::vector<std::vector<int>> kids(n);
-  std::vector<int> order;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (sk.bones[i].parent < 0)
-      order.push_back(static_cast<int>(i));
-    else
-      kids[static_cast<std::size_t>(sk.bones[i].parent)].push_back(static_cast<int>(i));
-  }
-  for (std::size_t k = 0; k < order.size(); ++k)
-    for (int c : kids[static_cast<std::size_t>(order[k])]) order.push_back(c);
-  if (order.size() != n) fail(code::bad_value, "skeleton parent array contains a cycle", offset);
-  for (std::size_t k = 0; k < n; ++k)
-    remap[static_cast<std::size_t>(order[k])] = static_cast<int>(k);
-  std::vector<bone> out(n);
-  for (std::size_t k = 0; k < n; ++k) {
-    out[k] = sk.bones[static_cast<std::size_t>(order[k])];
-    out[k].extras["morpheme_index"] = order[k];
-    if (out[k].parent >= 0) out[k].parent = remap[static_cast<std::size_t>(out[k].parent)];
-  }
-  sk.bones = std::move(out);
-}
 
 rig_entry make_rig(const packet& p, const read_context& ctx, std::size_t packet_no,
                    std::vector<int>& remap) {
@@ -151,7 +103,7 @@ rig_entry make_rig(const packet& p, const read_context& ctx, std::size_t packet_
     }
     e.sk.bones.push_back(std::move(b));
   }
-  order_bones(e.sk, remap, p.payload_offset());
+  order_bones(e.sk, remap, p.payload_offset(), "skeleton");
   if (rig.names.size() > 1) e.sk.extras["rig_name_bone"] = rig.names[1];
   e.sk.extras["parents_source"] = rig.parents_source;
   e.sk.extras["packet"] = packet_no;

@@ -24,53 +24,6 @@ sized_reader payload_of(const mrn_file& f, const packet& p) {
   return sized_reader{byte_reader(p.payload, core::endian::little, p.payload_offset()), f.pointer_size()};
 }
 
-std::string stem(const std::string& path) {
-  auto s = path;
-  auto slash = s.find_last_of("/\\");
-  if (slash != std::string::npos) s = s.substr(slash + 1);
-  auto dot = s.rfind('.');
-  if (dot != std::string::npos && dot > 0) s.resize(dot);
-  return s;
-}
-
-std::string hex8(std::uint32_t v) {
-  char b[16];
-  std::snprintf(b, sizeof b, "%08X", v);
-  return b;
-}
-
-// Parents must precede children in the scene model; otherwise bones are re-ordered breadth
-// first (old index kept in extras) and `remap` maps old index -> new.
-void order_bones(skeleton& sk, std::vector<int>& remap, std::uint64_t offset) {
-  const auto n = sk.bones.size();
-  remap.resize(n);
-  bool ordered = true;
-  for (std::size_t i = 0; i < n; ++i)
-    if (sk.bones[i].parent >= static_cast<int>(i)) ordered = false;
-  if (ordered) {
-    for (std::size_t i = 0; i < n; ++i) remap[i] = static_cast<int>(i);
-    return;
-  }
-  std::vector<std::vector<int>> kids(n);
-  std::vector<int> order;
-  for (std::size_t i = 0; i < n; ++i) {
-    int p = sk.bones[i].parent;
-    if (p < 0) order.push_back(static_cast<int>(i));
-    else kids[static_cast<std::size_t>(p)].push_back(static_cast<int>(i));
-  }
-  for (std::size_t k = 0; k < order.size(); ++k)
-    for (int c : kids[static_cast<std::size_t>(order[k])]) order.push_back(c);
-  if (order.size() != n) fail(code::bad_value, "rig parent array contains a cycle", offset);
-  for (std::size_t k = 0; k < n; ++k) remap[static_cast<std::size_t>(order[k])] = static_cast<int>(k);
-  std::vector<bone> out(n);
-  for (std::size_t k = 0; k < n; ++k) {
-    out[k] = sk.bones[static_cast<std::size_t>(order[k])];
-    out[k].extras["morpheme_index"] = order[k];
-    if (out[k].parent >= 0) out[k].parent = remap[static_cast<std::size_t>(out[k].parent)];
-  }
-  sk.bones = std::move(out);
-}
-
 struct built_rig {
   skeleton sk;
   std::vector<int> remap;  // rig bone -> scene bone
@@ -119,7 +72,7 @@ built_rig make_skeleton(const sdk_rig& r, const std::optional<sdk_rig_to_anim_ma
     }
     b.sk.bones.push_back(std::move(bn));
   }
-  order_bones(b.sk, b.remap, offset);
+  order_bones(b.sk, b.remap, offset, "rig");
   b.sk.name = r.names.size() > 1 ? r.names[1] : "rig_" + std::to_string(packet_no);
   b.sk.extras["packet"] = packet_no;
   if (r.trajectory_bone < r.bone_count)
@@ -273,7 +226,7 @@ std::string join(const std::string& dir, const std::string& file) {
 std::vector<std::string> animation_names(const sdk_file_names& fn) {
   std::vector<std::string> out;
   for (std::size_t i = 0; i < fn.files.size(); ++i) {
-    std::string n = i < fn.sources.size() && !fn.sources[i].empty() ? stem(fn.sources[i]) : stem(fn.files[i]);
+    std::string n = i < fn.sources.size() && !fn.sources[i].empty() ? stem_of(fn.sources[i]) : stem_of(fn.files[i]);
     out.push_back(n.empty() ? "animation_" + std::to_string(i) : n);
   }
   for (std::size_t i = 0; i < out.size(); ++i) {
@@ -282,7 +235,7 @@ std::vector<std::string> animation_names(const sdk_file_names& fn) {
   }
   std::set<std::string> used;
   for (std::size_t i = 0; i < out.size(); ++i) {
-    if (used.count(out[i])) out[i] = stem(fn.files[i]);
+    if (used.count(out[i])) out[i] = stem_of(fn.files[i]);
     if (used.count(out[i])) out[i] += "_" + std::to_string(i);
     used.insert(out[i]);
   }
@@ -452,7 +405,7 @@ scene read_source5_scene(const read_context& ctx) {
   scene s;
   s.format = res.kind == "nsa" ? "morpheme-nsa" : "morpheme-qsa";
   s.skeletons.push_back(rig.sk);
-  std::string name = stem(file_name);
+  std::string name = stem_of(file_name);
   if (b.names) {
     auto names = animation_names(*b.names);
     auto it = std::find(b.names->files.begin(), b.names->files.end(), file_name);

@@ -524,6 +524,156 @@ std::vector<deq_info> padded(std::vector<deq_info> v) {
   return v;
 }
 
+
+// The static segment: one value per unchanging channel, 16 bits per axis over the span.
+nsa_static encode_static(const std::vector<std::uint16_t>& st_t, const std::vector<vec3>& st_tv,
+                         const std::vector<std::uint16_t>& st_r, const std::vector<quat>& st_rv) {
+  nsa_static st;
+  st.translation_count = static_cast<std::uint32_t>(st_t.size());
+  st.rotation_count = static_cast<std::uint32_t>(st_r.size());
+  std::vector<std::array<float, 3>> tv(st_tv.begin(), st_tv.end()), rv;
+  for (const auto& q : st_rv) rv.push_back(quat_to_mrp(q));
+  st.translation_factors = span_factors(tv, 65535, 65535, 65535);
+  st.rotation_factors = span_factors(rv, 65535, 65535, 65535);
+  for (const auto& v : tv) {
+    u16x3 q;
+    for (int c = 0; c < 3; ++c) q[static_cast<std::size_t>(c)] = static_cast<std::uint16_t>(quantise(v[static_cast<std::size_t>(c)], st.translation_factors.min[static_cast<std::size_t>(c)], st.translation_factors.extent[static_cast<std::size_t>(c)], 65535));
+    st.translations.push_back(q);
+  }
+  for (const auto& v : rv) {
+    u16x3 q;
+    for (int c = 0; c < 3; ++c) q[static_cast<std::size_t>(c)] = static_cast<std::uint16_t>(quantise(v[static_cast<std::size_t>(c)], st.rotation_factors.min[static_cast<std::size_t>(c)], st.rotation_factors.extent[static_cast<std::size_t>(c)], 65535));
+    st.rotations.push_back(q);
+  }
+  return st;
+}
+
+// Translations: 8-bit init per axis through the header's init factors, then per-axis
+// deltas quantised 11:11:10 against per-channel (or grouped) factor sets.
+void encode_translations(const nsa_input& in, const std::vector<std::uint16_t>& dy_t, std::uint32_t S, nsa_file& f,
+                         nsa_dynamic& dy) {
+  std::vector<std::array<float, 3>> firsts;
+  for (auto ci : dy_t) firsts.push_back(in.channels[ci].translation[0]);
+  f.translation_init_factors = span_factors(firsts, 255, 255, 255);
+  std::vector<deq_info> info(dy_t.size());
+  std::vector<std::array<range, 3>> ranges(dy_t.size());
+  std::vector<vec3> init(dy_t.size());
+  for (std::size_t j = 0; j < dy_t.size(); ++j) {
+    const auto& tr = in.channels[dy_t[j]].translation;
+    for (int c = 0; c < 3; ++c) {
+      auto cc = static_cast<std::size_t>(c);
+      std::uint32_t b = quantise(tr[0][cc], f.translation_init_factors.min[cc], f.translation_init_factors.extent[cc], 255);
+      info[j].init[cc] = static_cast<std::uint8_t>(b);
+      init[j][cc] = deq(f.translation_init_factors, c, static_cast<float>(b));
+      range r{INFINITY, -INFINITY};
+      for (const auto& v : tr) {
+        r.lo = std::min(r.lo, v[cc] - init[j][cc]);
+        r.hi = std::max(r.hi, v[cc] - init[j][cc]);
+      }
+      ranges[j][cc] = r;
+    }
+  }
+  assign_sets(ranges, levels_111110, f.translation_factors, info);
+  dy.translations.resize(static_cast<std::size_t>(S) * dy_t.size());
+  for (std::uint32_t s = 0; s < S; ++s)
+    for (std::size_t j = 0; j < dy_t.size(); ++j) {
+      const auto& v = in.channels[dy_t[j]].translation[s];
+      std::uint32_t q[3];
+      for (int c = 0; c < 3; ++c) {
+        auto cc = static_cast<std::size_t>(c);
+        const auto& set = f.translation_factors[info[j].index[cc]];
+        q[c] = quantise(v[cc] - init[j][cc], set.min[cc], set.extent[cc], levels_111110[c]);
+      }
+      dy.translations[s * dy_t.size() + j] = pack_111110(q[0], q[1], q[2]);
+    }
+  dy.translation_info = padded(info);
+}
+
+// Rotations: 8-bit init per axis (MRP), then 16-bit deltas from it against factor sets.
+void encode_rotations(const nsa_input& in, const std::vector<std::uint16_t>& dy_r, std::uint32_t S, nsa_file& f,
+                      nsa_dynamic& dy) {
+  const std::uint32_t lv16[3] = {65535, 65535, 65535};
+  std::vector<deq_info> info(dy_r.size());
+  std::vector<std::array<range, 3>> ranges(dy_r.size());
+  std::vector<std::vector<std::array<float, 3>>> deltas(dy_r.size());
+  for (std::size_t j = 0; j < dy_r.size(); ++j) {
+    const auto& rot = in.channels[dy_r[j]].rotation;
+    auto v0 = quat_to_mrp(rot[0]);
+    std::array<float, 3> iv;
+    for (int c = 0; c < 3; ++c) {
+      auto cc = static_cast<std::size_t>(c);
+      auto b = static_cast<std::uint8_t>(std::clamp(std::round((v0[cc] + 1.0f) * 128.0f), 0.0f, 255.0f));
+      info[j].init[cc] = b;
+      iv[cc] = b / 128.0f - 1.0f;
+    }
+    quat inv_init = core::conjugate(mrp_to_quat(iv));
+    for (int c = 0; c < 3; ++c) ranges[j][static_cast<std::size_t>(c)] = range{INFINITY, -INFINITY};
+    for (const auto& q : rot) {
+      auto v = quat_to_mrp(core::multiply(inv_init, core::normalize(q)));
+      deltas[j].push_back(v);
+      for (int c = 0; c < 3; ++c) {
+        auto cc = static_cast<std::size_t>(c);
+        ranges[j][cc].lo = std::min(ranges[j][cc].lo, v[cc]);
+        ranges[j][cc].hi = std::max(ranges[j][cc].hi, v[cc]);
+      }
+    }
+  }
+  assign_sets(ranges, lv16, f.rotation_factors, info);
+  dy.rotation_row_stride = align4(6 * dy.rotation_count);
+  dy.rotations.resize(static_cast<std::size_t>(S) * dy_r.size());
+  for (std::uint32_t s = 0; s < S; ++s)
+    for (std::size_t j = 0; j < dy_r.size(); ++j) {
+      u16x3 q;
+      for (int c = 0; c < 3; ++c) {
+        auto cc = static_cast<std::size_t>(c);
+        const auto& set = f.rotation_factors[info[j].index[cc]];
+        q[cc] = static_cast<std::uint16_t>(quantise(deltas[j][s][cc], set.min[cc], set.extent[cc], 65535));
+      }
+      dy.rotations[s * dy_r.size() + j] = q;
+    }
+  dy.rotation_info = padded(info);
+}
+
+// The trajectory (root motion) source.
+nsa_trajectory encode_trajectory(const nsa_input& in, std::uint32_t S) {
+  nsa_trajectory t;
+  t.sample_rate = static_cast<float>(in.sample_rate);
+  t.sample_count = S;
+  t.alignment = 16;
+  bool any = false;
+  for (const auto& v : in.trajectory_translation)
+    if (v[0] != 0 || v[1] != 0 || v[2] != 0) any = true;
+  if (any) {
+    std::vector<std::array<float, 3>> tv;
+    for (std::uint32_t s = 0; s < S; ++s) tv.push_back(in.trajectory_translation[in.trajectory_translation.size() == 1 ? 0 : s]);
+    t.translation_factors = span_factors(tv, 2047, 2047, 1023);
+    t.has_translation = true;
+    for (const auto& v : tv) {
+      std::uint32_t q[3];
+      for (int c = 0; c < 3; ++c) q[c] = quantise(v[static_cast<std::size_t>(c)], t.translation_factors.min[static_cast<std::size_t>(c)], t.translation_factors.extent[static_cast<std::size_t>(c)], levels_111110[c]);
+      t.translations.push_back(pack_111110(q[0], q[1], q[2]));
+    }
+  }
+  if (in.trajectory_rotation.empty() || all_equal_quat(in.trajectory_rotation)) {
+    t.constant_rotation = true;
+    t.rotation = in.trajectory_rotation.empty() ? quat{0, 0, 0, 1} : core::normalize(in.trajectory_rotation[0]);
+  } else {
+    t.constant_rotation = false;
+    std::vector<std::array<float, 3>> rv;
+    for (std::uint32_t s = 0; s < S; ++s) rv.push_back(quat_to_mrp(in.trajectory_rotation[s]));
+    t.rotation_factors = span_factors(rv, 65535, 65535, 65535);
+    // Readers that tell the union apart by its last 8 bytes (extent y, z) need them non-zero;
+    // a tiny extent with all samples quantised to 0 decodes to the same min.
+    if (t.rotation_factors.extent[1] == 0 && t.rotation_factors.extent[2] == 0) t.rotation_factors.extent[2] = 1e-30f;
+    for (const auto& v : rv) {
+      u16x3 q;
+      for (int c = 0; c < 3; ++c) q[static_cast<std::size_t>(c)] = static_cast<std::uint16_t>(quantise(v[static_cast<std::size_t>(c)], t.rotation_factors.min[static_cast<std::size_t>(c)], t.rotation_factors.extent[static_cast<std::size_t>(c)], 65535));
+      t.rotations.push_back(q);
+    }
+  }
+  return t;
+}
+
 }  // namespace
 
 nsa_file encode_nsa(const nsa_input& in) {
@@ -570,154 +720,19 @@ nsa_file encode_nsa(const nsa_input& in) {
   if (!dy_t.empty()) f.indices[3] = dy_t;
   if (!dy_r.empty()) f.indices[4] = dy_r;
 
-  if (!st_t.empty() || !st_r.empty()) {
-    nsa_static st;
-    st.translation_count = static_cast<std::uint32_t>(st_t.size());
-    st.rotation_count = static_cast<std::uint32_t>(st_r.size());
-    std::vector<std::array<float, 3>> tv(st_tv.begin(), st_tv.end()), rv;
-    for (const auto& q : st_rv) rv.push_back(quat_to_mrp(q));
-    st.translation_factors = span_factors(tv, 65535, 65535, 65535);
-    st.rotation_factors = span_factors(rv, 65535, 65535, 65535);
-    for (const auto& v : tv) {
-      u16x3 q;
-      for (int c = 0; c < 3; ++c) q[static_cast<std::size_t>(c)] = static_cast<std::uint16_t>(quantise(v[static_cast<std::size_t>(c)], st.translation_factors.min[static_cast<std::size_t>(c)], st.translation_factors.extent[static_cast<std::size_t>(c)], 65535));
-      st.translations.push_back(q);
-    }
-    for (const auto& v : rv) {
-      u16x3 q;
-      for (int c = 0; c < 3; ++c) q[static_cast<std::size_t>(c)] = static_cast<std::uint16_t>(quantise(v[static_cast<std::size_t>(c)], st.rotation_factors.min[static_cast<std::size_t>(c)], st.rotation_factors.extent[static_cast<std::size_t>(c)], 65535));
-      st.rotations.push_back(q);
-    }
-    f.static_segment = std::move(st);
-  }
+  if (!st_t.empty() || !st_r.empty()) f.static_segment = encode_static(st_t, st_tv, st_r, st_rv);
 
   if (!dy_t.empty() || !dy_r.empty()) {
     nsa_dynamic dy;
     dy.sample_count = S;
     dy.translation_count = static_cast<std::uint32_t>(dy_t.size());
     dy.rotation_count = static_cast<std::uint32_t>(dy_r.size());
-    // Translations: 8-bit init per axis through the header's init factors, then per-axis
-    // deltas quantised 11:11:10 against per-channel (or grouped) factor sets.
-    if (!dy_t.empty()) {
-      std::vector<std::array<float, 3>> firsts;
-      for (auto ci : dy_t) firsts.push_back(in.channels[ci].translation[0]);
-      f.translation_init_factors = span_factors(firsts, 255, 255, 255);
-      std::vector<deq_info> info(dy_t.size());
-      std::vector<std::array<range, 3>> ranges(dy_t.size());
-      std::vector<vec3> init(dy_t.size());
-      for (std::size_t j = 0; j < dy_t.size(); ++j) {
-        const auto& tr = in.channels[dy_t[j]].translation;
-        for (int c = 0; c < 3; ++c) {
-          auto cc = static_cast<std::size_t>(c);
-          std::uint32_t b = quantise(tr[0][cc], f.translation_init_factors.min[cc], f.translation_init_factors.extent[cc], 255);
-          info[j].init[cc] = static_cast<std::uint8_t>(b);
-          init[j][cc] = deq(f.translation_init_factors, c, static_cast<float>(b));
-          range r{INFINITY, -INFINITY};
-          for (const auto& v : tr) {
-            r.lo = std::min(r.lo, v[cc] - init[j][cc]);
-            r.hi = std::max(r.hi, v[cc] - init[j][cc]);
-          }
-          ranges[j][cc] = r;
-        }
-      }
-      assign_sets(ranges, levels_111110, f.translation_factors, info);
-      dy.translations.resize(static_cast<std::size_t>(S) * dy_t.size());
-      for (std::uint32_t s = 0; s < S; ++s)
-        for (std::size_t j = 0; j < dy_t.size(); ++j) {
-          const auto& v = in.channels[dy_t[j]].translation[s];
-          std::uint32_t q[3];
-          for (int c = 0; c < 3; ++c) {
-            auto cc = static_cast<std::size_t>(c);
-            const auto& set = f.translation_factors[info[j].index[cc]];
-            q[c] = quantise(v[cc] - init[j][cc], set.min[cc], set.extent[cc], levels_111110[c]);
-          }
-          dy.translations[s * dy_t.size() + j] = pack_111110(q[0], q[1], q[2]);
-        }
-      dy.translation_info = padded(info);
-    }
-    if (!dy_r.empty()) {
-      const std::uint32_t lv16[3] = {65535, 65535, 65535};
-      std::vector<deq_info> info(dy_r.size());
-      std::vector<std::array<range, 3>> ranges(dy_r.size());
-      std::vector<std::vector<std::array<float, 3>>> deltas(dy_r.size());
-      for (std::size_t j = 0; j < dy_r.size(); ++j) {
-        const auto& rot = in.channels[dy_r[j]].rotation;
-        auto v0 = quat_to_mrp(rot[0]);
-        std::array<float, 3> iv;
-        for (int c = 0; c < 3; ++c) {
-          auto cc = static_cast<std::size_t>(c);
-          auto b = static_cast<std::uint8_t>(std::clamp(std::round((v0[cc] + 1.0f) * 128.0f), 0.0f, 255.0f));
-          info[j].init[cc] = b;
-          iv[cc] = b / 128.0f - 1.0f;
-        }
-        quat inv_init = core::conjugate(mrp_to_quat(iv));
-        for (int c = 0; c < 3; ++c) ranges[j][static_cast<std::size_t>(c)] = range{INFINITY, -INFINITY};
-        for (const auto& q : rot) {
-          auto v = quat_to_mrp(core::multiply(inv_init, core::normalize(q)));
-          deltas[j].push_back(v);
-          for (int c = 0; c < 3; ++c) {
-            auto cc = static_cast<std::size_t>(c);
-            ranges[j][cc].lo = std::min(ranges[j][cc].lo, v[cc]);
-            ranges[j][cc].hi = std::max(ranges[j][cc].hi, v[cc]);
-          }
-        }
-      }
-      assign_sets(ranges, lv16, f.rotation_factors, info);
-      dy.rotation_row_stride = align4(6 * dy.rotation_count);
-      dy.rotations.resize(static_cast<std::size_t>(S) * dy_r.size());
-      for (std::uint32_t s = 0; s < S; ++s)
-        for (std::size_t j = 0; j < dy_r.size(); ++j) {
-          u16x3 q;
-          for (int c = 0; c < 3; ++c) {
-            auto cc = static_cast<std::size_t>(c);
-            const auto& set = f.rotation_factors[info[j].index[cc]];
-            q[cc] = static_cast<std::uint16_t>(quantise(deltas[j][s][cc], set.min[cc], set.extent[cc], 65535));
-          }
-          dy.rotations[s * dy_r.size() + j] = q;
-        }
-      dy.rotation_info = padded(info);
-    }
+    if (!dy_t.empty()) encode_translations(in, dy_t, S, f, dy);
+    if (!dy_r.empty()) encode_rotations(in, dy_r, S, f, dy);
     f.dynamic_segment = std::move(dy);
   }
 
-  if (in.has_trajectory) {
-    nsa_trajectory t;
-    t.sample_rate = static_cast<float>(in.sample_rate);
-    t.sample_count = S;
-    t.alignment = 16;
-    bool any = false;
-    for (const auto& v : in.trajectory_translation)
-      if (v[0] != 0 || v[1] != 0 || v[2] != 0) any = true;
-    if (any) {
-      std::vector<std::array<float, 3>> tv;
-      for (std::uint32_t s = 0; s < S; ++s) tv.push_back(in.trajectory_translation[in.trajectory_translation.size() == 1 ? 0 : s]);
-      t.translation_factors = span_factors(tv, 2047, 2047, 1023);
-      t.has_translation = true;
-      for (const auto& v : tv) {
-        std::uint32_t q[3];
-        for (int c = 0; c < 3; ++c) q[c] = quantise(v[static_cast<std::size_t>(c)], t.translation_factors.min[static_cast<std::size_t>(c)], t.translation_factors.extent[static_cast<std::size_t>(c)], levels_111110[c]);
-        t.translations.push_back(pack_111110(q[0], q[1], q[2]));
-      }
-    }
-    if (in.trajectory_rotation.empty() || all_equal_quat(in.trajectory_rotation)) {
-      t.constant_rotation = true;
-      t.rotation = in.trajectory_rotation.empty() ? quat{0, 0, 0, 1} : core::normalize(in.trajectory_rotation[0]);
-    } else {
-      t.constant_rotation = false;
-      std::vector<std::array<float, 3>> rv;
-      for (std::uint32_t s = 0; s < S; ++s) rv.push_back(quat_to_mrp(in.trajectory_rotation[s]));
-      t.rotation_factors = span_factors(rv, 65535, 65535, 65535);
-      // Readers that tell the union apart by its last 8 bytes (extent y, z) need them non-zero;
-      // a tiny extent with all samples quantised to 0 decodes to the same min.
-      if (t.rotation_factors.extent[1] == 0 && t.rotation_factors.extent[2] == 0) t.rotation_factors.extent[2] = 1e-30f;
-      for (const auto& v : rv) {
-        u16x3 q;
-        for (int c = 0; c < 3; ++c) q[static_cast<std::size_t>(c)] = static_cast<std::uint16_t>(quantise(v[static_cast<std::size_t>(c)], t.rotation_factors.min[static_cast<std::size_t>(c)], t.rotation_factors.extent[static_cast<std::size_t>(c)], 65535));
-        t.rotations.push_back(q);
-      }
-    }
-    f.trajectory = std::move(t);
-  }
+  if (in.has_trajectory) f.trajectory = encode_trajectory(in, S);
   return f;
 }
 
@@ -733,6 +748,103 @@ void put_info(core::byte_writer& w, const std::vector<deq_info>& v) {
     for (auto b : d.init) w.u8(b);
     for (auto b : d.index) w.u8(b);
   }
+}
+
+// Each segment starts 16-aligned; its offset goes into the header slot at `slot`.
+std::size_t begin_segment(core::byte_writer& w, std::size_t slot) {
+  w.align(16);
+  const std::size_t s0 = w.size();
+  w.patch_u64(slot, s0);
+  return s0;
+}
+
+void put_static_segment(core::byte_writer& w, const nsa_static& st, std::size_t slot) {
+  const std::size_t s0 = begin_segment(w, slot);
+  w.u32(st.translation_count);
+  w.u32(st.rotation_count);
+  w.u32(0);  // no scale from our encoder
+  put_factors(w, st.translation_factors);
+  put_factors(w, st.rotation_factors);
+  w.u32(0);
+  w.u64(st.unknown);
+  std::size_t p = w.size();
+  w.u64(0);
+  w.u64(0);
+  w.u64(0);
+  auto block = [&](const std::vector<u16x3>& v, std::size_t at) {
+    if (v.empty()) return;
+    w.align(16);
+    w.patch_u64(at, w.size() - s0);
+    for (const auto& q : v)
+      for (auto x : q) w.u16(x);
+  };
+  block(st.translations, p);
+  block(st.rotations, p + 8);
+}
+
+void put_dynamic_segment(core::byte_writer& w, const nsa_dynamic& dy, std::size_t slot) {
+  const std::size_t s0 = begin_segment(w, slot);
+  w.u32(dy.sample_count);
+  w.u32(dy.translation_count);
+  w.u32(dy.rotation_count);
+  w.u32(0);
+  std::size_t p = w.size();
+  for (int i = 0; i < 6; ++i) w.u64(0);
+  if (dy.translation_count) {
+    w.align(16);
+    w.patch_u64(p, w.size() - s0);
+    for (auto x : dy.translations) w.u32(x);
+    w.align(16);
+    w.patch_u64(p + 8, w.size() - s0);
+    put_info(w, dy.translation_info);
+  }
+  if (dy.rotation_count) {
+    w.align(16);
+    w.patch_u64(p + 16, w.size() - s0);
+    std::uint32_t stride = align4(6 * dy.rotation_count);
+    for (std::uint32_t s = 0; s < dy.sample_count; ++s) {
+      for (std::uint32_t j = 0; j < dy.rotation_count; ++j)
+        for (auto x : dy.rotations[static_cast<std::size_t>(s) * dy.rotation_count + j]) w.u16(x);
+      w.fill(stride - 6 * dy.rotation_count);  // row padding to 4 bytes
+    }
+    w.align(16);
+    w.patch_u64(p + 24, w.size() - s0);
+    put_info(w, dy.rotation_info);
+  }
+}
+
+void put_trajectory(core::byte_writer& w, const nsa_trajectory& t, std::size_t slot) {
+  const std::size_t s0 = begin_segment(w, slot);
+  w.u32(t.version);
+  for (auto u : t.unknown) w.u32(u);
+  std::size_t len_at = w.size();
+  w.u32(0);
+  w.u32(t.alignment ? t.alignment : 16);
+  w.f32(t.sample_rate);
+  w.u32(t.sample_count);
+  put_factors(w, t.translation_factors);
+  if (t.constant_rotation) {
+    for (auto v : t.rotation) w.f32(v);
+    w.u64(0);
+  } else {
+    put_factors(w, t.rotation_factors);
+  }
+  std::size_t p = w.size();
+  w.u64(0);
+  w.u64(0);
+  if (t.has_translation) {
+    w.align(16);
+    w.patch_u64(p, w.size() - s0);
+    for (auto x : t.translations) w.u32(x);
+  }
+  if (!t.constant_rotation) {
+    w.align(16);
+    w.patch_u64(p + 8, w.size() - s0);
+    for (const auto& q : t.rotations)
+      for (auto x : q) w.u16(x);
+  }
+  w.align(16);
+  w.patch_u32(len_at, static_cast<std::uint32_t>(w.size() - s0));
 }
 }  // namespace
 
@@ -774,101 +886,9 @@ bytes serialise_nsa(const nsa_file& f) {
     w.patch_u64(fac_ptrs + 8 * i, w.size());
     for (const auto& x : *fa[i]) put_factors(w, x);
   }
-  if (f.static_segment) {
-    const auto& st = *f.static_segment;
-    w.align(16);
-    std::size_t s0 = w.size();
-    w.patch_u64(seg_ptrs, s0);
-    w.u32(st.translation_count);
-    w.u32(st.rotation_count);
-    w.u32(0);  // no scale from our encoder
-    put_factors(w, st.translation_factors);
-    put_factors(w, st.rotation_factors);
-    w.u32(0);
-    w.u64(st.unknown);
-    std::size_t p = w.size();
-    w.u64(0);
-    w.u64(0);
-    w.u64(0);
-    auto block = [&](const std::vector<u16x3>& v, std::size_t at) {
-      if (v.empty()) return;
-      w.align(16);
-      w.patch_u64(at, w.size() - s0);
-      for (const auto& q : v)
-        for (auto x : q) w.u16(x);
-    };
-    block(st.translations, p);
-    block(st.rotations, p + 8);
-  }
-  if (f.dynamic_segment) {
-    const auto& dy = *f.dynamic_segment;
-    w.align(16);
-    std::size_t s0 = w.size();
-    w.patch_u64(seg_ptrs + 8, s0);
-    w.u32(dy.sample_count);
-    w.u32(dy.translation_count);
-    w.u32(dy.rotation_count);
-    w.u32(0);
-    std::size_t p = w.size();
-    for (int i = 0; i < 6; ++i) w.u64(0);
-    if (dy.translation_count) {
-      w.align(16);
-      w.patch_u64(p, w.size() - s0);
-      for (auto x : dy.translations) w.u32(x);
-      w.align(16);
-      w.patch_u64(p + 8, w.size() - s0);
-      put_info(w, dy.translation_info);
-    }
-    if (dy.rotation_count) {
-      w.align(16);
-      w.patch_u64(p + 16, w.size() - s0);
-      std::uint32_t stride = align4(6 * dy.rotation_count);
-      for (std::uint32_t s = 0; s < dy.sample_count; ++s) {
-        for (std::uint32_t j = 0; j < dy.rotation_count; ++j)
-          for (auto x : dy.rotations[static_cast<std::size_t>(s) * dy.rotation_count + j]) w.u16(x);
-        w.fill(stride - 6 * dy.rotation_count);  // row padding to 4 bytes
-      }
-      w.align(16);
-      w.patch_u64(p + 24, w.size() - s0);
-      put_info(w, dy.rotation_info);
-    }
-  }
-  if (f.trajectory) {
-    const auto& t = *f.trajectory;
-    w.align(16);
-    std::size_t s0 = w.size();
-    w.patch_u64(seg_ptrs + 16, s0);
-    w.u32(t.version);
-    for (auto u : t.unknown) w.u32(u);
-    std::size_t len_at = w.size();
-    w.u32(0);
-    w.u32(t.alignment ? t.alignment : 16);
-    w.f32(t.sample_rate);
-    w.u32(t.sample_count);
-    put_factors(w, t.translation_factors);
-    if (t.constant_rotation) {
-      for (auto v : t.rotation) w.f32(v);
-      w.u64(0);
-    } else {
-      put_factors(w, t.rotation_factors);
-    }
-    std::size_t p = w.size();
-    w.u64(0);
-    w.u64(0);
-    if (t.has_translation) {
-      w.align(16);
-      w.patch_u64(p, w.size() - s0);
-      for (auto x : t.translations) w.u32(x);
-    }
-    if (!t.constant_rotation) {
-      w.align(16);
-      w.patch_u64(p + 8, w.size() - s0);
-      for (const auto& q : t.rotations)
-        for (auto x : q) w.u16(x);
-    }
-    w.align(16);
-    w.patch_u32(len_at, static_cast<std::uint32_t>(w.size() - s0));
-  }
+  if (f.static_segment) put_static_segment(w, *f.static_segment, seg_ptrs);
+  if (f.dynamic_segment) put_dynamic_segment(w, *f.dynamic_segment, seg_ptrs + 8);
+  if (f.trajectory) put_trajectory(w, *f.trajectory, seg_ptrs + 16);
   w.align(16);
   w.patch_u32(0x10, static_cast<std::uint32_t>(w.size()));
   auto out = w.take();

@@ -14,19 +14,9 @@ namespace {
 
 constexpr std::uint32_t max_sections = 4096;
 
-std::uint32_t align4(std::uint32_t n) { return (n + 3u) & ~3u; }
-
-std::uint64_t ptr_at(const byte_reader& r, std::uint64_t at, bool x64) { return x64 ? r.u64_at(at) : r.u32_at(at); }
-
-// `base + rel` inside `r` with `need` bytes after it.
-std::uint64_t target(const byte_reader& r, std::uint64_t base, std::uint64_t rel, std::uint64_t need, const char* what,
-                     std::uint64_t field) {
-  std::uint64_t n = r.size();
-  if (base > n || rel > n - base || need > n - base - rel)
-    fail(code::bad_offset, std::string(what) + ": pointer " + hexs::hex(rel) + " leaves the " + std::to_string(n) +
-                               "-byte animation", r.base() + field);
-  return base + rel;
-}
+using source5::align4;
+using source5::ptr_at;
+using source5::target;
 
 factors factors_at(const byte_reader& r, std::uint64_t at) {
   factors f;

@@ -10,18 +10,10 @@ using hexs = core::byte_reader;
 
 namespace {
 
-std::uint32_t align4(std::uint32_t n) { return (n + 3u) & ~3u; }
+using source5::align4;
+using source5::ptr_at;
+using source5::target;
 std::uint64_t align_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
-std::uint64_t ptr_at(const byte_reader& r, std::uint64_t at, bool x64) { return x64 ? r.u64_at(at) : r.u32_at(at); }
-
-std::uint64_t target(const byte_reader& r, std::uint64_t base, std::uint64_t rel, std::uint64_t need, const char* what,
-                     std::uint64_t field) {
-  std::uint64_t n = r.size();
-  if (base > n || rel > n - base || need > n - base - rel)
-    fail(code::bad_offset, std::string(what) + ": pointer " + hexs::hex(rel) + " leaves the " + std::to_string(n) +
-                               "-byte animation", r.base() + field);
-  return base + rel;
-}
 
 std::array<float, 6> six_at(const byte_reader& r, std::uint64_t at) {
   std::array<float, 6> v{};

@@ -214,48 +214,35 @@ struct range3 {
 
 q4 conj(const q4& q) { return {-q[0], -q[1], -q[2], q[3]}; }
 
-}  // namespace
-
-std::vector<std::uint8_t> encode_cspk2(const std::vector<std::uint64_t>& bones, const std::vector<cspk2_track_in>& tracks,
-                                       float range_time, cspk2_encode_stats* stats) {
-  if (bones.size() != tracks.size()) fail(code::internal, "encode_cspk2: bones and tracks differ in count");
-  if (bones.size() > 4096) fail(code::limit_exceeded, "CSPK2 holds at most 4096 bones (12-bit index), got " + std::to_string(bones.size()));
-  // Ranges per file: absolute translations, and the deltas between consecutive keys.
+// Ranges per file: absolute translations, and the deltas between consecutive keys.
+struct key_ranges {
   range3 abs_v, d_v, d_q;
+};
+key_ranges measure_ranges(const std::vector<cspk2_track_in>& tracks) {
+  key_ranges r;
   for (const auto& t : tracks) {
     for (std::size_t i = 0; i < t.translations.size(); ++i) {
       const auto& v = t.translations[i];
-      abs_v.add(v[0], v[1], v[2]);
+      r.abs_v.add(v[0], v[1], v[2]);
       if (i) {
         const auto& p = t.translations[i - 1];
-        d_v.add(v[0] - p[0], v[1] - p[1], v[2] - p[2]);
+        r.d_v.add(v[0] - p[0], v[1] - p[1], v[2] - p[2]);
       }
     }
     for (std::size_t i = 1; i < t.rotations.size(); ++i) {
       q4 d = hamilton(conj(t.rotations[i - 1]), t.rotations[i]);
       if (d[3] < 0) d = {-d[0], -d[1], -d[2], -d[3]};
-      d_q.add(d[0], d[1], d[2]);
+      r.d_q.add(d[0], d[1], d[2]);
     }
   }
-  abs_v.finish(0);
-  d_v.finish(0.01f);
-  d_q.finish(0.01f);
+  r.abs_v.finish(0);
+  r.d_v.finish(0.01f);
+  r.d_q.finish(0.01f);
+  return r;
+}
 
-  cspk2_header h;
-  for (int i = 0; i < 3; ++i) {
-    h.min_delta_v[i] = d_v.mn[i], h.range_delta_v[i] = d_v.rg[i];
-    h.min_delta_q[i] = d_q.mn[i], h.range_delta_q[i] = d_q.rg[i];
-    h.min_vector[i] = abs_v.mn[i], h.range_vector[i] = abs_v.rg[i];
-  }
-  h.range_time = range_time > 0 ? range_time : 0.0f;
-  float rot_step = q_scale_x, pos_step = 0;
-  for (int i = 0; i < 3; ++i) {
-    rot_step = std::max(rot_step, h.range_delta_q[i] / (i ? 2047.0f : 1023.0f));
-    pos_step = std::max({pos_step, h.range_delta_v[i] / (i ? 2047.0f : 1023.0f),
-                         h.range_vector[i] / static_cast<float>(i ? max22 : max20)});
-  }
-
-  // Commands in the order the engine needs them: by the previous key's time per track.
+// Commands in the order the engine needs them: by the previous key's time per track.
+std::vector<cmd> command_order(const std::vector<cspk2_track_in>& tracks) {
   std::vector<cmd> cmds;
   for (std::uint32_t b = 0; b < tracks.size(); ++b) {
     const auto& t = tracks[b];
@@ -267,108 +254,148 @@ std::vector<std::uint8_t> encode_cspk2(const std::vector<std::uint64_t>& bones, 
       cmds.push_back({i ? t.pos_times[i - 1] : 0.0f, b, false, i, cmds.size()});
   }
   std::stable_sort(cmds.begin(), cmds.end(), [](const cmd& a, const cmd& b) { return a.need < b.need; });
+  return cmds;
+}
 
-  std::vector<std::uint8_t> stream;
+// The value stream: per kind, groups of four entries (16 bytes for deltas, 32 for absolute
+// values: four low words, then four high words).
+struct value_stream {
+  std::vector<std::uint8_t> bytes;
   std::array<std::size_t, 4> group_at{};
   std::array<unsigned, 4> slot{4, 4, 4, 4};
-  auto put = [&](int kind, std::uint32_t lo, std::uint32_t hi) {
+
+  void put(int kind, std::uint32_t lo, std::uint32_t hi) {
     bool delta = kind == k_dv || kind == k_dq;
     if (slot[kind] == 4) {
-      group_at[kind] = stream.size();
-      stream.resize(stream.size() + (delta ? 16 : 32), 0);
+      group_at[kind] = bytes.size();
+      bytes.resize(bytes.size() + (delta ? 16 : 32), 0);
       slot[kind] = 0;
     }
     auto wr = [&](std::size_t at, std::uint32_t v) {
-      for (int i = 0; i < 4; ++i) stream[at + i] = static_cast<std::uint8_t>(v >> (8 * i));
+      for (int i = 0; i < 4; ++i) bytes[at + i] = static_cast<std::uint8_t>(v >> (8 * i));
     };
     wr(group_at[kind] + 4 * slot[kind], lo);
     if (!delta) wr(group_at[kind] + 16 + 4 * slot[kind], hi);
     ++slot[kind];
-  };
+  }
+};
 
-  std::vector<q4> rec_rot(tracks.size(), q4{0, 0, 0, 1}), rec_pos(tracks.size(), q4{0, 0, 0, 0});
-  std::vector<std::uint32_t> words;
+// Writes keys as the decoder will rebuild them: a delta from the rebuilt previous key where
+// that lands within one absolute quantisation step, else the absolute value. Each call
+// returns the flag bits of the key's command word.
+struct key_encoder {
+  const cspk2_header& h;
+  const key_ranges& r;
+  float rot_step, pos_step;
+  value_stream& out;
+  cspk2_encode_stats& st;
+  std::vector<q4> rec_rot, rec_pos;  // per bone: what the decoder holds so far
+
+  std::uint32_t rotation(std::uint32_t bone, std::size_t index, const q4& target) {
+    if (index > 0) {
+      q4 d = hamilton(conj(rec_rot[bone]), target);
+      if (d[3] < 0) d = {-d[0], -d[1], -d[2], -d[3]};
+      if (r.d_q.contains(d[0], d[1], d[2])) {
+        unpacked u{quant(d[0], h.min_delta_q[0], h.range_delta_q[0], 1023), quant(d[1], h.min_delta_q[1], h.range_delta_q[1], 2047),
+                   quant(d[2], h.min_delta_q[2], h.range_delta_q[2], 2047)};
+        auto dv = deq_delta(u, h.min_delta_q, h.range_delta_q);
+        q4 rec = hamilton(rec_rot[bone], q4{dv[0], dv[1], dv[2], w_from_xyz(dv[0], dv[1], dv[2])});
+        float s = (rec[0] * target[0] + rec[1] * target[1] + rec[2] * target[2] + rec[3] * target[3]) < 0 ? -1.0f : 1.0f;
+        float err = 0;
+        for (int i = 0; i < 4; ++i) err = std::max(err, std::fabs(rec[i] - s * target[i]));
+        if (err <= rot_step) {
+          out.put(k_dq, u.x | (u.y << 10) | (u.z << 21), 0);
+          rec_rot[bone] = rec;
+          ++st.delta_keys;
+          return (1u << 30) | (1u << 31);
+        }
+      }
+    }
+    // Smallest three: the largest component is rebuilt, so it goes in slot 3.
+    int m = 0;
+    for (int i = 1; i < 4; ++i)
+      if (std::fabs(target[i]) > std::fabs(target[m])) m = i;
+    q4 q = target[m] < 0 ? q4{-target[0], -target[1], -target[2], -target[3]} : target;
+    unsigned ao = static_cast<unsigned>(m) ^ 3u;
+    float s0 = q[ao], s1 = q[ao ^ 1], s2 = q[ao ^ 2];
+    auto qq = [](float v, float scale, std::uint32_t mx) {
+      double x = std::round((static_cast<double>(v) + q_offset) / scale);
+      return static_cast<std::uint32_t>(std::clamp(x, 0.0, static_cast<double>(mx)));
+    };
+    unpacked u{qq(s0, q_scale_x, max20), qq(s1, q_scale_yz, max22), qq(s2, q_scale_yz, max22)};
+    std::uint32_t lo = (u.x & 0x3FF) | ((u.y & 0x7FF) << 10) | ((u.z & 0x7FF) << 21);
+    std::uint32_t hi = (u.x >> 10) | ((u.y >> 11) << 10) | ((u.z >> 11) << 21);
+    out.put(k_q, lo, hi);
+    rec_rot[bone] = apply_axis_order(deq_abs_q(u), ao);
+    ++st.absolute_keys;
+    return (ao << 28) | (1u << 30);
+  }
+
+  std::uint32_t translation(std::uint32_t bone, std::size_t index, const std::array<float, 3>& tv) {
+    if (index > 0) {
+      const auto& p = rec_pos[bone];
+      float dx = tv[0] - p[0], dy = tv[1] - p[1], dz = tv[2] - p[2];
+      if (r.d_v.contains(dx, dy, dz)) {
+        unpacked u{quant(dx, h.min_delta_v[0], h.range_delta_v[0], 1023), quant(dy, h.min_delta_v[1], h.range_delta_v[1], 2047),
+                   quant(dz, h.min_delta_v[2], h.range_delta_v[2], 2047)};
+        auto dv = deq_delta(u, h.min_delta_v, h.range_delta_v);
+        q4 rec{p[0] + dv[0], p[1] + dv[1], p[2] + dv[2], 0};
+        float err = std::max({std::fabs(rec[0] - tv[0]), std::fabs(rec[1] - tv[1]), std::fabs(rec[2] - tv[2])});
+        if (err <= pos_step) {
+          out.put(k_dv, u.x | (u.y << 10) | (u.z << 21), 0);
+          rec_pos[bone] = rec;
+          ++st.delta_keys;
+          return 1u << 31;
+        }
+      }
+    }
+    unpacked u{quant(tv[0], h.min_vector[0], h.range_vector[0], max20), quant(tv[1], h.min_vector[1], h.range_vector[1], max22),
+               quant(tv[2], h.min_vector[2], h.range_vector[2], max22)};
+    std::uint32_t lo = (u.x & 0x3FF) | ((u.y & 0x7FF) << 10) | ((u.z & 0x7FF) << 21);
+    std::uint32_t hi = (u.x >> 10) | ((u.y >> 11) << 10) | ((u.z >> 11) << 21);
+    out.put(k_v, lo, hi);
+    auto rv = deq_abs_v(u, h.min_vector, h.range_vector);
+    rec_pos[bone] = {rv[0], rv[1], rv[2], 0};
+    ++st.absolute_keys;
+    return 0;
+  }
+};
+
+}  // namespace
+
+std::vector<std::uint8_t> encode_cspk2(const std::vector<std::uint64_t>& bones, const std::vector<cspk2_track_in>& tracks,
+                                       float range_time, cspk2_encode_stats* stats) {
+  if (bones.size() != tracks.size()) fail(code::internal, "encode_cspk2: bones and tracks differ in count");
+  if (bones.size() > 4096) fail(code::limit_exceeded, "CSPK2 holds at most 4096 bones (12-bit index), got " + std::to_string(bones.size()));
+  const key_ranges r = measure_ranges(tracks);
+
+  cspk2_header h;
+  for (int i = 0; i < 3; ++i) {
+    h.min_delta_v[i] = r.d_v.mn[i], h.range_delta_v[i] = r.d_v.rg[i];
+    h.min_delta_q[i] = r.d_q.mn[i], h.range_delta_q[i] = r.d_q.rg[i];
+    h.min_vector[i] = r.abs_v.mn[i], h.range_vector[i] = r.abs_v.rg[i];
+  }
+  h.range_time = range_time > 0 ? range_time : 0.0f;
+  float rot_step = q_scale_x, pos_step = 0;
+  for (int i = 0; i < 3; ++i) {
+    rot_step = std::max(rot_step, h.range_delta_q[i] / (i ? 2047.0f : 1023.0f));
+    pos_step = std::max({pos_step, h.range_delta_v[i] / (i ? 2047.0f : 1023.0f),
+                         h.range_vector[i] / static_cast<float>(i ? max22 : max20)});
+  }
+
+  const std::vector<cmd> cmds = command_order(tracks);
+  value_stream stream;
   cspk2_encode_stats st;
+  key_encoder enc{h, r, rot_step, pos_step, stream, st, std::vector<q4>(tracks.size(), q4{0, 0, 0, 1}),
+                  std::vector<q4>(tracks.size(), q4{0, 0, 0, 0})};
+  std::vector<std::uint32_t> words;
   for (const auto& c : cmds) {
     const auto& t = tracks[c.bone];
     float time = c.rotation ? t.rot_times[c.index] : t.pos_times[c.index];
     std::uint32_t t16 = range_time > 0 ? static_cast<std::uint32_t>(std::clamp(std::round(time / range_time * 65535.0f), 0.0f, 65535.0f)) : 0;
     std::uint32_t word = t16 | (c.bone << 16);
-    if (c.rotation) {
-      q4 target = t.rotations[c.index];
-      bool done = false;
-      if (c.index > 0) {
-        q4 d = hamilton(conj(rec_rot[c.bone]), target);
-        if (d[3] < 0) d = {-d[0], -d[1], -d[2], -d[3]};
-        if (d_q.contains(d[0], d[1], d[2])) {
-          unpacked u{quant(d[0], h.min_delta_q[0], h.range_delta_q[0], 1023), quant(d[1], h.min_delta_q[1], h.range_delta_q[1], 2047),
-                     quant(d[2], h.min_delta_q[2], h.range_delta_q[2], 2047)};
-          auto dv = deq_delta(u, h.min_delta_q, h.range_delta_q);
-          q4 rec = hamilton(rec_rot[c.bone], q4{dv[0], dv[1], dv[2], w_from_xyz(dv[0], dv[1], dv[2])});
-          float s = (rec[0] * target[0] + rec[1] * target[1] + rec[2] * target[2] + rec[3] * target[3]) < 0 ? -1.0f : 1.0f;
-          float err = 0;
-          for (int i = 0; i < 4; ++i) err = std::max(err, std::fabs(rec[i] - s * target[i]));
-          if (err <= rot_step) {
-            put(k_dq, u.x | (u.y << 10) | (u.z << 21), 0);
-            word |= (1u << 30) | (1u << 31);
-            rec_rot[c.bone] = rec;
-            ++st.delta_keys;
-            done = true;
-          }
-        }
-      }
-      if (!done) {
-        // Smallest three: the largest component is rebuilt, so it goes in slot 3.
-        int m = 0;
-        for (int i = 1; i < 4; ++i)
-          if (std::fabs(target[i]) > std::fabs(target[m])) m = i;
-        q4 q = target[m] < 0 ? q4{-target[0], -target[1], -target[2], -target[3]} : target;
-        unsigned ao = static_cast<unsigned>(m) ^ 3u;
-        float s0 = q[ao], s1 = q[ao ^ 1], s2 = q[ao ^ 2];
-        auto qq = [](float v, float scale, std::uint32_t mx) {
-          double x = std::round((static_cast<double>(v) + q_offset) / scale);
-          return static_cast<std::uint32_t>(std::clamp(x, 0.0, static_cast<double>(mx)));
-        };
-        unpacked u{qq(s0, q_scale_x, max20), qq(s1, q_scale_yz, max22), qq(s2, q_scale_yz, max22)};
-        std::uint32_t lo = (u.x & 0x3FF) | ((u.y & 0x7FF) << 10) | ((u.z & 0x7FF) << 21);
-        std::uint32_t hi = (u.x >> 10) | ((u.y >> 11) << 10) | ((u.z >> 11) << 21);
-        put(k_q, lo, hi);
-        word |= (ao << 28) | (1u << 30);
-        rec_rot[c.bone] = apply_axis_order(deq_abs_q(u), ao);
-        ++st.absolute_keys;
-      }
-    } else {
-      const auto& tv = t.translations[c.index];
-      bool done = false;
-      if (c.index > 0) {
-        const auto& p = rec_pos[c.bone];
-        float dx = tv[0] - p[0], dy = tv[1] - p[1], dz = tv[2] - p[2];
-        if (d_v.contains(dx, dy, dz)) {
-          unpacked u{quant(dx, h.min_delta_v[0], h.range_delta_v[0], 1023), quant(dy, h.min_delta_v[1], h.range_delta_v[1], 2047),
-                     quant(dz, h.min_delta_v[2], h.range_delta_v[2], 2047)};
-          auto dv = deq_delta(u, h.min_delta_v, h.range_delta_v);
-          q4 rec{p[0] + dv[0], p[1] + dv[1], p[2] + dv[2], 0};
-          float err = std::max({std::fabs(rec[0] - tv[0]), std::fabs(rec[1] - tv[1]), std::fabs(rec[2] - tv[2])});
-          if (err <= pos_step) {
-            put(k_dv, u.x | (u.y << 10) | (u.z << 21), 0);
-            word |= 1u << 31;
-            rec_pos[c.bone] = rec;
-            ++st.delta_keys;
-            done = true;
-          }
-        }
-      }
-      if (!done) {
-        unpacked u{quant(tv[0], h.min_vector[0], h.range_vector[0], max20), quant(tv[1], h.min_vector[1], h.range_vector[1], max22),
-                   quant(tv[2], h.min_vector[2], h.range_vector[2], max22)};
-        std::uint32_t lo = (u.x & 0x3FF) | ((u.y & 0x7FF) << 10) | ((u.z & 0x7FF) << 21);
-        std::uint32_t hi = (u.x >> 10) | ((u.y >> 11) << 10) | ((u.z >> 11) << 21);
-        put(k_v, lo, hi);
-        auto rv = deq_abs_v(u, h.min_vector, h.range_vector);
-        rec_pos[c.bone] = {rv[0], rv[1], rv[2], 0};
-        ++st.absolute_keys;
-      }
-    }
+    word |= c.rotation ? enc.rotation(c.bone, c.index, t.rotations[c.index])
+                       : enc.translation(c.bone, c.index, t.translations[c.index]);
     words.push_back(word);
   }
   st.max_rot_step = rot_step;
@@ -387,9 +414,9 @@ std::vector<std::uint8_t> encode_cspk2(const std::vector<std::uint64_t>& bones, 
   f3(h.range_vector);
   w.f32(h.range_time);
   w.u32(static_cast<std::uint32_t>(bones.size()));
-  w.u64(stream.size());
+  w.u64(stream.bytes.size());
   w.u64(0);
-  w.bytes(stream);
+  w.bytes(stream.bytes);
   for (auto b : bones) w.u64(b);
   for (auto c : words) w.u32(c);
   return w.take();

@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "core/byte_reader.hpp"
+#include "formats/telltale/blocks.hpp"
 #include "formats/telltale/symbols.hpp"
 
 namespace rigrip::telltale {
@@ -20,26 +21,13 @@ namespace {
 
 constexpr std::uint32_t max_elements = 1u << 24;  // any DCArray; real files hold hundreds
 
-// A blocked member: u32 size (counting itself), then the member; the size must be used exactly.
+// A blocked member (blocks.hpp); this file's members change with the class version, so a
+// size that disagrees says so.
 template <class Fn>
 void read_block(byte_reader& r, const char* what, Fn&& fn) {
-  std::uint64_t at = r.abs();
-  std::size_t start = r.tell();
-  std::uint32_t size = r.u32();
-  if (size < 4 || size - 4 > r.remaining())
-    fail(code::bad_count,
-         std::string(what) + ": block size " + std::to_string(size) + " outside 4.." +
-             std::to_string(r.remaining() + 4),
-         at);
-  byte_reader sub = r.sub(r.tell(), size - 4);
-  fn(sub);
-  if (sub.tell() != sub.size())
-    fail(code::bad_value,
-         std::string(what) + ": block of " + std::to_string(size) + " bytes, the members use " +
-             std::to_string(sub.tell() + 4) + " (a different class version?)",
-         at);
-  r.seek(start + size);
+  blocks::read_block(r, what, std::forward<Fn>(fn), " (a different class version?)");
 }
+using blocks::write_block;
 
 std::vector<std::uint8_t> read_opaque_block(byte_reader& r, const char* what) {
   std::uint64_t at = r.abs();
@@ -316,13 +304,6 @@ void write_v3(byte_writer& w, const std::array<float, 3>& v) {
 void write_box(byte_writer& w, const box3& b) {
   write_v3(w, b.min);
   write_v3(w, b.max);
-}
-template <class Fn>
-void write_block(byte_writer& w, Fn&& fn) {
-  std::size_t at = w.size();
-  w.u32(0);
-  fn();
-  w.patch_u32(at, static_cast<std::uint32_t>(w.size() - at));
 }
 void write_sphere(byte_writer& w, const sphere3& s) {
   write_block(w, [&] {

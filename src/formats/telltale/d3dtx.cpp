@@ -7,6 +7,7 @@
 
 #include "core/byte_reader.hpp"
 #include "formats/telltale/bc7.hpp"
+#include "formats/telltale/blocks.hpp"
 
 namespace rigrip::telltale {
 
@@ -16,47 +17,10 @@ using core::fail;
 
 namespace {
 
-template <class Fn>
-void read_block(byte_reader& r, const char* what, Fn&& fn) {
-  std::uint64_t at = r.abs();
-  std::size_t start = r.tell();
-  std::uint32_t size = r.u32();
-  if (size < 4 || size - 4 > r.remaining())
-    fail(code::bad_count,
-         std::string(what) + ": block size " + std::to_string(size) + " outside 4.." +
-             std::to_string(r.remaining() + 4),
-         at);
-  byte_reader sub = r.sub(r.tell(), size - 4);
-  fn(sub);
-  if (sub.tell() != sub.size())
-    fail(code::bad_value,
-         std::string(what) + ": block of " + std::to_string(size) + " bytes, the members use " +
-             std::to_string(sub.tell() + 4),
-         at);
-  r.seek(start + size);
-}
-template <class Fn>
-void write_block(byte_writer& w, Fn&& fn) {
-  std::size_t at = w.size();
-  w.u32(0);
-  fn();
-  w.patch_u32(at, static_cast<std::uint32_t>(w.size() - at));
-}
-std::string read_string(byte_reader& r, const char* what) {
-  std::string s;
-  read_block(r, what, [&](byte_reader& b) {
-    std::uint32_t n = b.u32();
-    auto d = b.bytes(n);
-    s.assign(d.begin(), d.end());
-  });
-  return s;
-}
-void write_string(byte_writer& w, const std::string& s) {
-  write_block(w, [&] {
-    w.u32(static_cast<std::uint32_t>(s.size()));
-    w.bytes(std::span(reinterpret_cast<const std::uint8_t*>(s.data()), s.size()));
-  });
-}
+using blocks::read_block;
+using blocks::read_string;
+using blocks::write_block;
+using blocks::write_string;
 
 struct format_info {
   std::uint32_t id;

@@ -104,21 +104,25 @@ std::optional<loaded_skeleton> find_skeleton(const read_context& ctx) {
     if (!note.empty()) ctx.warn(code::w_pairing, note);
     if (p.empty()) return std::nullopt;
   }
-  if (!ctx.load) core::fail(code::missing_skeleton, "cannot load skeleton '" + p + "': no file access");
-  auto b = ctx.load(p);
-  if (!b) core::fail(code::missing_skeleton, "cannot load skeleton '" + p + "': " + b.error().message);
   loaded_skeleton s;
-  try {
-    s.file = parse_skeleton(b.value());
-  } catch (core::failure& f) {
-    auto e = f.error();
-    core::fail(e.code, "skeleton '" + p + "' @ " + core::byte_reader::hex(e.offset) + ": " + e.message, e.offset);
-  }
+  s.file = load_skeleton(ctx, p);
   s.path = p;
   return s;
 }
 
 }  // namespace
+
+skeleton_file load_skeleton(const read_context& ctx, const std::string& p) {
+  if (!ctx.load) core::fail(code::missing_skeleton, "cannot load skeleton '" + p + "': no file access");
+  auto b = ctx.load(p);
+  if (!b) core::fail(code::missing_skeleton, "cannot load skeleton '" + p + "': " + b.error().message);
+  try {
+    return parse_skeleton(b.value());
+  } catch (core::failure& f) {
+    auto e = f.error();
+    core::fail(e.code, "skeleton '" + p + "' @ " + core::byte_reader::hex(e.offset) + ": " + e.message, e.offset);
+  }
+}
 
 skeleton skeleton_from_file(const skeleton_file& f, const std::string& name, const read_context* ctx) {
   skeleton sk;

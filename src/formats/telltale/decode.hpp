@@ -22,4 +22,7 @@ scene anm_scene(const read_context& ctx);
 // Returns the chosen path (empty when none) and fills `note` for a warning.
 std::string pair_skeleton(const std::string& anm_path, std::string* note);
 
+// Loads and parses the .skl at `path` through ctx.load; a failure names the skeleton file.
+skeleton_file load_skeleton(const read_context& ctx, const std::string& path);
+
 }  // namespace rigrip::telltale

@@ -402,19 +402,7 @@ std::optional<std::pair<skeleton_file, std::string>> mesh_skeleton(const read_co
     }
     if (!note.empty()) ctx.warn(code::w_pairing, note);
   }
-  if (!ctx.load)
-    core::fail(code::missing_skeleton, "cannot load skeleton '" + p + "': no file access");
-  auto b = ctx.load(p);
-  if (!b)
-    core::fail(code::missing_skeleton, "cannot load skeleton '" + p + "': " + b.error().message);
-  try {
-    return std::make_pair(parse_skeleton(b.value()), p);
-  } catch (core::failure& f) {
-    auto e = f.error();
-    core::fail(e.code,
-               "skeleton '" + p + "' @ " + core::byte_reader::hex(e.offset) + ": " + e.message,
-               e.offset);
-  }
+  return std::make_pair(load_skeleton(ctx, p), p);
 }
 
 // The .anm files that go with the character: --anim patterns (globs in the mesh's
