@@ -651,17 +651,20 @@ void add_materials(const scene& s, tg::Model& m) {
       gm.pbrMetallicRoughness.baseColorTexture.index = mt.texture;
       gm.pbrMetallicRoughness.baseColorTexture.texCoord = mt.texcoord;
     }
-    if (mt.normal_texture >= 0) {
-      gm.normalTexture.index = mt.normal_texture;
-      gm.normalTexture.texCoord = mt.normal_texcoord;
-    }
+    // A glTF normal map needs a tangent space; the scene carries no tangents, and runtime-made
+    // ones differ between viewers (the validator warns). The map is kept in the extras until
+    // tangents are read from the sources.
+    nlohmann::json mextras = mt.extras.is_object() ? mt.extras : nlohmann::json::object();
+    if (mt.normal_texture >= 0)
+      mextras["normal_texture"] = {{"index", mt.normal_texture}, {"texCoord", mt.normal_texcoord},
+                                   {"not_in_material", "the meshes carry no tangents"}};
     if (mt.emissive_texture >= 0) {
       gm.emissiveTexture.index = mt.emissive_texture;
       gm.emissiveTexture.texCoord = mt.emissive_texcoord;
     }
     if (mt.emissive_factor != vec3{0, 0, 0})
       gm.emissiveFactor = {mt.emissive_factor[0], mt.emissive_factor[1], mt.emissive_factor[2]};
-    if (!mt.extras.is_null() && !mt.extras.empty()) gm.extras = to_value(mt.extras);
+    if (!mextras.empty()) gm.extras = to_value(mextras);
     gm.doubleSided = mt.double_sided;
     if (mt.alpha_mode == material::alpha::mask) {
       gm.alphaMode = "MASK";
