@@ -199,7 +199,8 @@ std::vector<std::uint8_t> build(const std::vector<build_file>& files, bool le, s
   }
   w.magic(sfnt_at, "SFNT");
   w.u16(sfnt_at + 4, 8);
-  std::memcpy(out.data() + sfnt_at + 8, names.data(), names.size());
+  // An archive of nameless files has an empty name table; memcpy may not take its null data().
+  if (!names.empty()) std::memcpy(out.data() + sfnt_at + 8, names.data(), names.size());
   for (const auto& it : items)
     if (!it.f->data.empty()) std::memcpy(out.data() + data_offset + it.begin, it.f->data.data(), it.f->data.size());
   return out;
