@@ -17,6 +17,9 @@ namespace fs = std::filesystem;
 namespace rigrip::cli {
 namespace {
 
+void add_directory_archive_jobs(const fs::path& p, const archive_input& in, const fs::path& out_folder,
+                                const std::string& ext, std::vector<job>& jobs);
+
 void add_directory_jobs(const std::string& dir, const std::string& output_dir,
                         const std::string& ext, std::vector<job>& jobs) {
   std::error_code ec;
@@ -34,6 +37,18 @@ void add_directory_jobs(const std::string& dir, const std::string& output_dir,
     fs::path rel = p.lexically_normal().lexically_relative(fs::path(dir).lexically_normal());
     if (rel.empty() || *rel.begin() == "..") rel = p.filename();
     fs::path o = fs::path(output_dir) / rel;
+    // An archive in the folder (a .pack, .sbactorpack, .lgp ...) converts entry by entry into
+    // a folder named after it: out/Actor/Pack/Thing.sbactorpack/Model/Thing.glb.
+    if (auto arch = open_archive_input(p.string())) {
+      if (arch->ok()) {
+        add_directory_archive_jobs(p, *arch->value(), o, ext, jobs);
+      } else {
+        job jb{p.string(), o.string(), true};
+        jb.failure = std::make_shared<const error>(arch->error());
+        jobs.push_back(std::move(jb));
+      }
+      continue;
+    }
     o.replace_extension(ext);
     jobs.push_back({p.string(), o.string(), true});
   }
@@ -73,6 +88,20 @@ void add_archive_jobs(const std::string& path, const std::shared_ptr<const archi
   if (!only.empty() && chosen == 0)
     std::cerr << "warning: " << path << ": --only selects none of its " << in->a.entries.size()
               << " entries\n";
+}
+
+void add_directory_archive_jobs(const fs::path& p, const archive_input& in, const fs::path& out_folder,
+                                const std::string& ext, std::vector<job>& jobs) {
+  print_warnings(in.diags);
+  for (std::size_t i = 0; i < in.a.entries.size(); ++i) {
+    fs::path o = out_folder / safe_relative(in.a.entries[i].name);
+    o.replace_extension(ext);
+    job jb{in.a.entry_path(i), o.string(), true};
+    jb.archive_path = p.string();
+    jb.entry = i;
+    jb.entry_size = in.a.entries[i].data.size();
+    jobs.push_back(std::move(jb));
+  }
 }
 
 // Two inputs that differ only by extension (Animal_Bass.bfres / Animal_Bass.sbfres) would
@@ -186,6 +215,8 @@ std::vector<json> run_pool(const std::vector<job>& jobs, const batch_options& o,
       ++done;
       if (jobs[i].archive) {
         prog.bytes += jobs[i].archive->a.entries[jobs[i].entry].data.size();
+      } else if (!jobs[i].archive_path.empty()) {
+        prog.bytes += jobs[i].entry_size;
       } else {
         std::error_code ec;
         const auto size = fs::file_size(jobs[i].input, ec);
@@ -242,6 +273,24 @@ bool write_report(const std::string& path, const tally& t, const std::vector<jso
 }
 
 }  // namespace
+
+result<std::shared_ptr<const archive_input>> archive_for_job(const job& jb) {
+  if (jb.archive) return jb.archive;
+  static std::mutex m;
+  static std::vector<std::pair<std::string, std::shared_ptr<const archive_input>>> recent;  // newest last
+  std::lock_guard lock(m);
+  for (const auto& [path, in] : recent)
+    if (path == jb.archive_path) return in;
+  auto opened = open_archive_input(jb.archive_path);
+  if (!opened) return error{code::io_error, "no longer an archive", jb.archive_path, no_offset, {}};
+  if (!opened->ok()) return opened->error();
+  std::shared_ptr<const archive_input> in = opened->value();
+  if (jb.entry >= in->a.entries.size())
+    return error{code::io_error, "the archive changed while converting", jb.archive_path, no_offset, {}};
+  recent.emplace_back(jb.archive_path, in);
+  if (recent.size() > 4) recent.erase(recent.begin());
+  return in;
+}
 
 void attach_entry(job& jb) {
   auto ref = resolve_entry(jb.input);

@@ -20,8 +20,17 @@ struct job {
   // An archive entry ("battle.lgp/rtda"): the opened archive and the entry's index.
   std::shared_ptr<const archive_input> archive;
   std::size_t entry = 0;
+  // An entry of an archive found by a directory walk: the archive is opened when the job
+  // runs (archive_for_job), not held from planning on, so a game's thousands of packs do
+  // not all sit in memory at once. `entry` is its index; `entry_size` its bytes.
+  std::string archive_path;
+  std::uint64_t entry_size = 0;
   std::shared_ptr<const error> failure;  // the input could not even be opened (a broken archive)
 };
+
+// The archive a job's entry lives in: its own, or the directory walk's archive opened now
+// (the last few opened are kept, as a walk's entries of one archive run one after another).
+[[nodiscard]] result<std::shared_ptr<const archive_input>> archive_for_job(const job& jb);
 
 struct batch_options {
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());

@@ -240,8 +240,14 @@ json convert_one(const job& jb, const convert_options& o, const format* forced) 
   d.file = jb.input;
   if (jb.failure) return mark_failed(rep, error_json(*jb.failure));
   result<scene> s = error{};
-  if (jb.archive) {  // an archive entry: its siblings are found inside the archive
-    const auto& e = jb.archive->a.entries[jb.entry];
+  std::shared_ptr<const archive_input> archive = jb.archive;
+  if (!archive && !jb.archive_path.empty()) {  // found by a directory walk: opened now
+    auto a = archive_for_job(jb);
+    if (!a) return mark_failed(rep, error_json(a.error()));
+    archive = a.value();
+  }
+  if (archive) {  // an archive entry: its siblings are found inside the archive
+    const auto& e = archive->a.entries[jb.entry];
     if (e.problem) return mark_failed(rep, error_json(*e.problem));
     if (!forced && jb.from_directory) {
       auto f = detect_format(e.data, e.name);
@@ -249,7 +255,7 @@ json convert_one(const job& jb, const convert_options& o, const format* forced) 
       if (c && c->archive) return mark_skipped(rep, "an archive inside the archive (convert it on its own)");
       if (!f || f.value()->id == "gltf") return mark_skipped(rep, "not a recognised game file");
     }
-    s = read_scene(jb.archive->a, jb.entry, o.common.read(), d, forced);
+    s = read_scene(archive->a, jb.entry, o.common.read(), d, forced);
   } else {
     // Judged by its first bytes before it is read whole: a big file no format claims costs
     // one small read (and, found in a folder, is skipped like any other unrecognised file).
@@ -316,7 +322,7 @@ int run_convert(convert_options o) {
 
 void add_convert_options(CLI::App* c, convert_options& o) {
   c->add_option("inputs", o.inputs,
-                "Input files, directories or archives (LGP, SARC: every entry), or ARCHIVE/inner/path")
+                "Input files, directories (archives found inside are opened too) or archives (LGP, SARC: every entry), or ARCHIVE/inner/path")
       ->required()
       ->check(existing_path_or_entry());
   c->add_option("--only", o.only,

@@ -144,6 +144,37 @@ TEST(ArchiveCli, LgpConvertsInOneCommandLikeTheLooseFolder) {
   EXPECT_TRUE(test::read_bytes(base + "/copy.lgp") == test::read_bytes(lgp_path));
 }
 
+// A game folder with archives in it converts in one command: each archive's entries go to a
+// folder named after the archive, the same files as converting the archive on its own.
+TEST(ArchiveCli, FolderWalkOpensTheArchivesInside) {
+  bool field = false;
+  const auto files = ff7_files(&field);
+  const std::string base = fresh_dir("archive_cli_walk");
+  const std::string game = base + "/game";
+  fs::create_directories(game + "/data/battle");
+  test::write_bytes(game + "/data/battle/battle.lgp", build_lgp(files));
+  test::write_bytes(game + "/data/zzaa", files.at("zzaa"));
+  std::string o, alone;
+  ASSERT_EQ(rr("convert " + q(game) + " -o " + q(base + "/out") + " -j 2", &o), 0) << o;
+  ASSERT_EQ(rr("convert " + q(game + "/data/battle/battle.lgp") + " -o " + q(base + "/alone"), &alone), 0) << alone;
+  const auto walked = tree(base + "/out"), single = tree(base + "/alone");
+  ASSERT_FALSE(single.empty());
+  for (const auto& [rel, data] : single) {
+    const std::string in_walk = "data/battle/battle.lgp/" + rel;
+    ASSERT_TRUE(walked.count(in_walk)) << in_walk << "\n" << o;
+    EXPECT_TRUE(walked.at(in_walk) == data) << in_walk;
+  }
+  EXPECT_EQ(walked.size(), single.size() + 1) << o;  // + the loose file (zzaa.glb)
+  EXPECT_TRUE(walked.count("data/zzaa.glb")) << o;
+  // A damaged archive in the folder fails on its own line; the rest still converts.
+  auto broken = build_lgp(files);
+  broken.resize(broken.size() / 3);
+  test::write_bytes(game + "/data/broken.lgp", broken);
+  EXPECT_EQ(rr("convert " + q(game) + " -o " + q(base + "/out2") + " -j 2", &o), 1) << o;
+  EXPECT_NE(o.find("broken.lgp"), std::string::npos) << o;
+  EXPECT_TRUE(fs::exists(base + "/out2/data/battle/battle.lgp/zzaa.glb")) << o;
+}
+
 TEST(ArchiveCli, LgpPackIntoReplacesOneEntry) {
   bool field = false;
   const auto files = ff7_files(&field);
