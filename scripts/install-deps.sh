@@ -15,6 +15,7 @@ PACKAGES=(
   blender python3-numpy      # the Blender import check (scripts/blender_check.sh)
   libcpp-httplib-dev         # `rigrip view` serves its page on 127.0.0.1
   chromium                   # the viewer's browser test (tools/viewer_check.mjs)
+  libgif-dev                 # `rigrip preview -o x.gif` (giflib: GIF writer and colour quantiser)
 )
 
 missing=()
