@@ -155,7 +155,7 @@ command add_preview_command(CLI::App& app) {
   add_common(c, o->common);
   c->footer(
       "Examples:\n  rigrip preview X8PC00A.BIN -o x8pc00a.png\n"
-      "  rigrip preview Animal_Bass_Animation.bfres --clip 'Swim*' -o swim.gif --frames 24 --size 320x240\n"
+      "  rigrip preview Animal_Bass_Animation.bfres --clip Move -o move.gif --frames 24 --size 320x240\n"
       "  rigrip preview walk.anm --skeleton sk62_clementine.skl -o walk.png --frames 9");
   return {c, [o] { return run_preview(*o); }};
 }

@@ -305,6 +305,24 @@ TEST(Preview, GifHasItsFramesAndPngDecodes) {
   EXPECT_EQ(gif_frames(path, &w, &h), 5);
   EXPECT_EQ(w, 40);
   EXPECT_EQ(h, 30);
+  // The palette keeps the colours: frame 2 decoded through its colour map is close to the render.
+  {
+    int err = 0;
+    GifFileType* g = DGifOpenFileName(path.c_str(), &err);
+    ASSERT_NE(g, nullptr);
+    ASSERT_EQ(DGifSlurp(g), GIF_OK);
+    const SavedImage& im = g->SavedImages[2];
+    const ColorMapObject* map = im.ImageDesc.ColorMap ? im.ImageDesc.ColorMap : g->SColorMap;
+    ASSERT_NE(map, nullptr);
+    double diff = 0;
+    for (int i = 0; i < 40 * 30; ++i) {
+      const GifColorType c = map->Colors[im.RasterBits[i]];
+      diff += std::abs(c.Red - frames[2].rgba[i * 4]) + std::abs(c.Green - frames[2].rgba[i * 4 + 1]) +
+              std::abs(c.Blue - frames[2].rgba[i * 4 + 2]);
+    }
+    EXPECT_LT(diff / (40 * 30 * 3), 4.0);
+    DGifCloseFile(g, &err);
+  }
   auto pngb = encode_png(contact_sheet(frames, 3));
   ASSERT_TRUE(pngb);
   test::write_bytes(test::out_path("render_unit.png"), pngb.value());
