@@ -112,12 +112,18 @@ void draw_triangle(canvas& c, const vertex& a, const vertex& b0, const vertex& d
   const bool tl0 = top_left(b, d), tl1 = top_left(d, a), tl2 = top_left(a, b);
   const float ia = 1.0f / a.w, ib = 1.0f / b.w, id = 1.0f / d.w;
   const float inv_area = 1.0f / area;
+  // Edge functions step by constants along a row: e(x + 1) = e(x) + dx_k.
+  const float dx0 = -(d.y - b.y), dx1 = -(a.y - d.y), dx2 = -(b.y - a.y);
   for (int y = y0; y <= y1; ++y) {
-    const float py = static_cast<float>(y) + 0.5f;
-    for (int x = x0; x <= x1; ++x) {
-      const float px = static_cast<float>(x) + 0.5f;
-      const float e0 = edge(b, d, px, py), e1 = edge(d, a, px, py), e2 = edge(a, b, px, py);
-      if (e0 < 0 || e1 < 0 || e2 < 0) continue;
+    const float py = static_cast<float>(y) + 0.5f, px0 = static_cast<float>(x0) + 0.5f;
+    float e0 = edge(b, d, px0, py), e1 = edge(d, a, px0, py), e2 = edge(a, b, px0, py);
+    bool entered = false;
+    for (int x = x0; x <= x1; ++x, e0 += dx0, e1 += dx1, e2 += dx2) {
+      if (e0 < 0 || e1 < 0 || e2 < 0) {
+        if (entered) break;  // a triangle's row is one span
+        continue;
+      }
+      entered = true;
       if ((e0 == 0 && !tl0) || (e1 == 0 && !tl1) || (e2 == 0 && !tl2)) continue;
       const float l0 = e0 * inv_area, l1 = e1 * inv_area, l2 = e2 * inv_area;
       const float z = l0 * a.z + l1 * b.z + l2 * d.z;
