@@ -18,6 +18,32 @@ namespace fs = std::filesystem;
 
 namespace rigrip::cli {
 
+namespace {
+// A file of textures only: a sheet of them (PNG) or one per frame (GIF), up to 64.
+result<preview_written> write_texture_preview(const scene& s, const std::string& path, const preview_request& r,
+                                              bool gif) {
+  std::vector<render::canvas> pics;
+  const std::size_t n = std::min<std::size_t>(s.textures.size(), 64);
+  const int cols = static_cast<int>(std::ceil(std::sqrt(double(n))));
+  const int cw = gif ? r.width : std::max(1, r.width / cols), ch = gif ? r.height : std::max(1, r.height / cols);
+  for (std::size_t i = 0; i < n; ++i) pics.push_back(render::draw_texture(s.textures[i], cw, ch));
+  preview_written w;
+  w.frames = static_cast<int>(n);
+  result<bytes> data = error{};
+  if (gif) {
+    data = render::encode_gif(pics, 100);
+    w.width = pics[0].width, w.height = pics[0].height;
+  } else {
+    const render::canvas sheet = n > 1 ? render::contact_sheet(pics, cols) : std::move(pics[0]);
+    data = render::encode_png(sheet);
+    w.width = sheet.width, w.height = sheet.height;
+  }
+  if (!data) return data.error();
+  if (auto saved = save_file(path, data.value()); !saved) return saved.error();
+  return w;
+}
+}  // namespace
+
 result<preview_written> write_preview(const scene& s, const std::string& path, const preview_request& r) {
   const std::string ext = lower(fs::path(path).extension().string());
   if (ext != ".png" && ext != ".gif")
@@ -39,6 +65,7 @@ result<preview_written> write_preview(const scene& s, const std::string& path, c
                                        " animations" + (names.empty() ? std::string() : ": " + names));
   }
   const render::previewer pv(s, po);
+  if (pv.empty() && !s.textures.empty()) return write_texture_preview(s, path, r, ext == ".gif");
   if (pv.empty())
     return make_error(code::unsupported_feature, "nothing to draw: no bone and no triangle (see `rigrip info`)");
   const double dur = pv.duration();

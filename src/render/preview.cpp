@@ -332,4 +332,24 @@ canvas previewer::render(double time) const {
   return c;
 }
 
+canvas draw_texture(const texture& t, int w, int h) {
+  canvas c(w, h, {40, 44, 52, 255});
+  if (t.width == 0 || t.height == 0 || t.rgba.size() < std::size_t(t.width) * t.height * 4) return c;
+  const double scale = std::min(double(w) / t.width, double(h) / t.height);
+  const int dw = std::max(1, int(t.width * scale)), dh = std::max(1, int(t.height * scale));
+  const int x0 = (w - dw) / 2, y0 = (h - dh) / 2;
+  for (int y = 0; y < dh; ++y)
+    for (int x = 0; x < dw; ++x) {
+      const std::size_t tx = std::min<std::size_t>(t.width - 1, std::size_t(x / scale));
+      const std::size_t ty = std::min<std::size_t>(t.height - 1, std::size_t(y / scale));
+      const std::uint8_t* p = &t.rgba[(ty * t.width + tx) * 4];
+      const int check = ((x / 8) + (y / 8)) % 2 ? 200 : 150;
+      const float a = p[3] / 255.0f;
+      std::uint8_t* q = &c.rgba[(std::size_t(y0 + y) * w + std::size_t(x0 + x)) * 4];
+      for (int k = 0; k < 3; ++k) q[k] = std::uint8_t(std::lround(p[k] * a + check * (1 - a)));
+      q[3] = 255;
+    }
+  return c;
+}
+
 }  // namespace rigrip::render

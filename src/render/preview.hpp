@@ -53,4 +53,8 @@ class previewer {
   bool empty_ = true;
 };
 
+// A texture on its own, fitted into w x h (aspect kept, nearest texels) over a checkerboard
+// that shows its transparency: the preview of a file that holds textures only (BFRES Tex1).
+[[nodiscard]] canvas draw_texture(const texture& t, int w, int h);
+
 }  // namespace rigrip::render

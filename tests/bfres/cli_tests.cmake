@@ -98,3 +98,8 @@ rigrip_cli_test(bfres_switch_convert ARGS convert ${BFRES_EVENTPACK}/Model/Demo3
   -o ${OUT}/bfres/Demo344_1.glb VALIDATE ${OUT}/bfres/Demo344_1.glb)
 rigrip_cli_test(bfres_switch_dump_raw ARGS dump --raw ${BFRES_EVENTPACK}/Model/Demo344_1.sbfres
   EXPECT "\"platform\": \"switch\".*\"version\": \"0.5.0.3\"")
+# A texture file on its own (issue 19's preview of every sample): its 8 FTEX decode into the
+# scene, and preview draws them as a sheet; convert still has nothing to put in a glb.
+rigrip_cli_test(bfres_info_tex1 ARGS info ${BF}/Animal_Bass.Tex1.sbfres EXPECT "textures: 8")
+rigrip_cli_test(bfres_preview_tex1 ARGS preview ${BF}/Animal_Bass.Tex1.sbfres -o ${OUT}/bfres/Animal_Bass.Tex1.png
+  EXPECT "preview: wrote .*Animal_Bass.Tex1.png \\(255x255, 8 frames")

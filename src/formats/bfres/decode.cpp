@@ -625,6 +625,8 @@ scene to_scene(const file& f, const read_context& ctx) {
     if (has_shapes(f)) {
       std::deque<file> tex_files;
       bfres::add_models(f, skeleton_of_model, load_texture_files(ctx.path, ctx, tex_files), ctx, s);
+    } else if (f.models.empty() && !f.textures.empty()) {
+      bfres::add_textures(f, ctx, s);  // a texture file (X.Tex1.sbfres): its FTEX on their own
     }
     return s;
   }

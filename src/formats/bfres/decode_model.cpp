@@ -526,6 +526,12 @@ std::vector<std::string> sibling_texture_paths(const std::string& model_path) {
   return out;
 }
 
+void add_textures(const file& f, const read_context& ctx, scene& s) {
+  texture_builder tb{ctx, s, {}, {}, {}, {}};
+  tb.sources.emplace_back(&f, ctx.path);
+  for (const auto& t : f.textures) (void)tb.get(t.name, nullptr, role_of(t.name, ""), "(none: a texture file)");
+}
+
 void add_models(const file& f, const std::vector<int>& skeleton_of_model, const std::vector<texture_file>& textures,
                 const read_context& ctx, scene& s) {
   texture_builder tb{ctx, s, {}, {}, {}, {}};

@@ -40,6 +40,10 @@ struct texture_file {
 void add_models(const file& f, const std::vector<int>& skeleton_of_model, const std::vector<texture_file>& textures,
                 const read_context& ctx, scene& s);
 
+// Every FTEX of a file that holds textures only (X.Tex1.sbfres opened on its own), decoded
+// as a material would use it (role by name: _Alb colour, _Nrm normal ...).
+void add_textures(const file& f, const read_context& ctx, scene& s);
+
 // Sibling texture files by the game's naming rule: X.bfres / X.sbfres -> X.Tex1.sbfres,
 // X.Tex1.bfres, X.Tex.sbfres, X.Tex.bfres (same folder), in that order.
 [[nodiscard]] std::vector<std::string> sibling_texture_paths(const std::string& model_path);
