@@ -1,5 +1,5 @@
 // rigrip command-line tool: formats, info, list, dump, convert, rewrite, pack, report, diagnostics,
-// graph.
+// graph, view, preview.
 // Exit codes: 0 success, 1 some inputs failed, 2 usage error.
 // Each subcommand lives in its own cmd_<name>.cpp (see commands.hpp); this file only wires them.
 #include <CLI/CLI.hpp>
