@@ -104,3 +104,10 @@ set_tests_properties(cli.telltale_mesh_pack_read PROPERTIES DEPENDS cli.telltale
 rigrip_cli_test(telltale_mesh_pack_needs_template ARGS pack ${OUT}/telltale/clem.glb --format telltale-d3dmesh
   -o ${OUT}/telltale/notemplate.d3dmesh EXIT 1 EXPECT "needs --template" ABSENT ${OUT}/telltale/notemplate.d3dmesh)
 set_tests_properties(cli.telltale_mesh_pack_needs_template PROPERTIES DEPENDS cli.telltale_mesh_convert)
+# --lod N: a coarser LOD of the mesh becomes the geometry (Clementine: 4 LODs, 2849 / 853 / ... vertices).
+rigrip_cli_test(telltale_mesh_lod1 ARGS info ${TT}/sk62_clementine_hoodDown.d3dmesh --lod 1
+  EXPECT "meshes: 3 \\(853 vertices\\).*\"lod\":1.*LOD 1 is converted")
+rigrip_cli_test(telltale_mesh_lod_beyond ARGS info ${TT}/sk62_clementine_hoodDown.d3dmesh --lod 9
+  EXPECT "W_FALLBACK: --lod 9 is beyond the mesh's 4 LODs; LOD 3 is used")
+rigrip_cli_test(telltale_mesh_convert_lod2 ARGS convert ${TT}/sk62_clementine_hoodDown.d3dmesh --lod 2
+  -o ${OUT}/telltale/clem_lod2.glb VALIDATE ${OUT}/telltale/clem_lod2.glb)

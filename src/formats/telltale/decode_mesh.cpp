@@ -607,7 +607,7 @@ material material_of(const d3dmesh_file& f, const mesh_material& mm, texture_fin
   return mt;
 }
 
-// metadata.lods: a summary of every LOD (only LOD 0 becomes geometry).
+// metadata.lods: a summary of every LOD (one, LOD 0 or --lod N, becomes geometry).
 json lods_summary(const d3dmesh_file& f) {
   json lods = json::array();
   for (const auto& l : f.mesh.lods) {
@@ -629,12 +629,18 @@ scene d3dmesh_scene(const read_context& ctx) {
   const std::string stem = fs::path(ctx.path).stem().string();
   if (f.mesh.lods.empty())
     ctx.warn(code::w_unsupported_part, "the mesh has no LOD: nothing to convert");
+  // --lod N picks a coarser LOD (the last one when N is beyond the mesh's count).
+  const std::size_t want = static_cast<std::size_t>(std::max(ctx.options.lod.value_or(0), 0));
+  const std::size_t lod = f.mesh.lods.empty() ? 0 : std::min(want, f.mesh.lods.size() - 1);
+  if (!f.mesh.lods.empty() && want >= f.mesh.lods.size())
+    ctx.warn(code::w_fallback, "--lod " + std::to_string(want) + " is beyond the mesh's " +
+                                   std::to_string(f.mesh.lods.size()) + " LODs; LOD " + std::to_string(lod) + " is used");
   std::vector<decoded_batch> batches =
-      f.mesh.lods.empty() ? std::vector<decoded_batch>{} : decode_lod(f, 0, &ctx);
+      f.mesh.lods.empty() ? std::vector<decoded_batch>{} : decode_lod(f, lod, &ctx);
   if (f.mesh.lods.size() > 1)
-    ctx.warn(code::w_unsupported_part, "LOD 0 is converted; " +
+    ctx.warn(code::w_unsupported_part, "LOD " + std::to_string(lod) + " is converted (--lod N picks another); the other " +
                                            std::to_string(f.mesh.lods.size() - 1) +
-                                           " coarser LODs are listed in metadata.lods");
+                                           " LODs are listed in metadata.lods");
   bool skinned = std::any_of(batches.begin(), batches.end(),
                              [](const decoded_batch& d) { return !d.me.joints.empty(); });
   json skel_info;
@@ -656,6 +662,7 @@ scene d3dmesh_scene(const read_context& ctx) {
                     {"stream", stream_version_name(f.ms.magic).value_or("?")},
                     {"vertex_count", f.mesh.vertex_count},
                     {"lods", lods_summary(f)},
+                    {"lod", lod},
                     {"bounds", box_json(f.mesh.box)},
                     {"materials", f.mesh.materials.size()}};
   if (!skel_info.is_null()) s.metadata["skeleton"] = skel_info;
