@@ -40,13 +40,14 @@ t0=$(date +%s)
 CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DRIGRIP_FUZZ=ON -DRIGRIP_TESTS=OFF -DRIGRIP_BENCH=OFF >/dev/null
-cmake --build "$build" -j"$(nproc)" --target rigrip_fuzz_reader rigrip_fuzz_yaz0 rigrip_fuzz_lgp rigrip_fuzz_sarc rigrip_fuzz_json
+cmake --build "$build" -j"$(nproc)" --target rigrip_fuzz_reader rigrip_fuzz_yaz0 rigrip_fuzz_lgp rigrip_fuzz_sarc rigrip_fuzz_json rigrip_fuzz_zstd
 echo "   built in $(( $(date +%s) - t0 )) s"
 
 reader=$build/fuzz/rigrip_fuzz_reader
 yaz0=$build/fuzz/rigrip_fuzz_yaz0
 lgp=$build/fuzz/rigrip_fuzz_lgp
 sarc=$build/fuzz/rigrip_fuzz_sarc
+zstdfz=$build/fuzz/rigrip_fuzz_zstd
 jsonfz=$build/fuzz/rigrip_fuzz_json
 export ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -84,7 +85,13 @@ while read -r f; do
   esac
 done < "$list"
 
-targets=${RIGRIP_FUZZ_TARGETS:-"$(RIGRIP_FUZZ_LIST=1 "$reader" 2>/dev/null) yaz0 lgp sarc json-gltf json-glb json-scene"}
+# zstd seeds: every zstd stream among the seed files (the zstd tests' own .zs files).
+mkdir -p "$seeds/zstd"
+while read -r f; do
+  if [ "$(head -c 4 "$f" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = "28b52ffd" ]; then cp "$f" "$seeds/zstd/"; fi
+done < "$list"
+
+targets=${RIGRIP_FUZZ_TARGETS:-"$(RIGRIP_FUZZ_LIST=1 "$reader" 2>/dev/null) yaz0 lgp sarc zstd json-gltf json-glb json-scene"}
 targets=$(echo $targets)
 n_targets=$(echo "$targets" | wc -w)
 jobs=${RIGRIP_FUZZ_JOBS:-$(nproc)}
@@ -98,6 +105,7 @@ run_target() {
   [ "$t" = yaz0 ] && bin=$yaz0
   [ "$t" = lgp ] && bin=$lgp
   [ "$t" = sarc ] && bin=$sarc
+  [ "$t" = zstd ] && bin=$zstdfz
   # Structure-aware glTF / scene-JSON targets, seeded from the gltf / scene-json seeds.
   local kind=""
   case "$t" in

@@ -14,7 +14,9 @@ PACKAGES=(
   nodejs npm
   blender python3-numpy      # the Blender import check (scripts/blender_check.sh)
   libcpp-httplib-dev         # `rigrip view` serves its page on 127.0.0.1
+  libzstd-dev                # .zs streams (Tears of the Kingdom and later Switch games)
   chromium                   # the viewer's browser test (tools/viewer_check.mjs)
+  libgif-dev                 # `rigrip preview -o x.gif` (giflib: GIF writer and colour quantiser)
 )
 
 missing=()

@@ -183,6 +183,11 @@ struct archive {
 // its name): an unrecognised file of any size costs one small read (E_UNKNOWN_FORMAT).
 [[nodiscard]] result<bytes> load_input(const std::string& path, std::uint64_t max_size = 1ull << 31,
                                        const format* forced = nullptr);
+// Zstandard dictionaries for `.zs` streams made with one: a dictionary file (magic 37 A4 30 EC)
+// or an archive of them, plain or compressed (Tears of the Kingdom: romfs/Pack/ZsDic.pack.zs).
+// Returns the dictionary IDs added. load_input also finds ZsDic.pack.zs by itself, in the
+// input's folder or above it (or their Pack/ subfolders), when a stream needs one.
+[[nodiscard]] result<std::vector<std::uint32_t>> add_zstd_dictionaries(const std::string& path);
 // Writes atomically: a short temporary (".rr-<pid>-XXXXXX.tmp") in the output's folder,
 // renamed into place, so a failure leaves nothing. "-" is standard output; a device, FIFO
 // or /dev/stdout is written through, a symlink's target replaced (the link kept). The first

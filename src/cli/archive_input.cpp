@@ -63,7 +63,7 @@ std::optional<result<std::shared_ptr<const archive_input>>> open_archive_input(c
   const container* c = detect_container(head, path);
   if (!c) return std::nullopt;
   if (!c->archive && c->id == "yaz0" && !yaz0_may_hold_archive(head)) return std::nullopt;
-  auto file = load_file(path);
+  auto file = load_input(path);  // (finds the zstd dictionaries a .zs stream needs)
   if (!file) return result<std::shared_ptr<const archive_input>>(file.error());
   auto in = std::make_shared<archive_input>();
   in->file = std::move(file.value());

@@ -10,6 +10,7 @@
 #include "cli/batch.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/preview.hpp"
 #include "rigrip/gltf.hpp"
 #include "rigrip/scene_text.hpp"
 
@@ -24,6 +25,7 @@ struct convert_options {
   std::string out_format = "glb";  // glb | gltf | json
   gltf::write_options gltf;
   bool textures = false;
+  bool previews = false;  // --previews: NAME.png beside every glTF written
   batch_options batch;
   common_options common;
   // Parsed into `gltf` before running.
@@ -208,6 +210,28 @@ std::vector<std::pair<std::string, scene>> split_models(const scene& s, const st
   return out;
 }
 
+// --previews: NAME.png beside the glTF `output`, of the first clip the --clip filter keeps.
+// A picture that cannot be drawn is reported, not a failed conversion.
+void add_preview(json& rep, const scene& s, const std::string& output, const convert_options& o) {
+  if (!o.previews || o.out_format == "json") return;
+  preview_request r;
+  for (const auto& a : s.animations) {
+    if (o.gltf.clips.empty()) break;
+    for (const auto& c : o.gltf.clips)
+      if (c == a.name || fnmatch(c.c_str(), a.name.c_str(), 0) == 0) r.clip = a.name;
+    if (!r.clip.empty()) break;
+  }
+  const std::string png = (fs::path(output).parent_path() / (fs::path(output).stem().string() + ".png")).string();
+  auto w = write_preview(s, png, r);
+  if (w) {
+    rep["previews"].push_back(png);
+  } else {
+    auto e = w.error();
+    if (e.file.empty()) e.file = output;
+    rep["preview_errors"].push_back(error_json(e));
+  }
+}
+
 json write_split(json& rep, const scene& s, const job& jb, const convert_options& o, diagnostics& d,
                  std::chrono::steady_clock::time_point t0) {
   json outputs = json::array();
@@ -222,6 +246,7 @@ json write_split(json& rep, const scene& s, const job& jb, const convert_options
       return rep;
     }
     outputs.push_back(path);
+    add_preview(rep, m, path, o);
   }
   rep["status"] = "ok";
   rep["output"] = outputs.empty() ? json(jb.output) : outputs[0];
@@ -283,6 +308,7 @@ json convert_one(const job& jb, const convert_options& o, const format* forced) 
   } else {
     rep["status"] = "ok";
     if (o.textures) rep["textures"] = write_textures(s.value(), jb.output);
+    add_preview(rep, s.value(), jb.output, o);
     rep["skeletons"] = s->skeletons.size();
     rep["animations"] = s->animations.size();
   }
@@ -356,6 +382,9 @@ void add_convert_options(CLI::App* c, convert_options& o) {
       ->check(CLI::IsMember({"rest", "raw"}));
   c->add_flag("--textures", o.textures,
               "Also write every decoded texture as PNG next to the output");
+  c->add_flag("--previews", o.previews,
+              "Also draw NAME.png (256x256, software rendering) beside every glTF written; "
+              "`rigrip preview` makes GIFs and contact sheets");
   c->add_flag("--no-bone-mesh", o.no_bone_mesh,
               "Do not add a bone-display mesh to skeleton-only files");
   add_common(c, o.common);

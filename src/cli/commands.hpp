@@ -26,5 +26,6 @@ command add_report_command(CLI::App& app);
 command add_diagnostics_command(CLI::App& app);
 command add_graph_command(CLI::App& app);
 command add_view_command(CLI::App& app);
+command add_preview_command(CLI::App& app);
 
 }  // namespace rigrip::cli

@@ -32,6 +32,15 @@ void add_common(CLI::App* c, common_options& o) {
               "Go on when --skeleton binds less than half of the animated bones");
   c->add_option("--lod", o.lod, "Level of detail of models that have several (0 = finest, the default)")
       ->check(CLI::NonNegativeNumber);
+  c->add_option_function<std::vector<std::string>>(
+       "--zstd-dict",
+       [](const std::vector<std::string>& paths) {
+         for (const auto& p : paths)
+           if (auto r = add_zstd_dictionaries(p); !r) throw CLI::ValidationError("--zstd-dict", r.error().to_string());
+       },
+       "Zstandard dictionaries for .zs files (a dictionary, or a pack of them such as Tears of the Kingdom's "
+       "Pack/ZsDic.pack.zs, which is also found by itself beside or above the input); repeatable")
+      ->check(CLI::ExistingFile);
   c->add_option("--texture-file", o.texture_files,
                 "Texture file for models whose textures live apart (BFRES: X.Tex1.sbfres is found "
                 "by name); repeatable")

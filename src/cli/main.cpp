@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
       add_formats_command(app), add_info_command(app),        add_list_command(app),
       add_dump_command(app),    add_convert_command(app),     add_rewrite_command(app),
       add_pack_command(app),    add_report_command(app),      add_diagnostics_command(app),
-      add_graph_command(app),   add_view_command(app),
+      add_graph_command(app),   add_view_command(app),        add_preview_command(app),
   };
 
   try {

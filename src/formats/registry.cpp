@@ -5,6 +5,7 @@
 #include <fstream>
 #include <random>
 
+#include "containers/zstd.hpp"
 #include "core/failure.hpp"
 #include "scene/ssc.hpp"
 #include "scene/text.hpp"
@@ -317,7 +318,43 @@ result<scene> read_scene(byte_view data, const std::string& name, const read_opt
   return read_scene_in(data, name, options, diags, forced, nullptr);
 }
 
+namespace {
+result<bytes> load_input_bytes(const std::string& path, std::uint64_t max_size, const format* forced);
+
+// A .zs made with a dictionary that is not loaded yet: Tears of the Kingdom keeps its
+// dictionaries in romfs/Pack/ZsDic.pack.zs, so look for that file in the input's folder and
+// above it (also in a Pack/ subfolder) before the stream is opened.
+void find_zstd_dictionaries(const std::string& path, byte_view data) {
+  const std::uint32_t id = containers::zstd_dictionary_id(data);
+  if (!id) return;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path dir = fs::absolute(fs::path(path), ec).parent_path();
+  for (int up = 0; up < 8 && !dir.empty(); ++up, dir = dir.parent_path()) {
+    for (const fs::path& c : {dir / "ZsDic.pack.zs", dir / "Pack" / "ZsDic.pack.zs"}) {
+      if (!fs::is_regular_file(c, ec)) continue;
+      auto ids = add_zstd_dictionaries(c.string());
+      if (ids && std::find(ids.value().begin(), ids.value().end(), id) != ids.value().end()) return;
+    }
+    if (dir == dir.parent_path()) break;
+  }
+}
+}  // namespace
+
+result<std::vector<std::uint32_t>> add_zstd_dictionaries(const std::string& path) {
+  auto b = load_file(path, 1ull << 30);
+  if (!b) return b.error();
+  return core::guarded(path, "zstd", [&] { return containers::add_zstd_dictionaries(b.value()); });
+}
+
 result<bytes> load_input(const std::string& path, std::uint64_t max_size, const format* forced) {
+  auto r = load_input_bytes(path, max_size, forced);
+  if (r && containers::is_zstd(r.value())) find_zstd_dictionaries(path, r.value());
+  return r;
+}
+
+namespace {
+result<bytes> load_input_bytes(const std::string& path, std::uint64_t max_size, const format* forced) {
   constexpr std::size_t prefix_size = 64 * 1024;
   std::error_code ec;
   const auto size = std::filesystem::is_regular_file(path, ec) ? std::filesystem::file_size(path, ec) : 0;
@@ -345,6 +382,7 @@ result<bytes> load_input(const std::string& path, std::uint64_t max_size, const 
                    std::to_string(prefix_size / 1024) + " KiB and its name); see `rigrip formats`",
                path, 0, {}};
 }
+}  // namespace
 
 result<scene> read_scene(const std::string& path, const read_options& options, diagnostics& diags,
                          const format* forced) {

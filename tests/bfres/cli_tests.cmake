@@ -20,7 +20,7 @@ rigrip_cli_test(bfres_dump_raw ARGS dump --raw ${BF}/Animal_Bass_Animation.bfres
 rigrip_cli_test(bfres_damaged ARGS info ${CMAKE_SOURCE_DIR}/tests/bfres/data/damaged_dict_count.bfres EXIT 1
   EXPECT "damaged_dict_count.bfres @ 0x70: E_BAD_COUNT \\[bfres\\]: dictionary entry count 4294967295")
 rigrip_cli_test(bfres_switch_refused ARGS info ${CMAKE_SOURCE_DIR}/tests/bfres/data/switch_header.bfres EXIT 1
-  EXPECT "E_UNSUPPORTED_VERSION \\[bfres\\]: Switch BFRES not supported yet")
+  EXPECT "E_UNSUPPORTED_VERSION \\[bfres\\]: Switch FRES byte-order mark")
 # glTF -> pack into the original -> read back (depends on the convert test's glb).
 rigrip_cli_test(bfres_pack ARGS pack ${OUT}/bfres/Animal_Bass_Animation.bfres.glb --format bfres
   --template ${BF}/Animal_Bass_Animation.bfres -o ${OUT}/bfres/New_Bass_Animation.bfres
@@ -90,3 +90,11 @@ rigrip_cli_test(bfres_sarc_list_eventpack ARGS list ${BFRES_EVENTPACK}
   EXPECT "sarc in yaz0 archive, [0-9]+ entries.*Model/Demo344_1.sbfres")
 rigrip_cli_test(bfres_sarc_rewrite_eventpack ARGS rewrite ${BFRES_EVENTPACK} -o ${OUT}/bfres/Demo344_1.sbeventpack
   EXPECT "identical: .*sarc in yaz0 archive")
+# Switch FRES 0.5 (issue 20): the event pack's model file opens, converts to a valid glb,
+# and dumps its raw layer as a Switch file.
+rigrip_cli_test(bfres_switch_info ARGS info ${BFRES_EVENTPACK}/Model/Demo344_1.sbfres
+  EXPECT "animation 'Demo344_1-C05-DgnObj_Faucet_A-A-1'.*\"platform\":\"switch\"")
+rigrip_cli_test(bfres_switch_convert ARGS convert ${BFRES_EVENTPACK}/Model/Demo344_1.sbfres
+  -o ${OUT}/bfres/Demo344_1.glb VALIDATE ${OUT}/bfres/Demo344_1.glb)
+rigrip_cli_test(bfres_switch_dump_raw ARGS dump --raw ${BFRES_EVENTPACK}/Model/Demo344_1.sbfres
+  EXPECT "\"platform\": \"switch\".*\"version\": \"0.5.0.3\"")

@@ -291,16 +291,18 @@ TEST(Reader, Yaz0SizeFFFFFFFFFailsFast) {
   }
 }
 
+// A Switch header of zeros: detected as Switch, refused for its version (0.0.0.0).
 TEST(Reader, SwitchFresRefusedClearly) {
   std::vector<std::uint8_t> d(0x100, 0);
   std::memcpy(d.data(), "FRES    ", 8);
+  d[0x0C] = 0xFF, d[0x0D] = 0xFE;
   EXPECT_EQ(bfres::detect_platform(d), bfres::platform::switch_);
   try {
     (void)bfres::parse(d);
     FAIL();
   } catch (const core::failure& e) {
     EXPECT_EQ(e.error().code, code::unsupported_version);
-    EXPECT_NE(e.error().message.find("Switch BFRES not supported yet"), std::string::npos);
+    EXPECT_NE(e.error().message.find("Switch FRES version 0.0.0.0"), std::string::npos) << e.error().message;
   }
 }
 

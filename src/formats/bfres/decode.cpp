@@ -597,8 +597,19 @@ void add_bone_tracks(const channel_source& cs, const rigrip::bone& rb, bool eule
 scene to_scene(const file& f, const read_context& ctx) {
   scene s;
   s.format = "bfres";
-  s.metadata = {{"bfres_version", f.version_string()}, {"name", f.name}, {"platform", "wiiu"}};
+  s.metadata = {{"bfres_version", f.version_string()}, {"name", f.name}, {"platform", f.plat == platform::switch_ ? "switch" : "wiiu"}};
   const double fps = ctx.options.fps.value_or(30.0);
+  if (f.sw) {
+    // The Switch reader decodes skeletal animations; say what else the file holds.
+    static const char* const kinds[] = {"models (FMDL)", nullptr, "material animations", "bone-visibility animations",
+                                        "shape animations", "scene/camera animations", "embedded files"};
+    std::string rest;
+    for (std::size_t i = 0; i < f.sw->counts.size(); ++i)
+      if (kinds[i] && f.sw->counts[i])
+        rest += (rest.empty() ? "" : ", ") + std::to_string(f.sw->counts[i]) + " " + kinds[i];
+    if (!rest.empty())
+      ctx.warn(code::w_unsupported_part, "Switch FRES: " + rest + " not read yet (only skeletal animations are)", 0xBC);
+  }
 
   std::deque<file> others;  // keeps loaded rigs alive while the scene is built
   std::vector<rig> candidates;

@@ -618,6 +618,10 @@ std::vector<std::uint8_t> pack_file(const scene& input, const pack_context& ctx)
   if (!ctx.template_file)
     core::fail(code::usage, "bfres pack needs --template ORIGINAL.bfres: the FSKAs are written into a copy of it");
   const file tpl = load(*ctx.template_file);
+  if (tpl.plat != platform::wiiu)
+    core::fail(code::write_unsupported,
+               "pack into a Switch FRES template is not supported yet (Switch files are read and rewritten; "
+               "pack writes Wii U FRES 2.4-4.x templates)");
   if (input.animations.empty()) core::fail(code::invalid_scene, "the scene has no animation to pack");
   const skeleton* rig = template_rig(tpl, input);
   const settings st = template_settings(tpl, rig, ctx);

@@ -27,6 +27,7 @@ void spend(std::uint64_t n, std::uint64_t at) {
                                    std::string("the work budget (16 elements per byte)"), at);
   work_left -= n;
 }
+void reset_work(std::size_t file_size) { work_left = 16ull * file_size + 65536; }
 
 // Wii U offsets are signed, relative to the offset field itself; 0 is null.
 std::uint32_t read_offset(byte_reader& r) {
@@ -200,6 +201,8 @@ std::size_t key_elements_stored(const curve& c) {
   return static_cast<std::size_t>(c.num_keys) * static_cast<std::size_t>(c.elements_per_key());
 }
 
+void read_curve_data(const byte_reader& file, curve& c);
+
 curve parse_curve(const byte_reader& file, std::uint32_t at, bool v34) {
   byte_reader r = file.peek(at);
   curve c;
@@ -214,6 +217,13 @@ curve parse_curve(const byte_reader& file, std::uint32_t at, bool v34) {
   if (v34) c.delta = r.f32();
   c.frames_at = read_offset(r);
   c.keys_at = read_offset(r);
+  read_curve_data(file, c);
+  return c;
+}
+
+// Checks a curve's header fields and reads its frame and key arrays (both platforms).
+void read_curve_data(const byte_reader& file, curve& c) {
+  const std::uint32_t at = c.at;
   if (frame_size(c) == 0) fail(code::bad_value, "curve frame type 3 is undefined", at);
   if (key_size(c) == 0) fail(code::bad_value, "curve key type 3 is undefined", at);
   int type = (c.flags >> 4) & 7;
@@ -283,7 +293,6 @@ curve parse_curve(const byte_reader& file, std::uint32_t at, bool v34) {
       }
     }
   }
-  return c;
 }
 
 skeletal_anim parse_anim(const byte_reader& file, std::uint32_t at, bool v34) {
@@ -374,7 +383,7 @@ struct patcher : core::byte_patcher {
 
 
 // A value stored in `size` bytes (4, 2 or 1).
-void put_sized(patcher& p, std::uint32_t at, std::size_t size, std::uint32_t v) {
+void put_sized(core::byte_patcher& p, std::uint32_t at, std::size_t size, std::uint32_t v) {
   if (size == 4) p.u32(at, v);
   else if (size == 2) p.u16(at, static_cast<std::uint16_t>(v));
   else p.u8(at, static_cast<std::uint8_t>(v));
@@ -413,6 +422,8 @@ void patch_skeleton(patcher& p, const skeleton& s, bool v34) {
     for (std::uint32_t k = 0; k < 12; ++k) p.f32(s.inverse_at + 48 * i + 4 * k, s.inverse_matrices[i][k]);
 }
 
+void patch_curve_data(core::byte_patcher& p, const curve& c);
+
 void patch_curve(patcher& p, const curve& c) {
   p.u16(c.at, c.flags);
   p.u16(c.at + 2, c.num_keys);
@@ -425,6 +436,11 @@ void patch_curve(patcher& p, const curve& c) {
   if (c.delta) p.f32(c.at + 24, *c.delta), o = 28;
   p.offset(c.at + o, c.frames_at);
   p.offset(c.at + o + 4, c.keys_at);
+  patch_curve_data(p, c);
+}
+
+// The frame and key arrays as stored (both platforms).
+void patch_curve_data(core::byte_patcher& p, const curve& c) {
   std::size_t fs = frame_size(c), ks = key_size(c);
   for (std::uint32_t i = 0; i < c.frames_raw.size(); ++i)
     put_sized(p, c.frames_at + static_cast<std::uint32_t>(fs) * i, fs, static_cast<std::uint32_t>(c.frames_raw[i]));
@@ -475,6 +491,8 @@ void patch_anim(patcher& p, const skeletal_anim& a, bool v34) {
 
 namespace detail {
 curve parse_curve_at(const core::byte_reader& file, std::uint32_t at, bool v34) { return parse_curve(file, at, v34); }
+void read_curve_arrays(const core::byte_reader& file, curve& c) { read_curve_data(file, c); }
+void patch_curve_arrays(core::byte_patcher& p, const curve& c) { patch_curve_data(p, c); }
 }  // namespace detail
 
 int curve::elements_per_key() const {
@@ -618,8 +636,7 @@ file parse(std::vector<std::uint8_t> image) {
   detail::work_left = 16ull * f.image.size() + 65536;
   byte_reader r(f.image, core::endian::big);
   if (r.fixed_string(4) != "FRES") fail(code::bad_magic, "expected 'FRES'", 0);
-  if (detect_platform(f.image) == platform::switch_)
-    fail(code::unsupported_version, "Switch BFRES not supported yet (little-endian FRES)", 4);
+  if (detect_platform(f.image) == platform::switch_) return parse_switch(std::move(f.image));
   f.version = r.u32();
   f.bom = r.u16();
   if (f.bom != 0xFEFF) fail(code::bad_value, "byte-order mark is not FEFF (big-endian Wii U)", 8);
@@ -684,6 +701,7 @@ file parse(std::vector<std::uint8_t> image) {
 }
 
 std::vector<std::uint8_t> serialise(const file& f) {
+  if (f.plat == platform::switch_) return serialise_switch(f);
   std::vector<std::uint8_t> out = f.image;
   patcher p{{out, false, "serialise"}};
   std::memcpy(out.data(), "FRES", 4);
@@ -721,7 +739,7 @@ nlohmann::json to_json(const file& f) {
   using nlohmann::json;
   json j;
   j["format"] = "bfres";
-  j["platform"] = "wiiu";
+  j["platform"] = f.plat == platform::switch_ ? "switch" : "wiiu";
   j["version"] = f.version_string();
   j["name"] = f.name;
   j["alignment"] = f.alignment;

@@ -177,8 +177,25 @@ struct skeletal_anim {
   [[nodiscard]] int scale_mode() const { return (flags >> 8) & 3; }
 };
 
+enum class platform { wiiu, switch_, unknown };
+
+// The Switch FRES header (little-endian, absolute 64-bit offsets; fres_switch.cpp).
+struct switch_header {
+  std::uint8_t alignment_log2 = 0, address_size = 0;
+  std::uint32_t file_name_at = 0;  // the characters of the file name
+  std::uint16_t flags = 0, first_block = 0;
+  std::uint32_t relocation_at = 0;
+  std::array<std::uint64_t, 19> offsets{};  // 0x20..0xB0: name, model array/dict ... string table
+  std::uint32_t string_table_size = 0;
+  std::array<std::uint16_t, 7> counts{};  // model, skeletal, material, bone-visibility, shape, scene anims, external files
+  std::uint32_t fska_size = 0;      // 0x60 (0.5-0.8) or 0x50 (0.9+)
+  std::uint32_t bone_anim_size = 0; // 0x28 or 0x38
+};
+
 struct file {
   std::vector<std::uint8_t> image;  // the decompressed file, kept whole
+  platform plat = platform::wiiu;
+  std::optional<switch_header> sw;  // Switch files only
   std::uint32_t version = 0;
   std::uint16_t bom = 0, header_size = 0;
   std::uint32_t file_size = 0, alignment = 0;
@@ -194,17 +211,20 @@ struct file {
   std::vector<ftex> textures;  // FTEX dictionary (headers; image bytes stay in `image`)
   std::vector<texture_pattern_anim> texture_patterns;  // FTXP (version 3.4 and later)
   std::vector<std::pair<std::uint32_t, std::string>> strings;  // string pool entries (position of length)
-  [[nodiscard]] bool v34() const { return version >= 0x03040000; }
+  // Curves carry `delta` and skeletons inverse-matrix tables: Wii U 3.4+ and every Switch file.
+  [[nodiscard]] bool v34() const { return plat == platform::switch_ || version >= 0x03040000; }
   [[nodiscard]] std::string version_string() const;
 };
-
-enum class platform { wiiu, switch_, unknown };
 [[nodiscard]] platform detect_platform(std::span<const std::uint8_t> data);
 
-// Parses a decompressed Wii U FRES image. Throws core::failure with offsets on damage.
+// Parses a decompressed FRES image (Wii U, or Switch through parse_switch). Throws core::failure with offsets on damage.
 [[nodiscard]] file parse(std::vector<std::uint8_t> image);
 // Writes every parsed field back over a copy of the image.
 [[nodiscard]] std::vector<std::uint8_t> serialise(const file& f);
+// The Switch raw layer (fres_switch.cpp): header, dictionaries, FSKA / bone animations /
+// curves; every other byte stays in the image.
+[[nodiscard]] file parse_switch(std::vector<std::uint8_t> image);
+[[nodiscard]] std::vector<std::uint8_t> serialise_switch(const file& f);
 [[nodiscard]] nlohmann::json to_json(const file& f);
 
 // The bone-animation component a curve drives (S xyz 0-2, R xyzw 3-6, T xyz 7-9), by its

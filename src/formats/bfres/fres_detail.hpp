@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/byte_patcher.hpp"
 #include "core/byte_reader.hpp"
 #include "formats/bfres/fres.hpp"
 
@@ -24,6 +25,12 @@ void spend(std::uint64_t n, std::uint64_t at);
 [[nodiscard]] shape parse_shape(const core::byte_reader& file, std::uint32_t at, std::uint32_t version);
 [[nodiscard]] material parse_material(const core::byte_reader& file, std::uint32_t at, std::uint32_t version);
 [[nodiscard]] ftex parse_ftex(const core::byte_reader& file, std::uint32_t at);
+// A curve whose header fields are set (at, flags, num_keys, range, scale/offset, array
+// positions): checks them and reads the frame and key arrays in the reader's byte order.
+void read_curve_arrays(const core::byte_reader& file, curve& c);
+void patch_curve_arrays(core::byte_patcher& p, const curve& c);
+// The work budget of a parse (16 elements per byte of the file).
+void reset_work(std::size_t file_size);
 [[nodiscard]] curve parse_curve_at(const core::byte_reader& file, std::uint32_t at, bool v34);
 [[nodiscard]] texture_pattern_anim parse_texture_pattern(const core::byte_reader& file, std::uint32_t at);
 

@@ -33,9 +33,9 @@ result<bytes> pack(const scene& s, const pack_context& ctx) { return pack_file(s
 
 std::vector<rigrip::format> rigrip_family_bfres() {
   using namespace rigrip;
-  return {format{"bfres", "bfres", "Nintendo BFRES (Wii U FRES 2.4-4.x; .sbfres through the Yaz0 container): FSKL skeletons, FSKA skeletal animations; pack writes FSKAs into a --template",
+  return {format{"bfres", "bfres", "Nintendo BFRES (Wii U FRES 2.4-4.x: FSKL, FSKA, FMDL meshes, FTEX; Switch FRES 0.5-0.8: FSKA skeletal animations and rewrite, verified on 0.5.0.3 from Breath of the Wild; .sbfres through the Yaz0 container); pack writes FSKAs into a Wii U --template",
                  {".bfres", ".sbfres"},
-                 "content: 'FRES' magic (Switch FRES detected and refused); Yaz0 is opened by the container layer",
+                 "content: 'FRES' magic, then 4 spaces for Switch (little-endian) or the big-endian Wii U header; Yaz0 is opened by the container layer",
                  bfres::detect, bfres::read, bfres::dump, bfres::rewrite, bfres::pack,
                  /*stores_segment_scale_compensate=*/true}};
 }
