@@ -64,6 +64,15 @@ if(EXISTS ${MMS}/RuntimeBasic1/x64/Network_RuntimeBasic1.nmb AND EXISTS ${MMS}/C
   rigrip_cli_test(morpheme_sdk_nsa_info ARGS info ${MMS_NSA} EXPECT "format: morpheme-nsa.*animation '01001_StandingIdle': 2.000 s")
   file(GLOB MMS_QSA ${MMS}/MultipleNetworks2/win32/02019_*.qsa)
   rigrip_cli_test(morpheme_sdk_qsa_convert ARGS convert ${MMS_QSA} -o ${MMS_OUT}/turn.glb VALIDATE ${MMS_OUT}/turn.glb)
+  # QSA raw layer: rewrite writes the file back byte for byte (win32 two-section turn, x64 walk).
+  rigrip_cli_test(morpheme_sdk_qsa_formats ARGS formats EXPECT "morpheme-qsa +morpheme +yes +yes +yes +- ")
+  rigrip_cli_test(morpheme_sdk_qsa_rewrite ARGS rewrite ${MMS_QSA} -o ${MMS_OUT}/turn.rewrite.qsa EXPECT "identical")
+  add_test(NAME cli.morpheme_sdk_qsa_rewrite_same
+    COMMAND ${CMAKE_COMMAND} -E compare_files ${MMS_OUT}/turn.rewrite.qsa ${MMS_QSA})
+  set_tests_properties(cli.morpheme_sdk_qsa_rewrite_same PROPERTIES DEPENDS cli.morpheme_sdk_qsa_rewrite)
+  file(GLOB MMS_QSA_X64 ${MMS}/MultipleNetworks2/x64/01002_Walk_*.qsa)
+  rigrip_cli_test(morpheme_sdk_qsa_rewrite_x64 ARGS rewrite ${MMS_QSA_X64} -o ${MMS_OUT}/walk_x64.rewrite.qsa
+    EXPECT "identical" EXPECT_FILE ${MMS_OUT}/walk_x64.rewrite.qsa)
   # A bundle without its animation sources: the skeleton converts, each missing file is named.
   configure_file(${MMS}/RuntimeBasic1/x64/Network_RuntimeBasic1.nmb ${MMS_OUT}/alone/Network_RuntimeBasic1.nmb COPYONLY)
   rigrip_cli_test(morpheme_sdk_missing_sources ARGS convert ${MMS_OUT}/alone/Network_RuntimeBasic1.nmb

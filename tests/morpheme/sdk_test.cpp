@@ -335,6 +335,33 @@ TEST(SdkSources, NsaAndQsaOfTheSameClipAgreeWithinQuantisation) {
   EXPECT_LT(max_difference(decode_file(n), dq), 3e-3);
 }
 
+// The QSA raw layer writes every sample back byte for byte (x64 and win32); `rigrip rewrite`
+// runs the same (cli.morpheme_sdk_qsa_rewrite*).
+TEST(SdkSources, EveryQsaRewritesByteForByte) {
+  RIGRIP_REQUIRE_SAMPLE(root, "morpheme/sdk");
+  auto files = sample_files(root, ".qsa");
+  ASSERT_FALSE(files.empty());
+  std::size_t same = 0, x64 = 0;
+  for (const auto& f : files) {
+    auto data = test::read_bytes(f);
+    qsa_file raw;
+    ASSERT_NO_THROW(raw = parse_qsa(core::byte_reader(data))) << f;
+    x64 += raw.h.x64;
+    bytes out;
+    ASSERT_NO_THROW(out = serialise_qsa(raw)) << f;
+    auto diff = std::mismatch(out.begin(), out.end(), data.begin(), data.end());
+    EXPECT_TRUE(diff.first == out.end() && diff.second == data.end())
+        << f << ": " << out.size() << " bytes written for " << data.size() << ", first difference at 0x" << std::hex
+        << (diff.first - out.begin());
+    same += out == data;
+  }
+  std::printf("[ info ] %zu/%zu QSA rewrite byte-identically (%zu x64, %zu win32)\n", same, files.size(), x64,
+              files.size() - x64);
+  EXPECT_EQ(same, files.size());
+  EXPECT_GT(x64, 0u);
+  EXPECT_LT(x64, files.size());
+}
+
 // ---------------------------------------------------------------- scenes
 
 TEST(SdkScene, BundleConvertsToSkeletonAndClipsAndAValidGlb) {

@@ -84,6 +84,10 @@ struct qsa_section {
   std::vector<std::array<float, 6>> position_sets, rotation_sets;  // min xyz, max xyz
   std::vector<qsa_channel_info> position_info, rotation_info;       // align4(count) entries
   std::vector<std::uint8_t> position_rows, rotation_rows;           // bit rows, one per sample
+  // Bytes the layout leaves free, kept as read (the writer falls back to zeros when a pad's
+  // length no longer fits): after the position rows to 4 bytes (zeros in the samples), after
+  // the rotation rows to the section's 16-byte end (0xCD, MSVC's debug fill, in the samples).
+  std::vector<std::uint8_t> rows_pad, end_pad;
   [[nodiscard]] std::uint16_t size() const { return words[0]; }
   [[nodiscard]] std::uint16_t start_frame() const { return words[2]; }
   [[nodiscard]] std::uint16_t sample_count() const { return words[3]; }
@@ -109,6 +113,14 @@ struct qsa_file {
   std::vector<u16x3> unchanging_positions, unchanging_rotations;
   std::vector<qsa_section> sections;
   std::optional<source5_trajectory> trajectory;
+  // Stored as read; null / free bytes in every sample (README.md, "QSA": block order).
+  std::uint64_t last_pointer = 0;                              // header 0x88 / 0x50
+  std::array<std::uint64_t, 2> unchanging_pointers{};          // after the unchanging block's 0x4C bytes
+  std::array<std::vector<std::uint8_t>, 6> list_pads;          // each list to align4 entries and 4 bytes (0xFF)
+  std::vector<std::uint8_t> unchanging_lead_pad;               // section pointers -> 16-aligned block (zeros)
+  std::vector<std::uint8_t> unchanging_struct_pad;             // x64: 0x4C -> 0x50 before the pointers (0xCD)
+  std::vector<std::uint8_t> unchanging_data_pad;               // pointers -> 16-aligned values (0xCD)
+  std::vector<std::uint8_t> resident_pad;                      // values -> 16-aligned first section (0xCD)
 };
 
 // Which kind a standalone file is, from its header; nullopt when neither layout fits.
@@ -150,6 +162,11 @@ inline std::uint64_t target(const core::byte_reader& r, std::uint64_t base, std:
 // nsa5_write.cpp: the SDK's layout; pointers and sizes computed (bytes -> raw -> bytes identical).
 [[nodiscard]] bytes serialise_nsa5(const nsa5_file& f);
 [[nodiscard]] nlohmann::json qsa_to_json(const qsa_file& f);
+// qsa_write.cpp: the SDK's layout; pointers, sizes and counts computed, free bytes from the raw
+// structure (bytes -> raw -> bytes identical).
+[[nodiscard]] bytes serialise_qsa(const qsa_file& f);
+// nsa5_write.cpp: the trajectory source both kinds end with (QSA: u16 sample count + flags).
+void write_source5_trajectory(core::byte_writer& w, bool x64, bool qsa, const source5_trajectory& t);
 
 // Dequantised channels (decode_sdk.cpp). A channel with no samples keeps the rig's pose.
 [[nodiscard]] nsa_decoded decode_nsa5(const nsa5_file& f);

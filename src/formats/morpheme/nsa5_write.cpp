@@ -84,7 +84,7 @@ void write_section(writer& wr, const nsa5_section& s) {
   w.align(16);
 }
 
-void write_trajectory(writer& wr, const source5_trajectory& t) {
+void write_trajectory(writer& wr, const source5_trajectory& t, bool qsa) {
   auto& w = wr.w;
   const std::size_t at = w.size();
   const unsigned P = wr.P();
@@ -96,7 +96,15 @@ void write_trajectory(writer& wr, const source5_trajectory& t) {
   w.u32(t.alignment);
   if (wr.x64) w.u32(0);
   w.f32(t.sample_rate);
-  w.u32(t.sample_count);
+  if (qsa) {
+    if (t.sample_count > 0xFFFF)
+      fail(code::limit_exceeded, "QSA trajectory of " + std::to_string(t.sample_count) + " samples (u16 count)");
+    w.u16(static_cast<std::uint16_t>(t.sample_count));
+    w.u8(t.flags[0]);
+    w.u8(t.flags[1]);
+  } else {
+    w.u32(t.sample_count);
+  }
   for (float v : t.translation) w.f32(v);
   for (float v : t.rotation) w.f32(v);
   const std::size_t ptrs = w.size();
@@ -122,6 +130,12 @@ void write_trajectory(writer& wr, const source5_trajectory& t) {
 }
 
 }  // namespace
+
+void write_source5_trajectory(core::byte_writer& w, bool x64, bool qsa, const source5_trajectory& t) {
+  writer wr{std::move(w), x64};
+  write_trajectory(wr, t, qsa);
+  w = std::move(wr.w);
+}
 
 bytes serialise_nsa5(const nsa5_file& f) {
   writer wr{core::byte_writer{}, f.h.x64};
@@ -213,7 +227,7 @@ bytes serialise_nsa5(const nsa5_file& f) {
   wr.patch_ptr(q + 3ull * P, largest);
   if (f.trajectory) {
     wr.patch_ptr(q + 7ull * P, w.size());
-    write_trajectory(wr, *f.trajectory);
+    write_trajectory(wr, *f.trajectory, false);
   }
   return w.take();
 }

@@ -21,6 +21,13 @@ std::array<float, 6> six_at(const byte_reader& r, std::uint64_t at) {
   return v;
 }
 
+// The free bytes [from, to) as stored, for the writer; none when they run past the data.
+std::vector<std::uint8_t> kept(const byte_reader& r, std::uint64_t from, std::uint64_t to) {
+  if (from >= to || to > r.size()) return {};
+  auto b = r.data().subspan(static_cast<std::size_t>(from), static_cast<std::size_t>(to - from));
+  return {b.begin(), b.end()};
+}
+
 // Bytes between the section's position range and its factor sets: runtime pointers, null on disk.
 std::uint64_t null_block_end(bool x64) { return x64 ? 0xE0 : 0x9C; }
 
@@ -88,10 +95,12 @@ qsa_section read_section(const byte_reader& all, std::uint64_t at, bool x64, std
   s.position_sets = sets(s.position_set_count(), "QSA position factor sets");
   s.position_info = infos(s.position_count(), s.position_sets.size(), "QSA position channel info");
   s.position_rows = rows(s.position_row_bytes(), s.position_info, s.position_count(), "QSA position rows");
+  s.rows_pad = kept(r, p, align_up(p, 4));
   p = align_up(p, 4);
   s.rotation_sets = sets(s.rotation_set_count(), "QSA rotation factor sets");
   s.rotation_info = infos(s.rotation_count(), s.rotation_sets.size(), "QSA rotation channel info");
   s.rotation_rows = rows(s.rotation_row_bytes(), s.rotation_info, s.rotation_count(), "QSA rotation rows");
+  s.end_pad = kept(r, p, align_up(p, 16));
   return s;
 }
 
@@ -114,7 +123,10 @@ qsa_file parse_qsa(const byte_reader& r) {
                           "QSA sampled position channels",    "QSA sampled rotation channels",
                           "QSA spline position channels",     "QSA spline rotation channels"};
   for (unsigned k = 0; k < 6; ++k) {
-    f.lists[k] = read_channel_list(r, target(r, 0, ptr_at(r, o + k * P, x), 2, names[k], o + k * P), names[k]);
+    std::uint64_t a = target(r, 0, ptr_at(r, o + k * P, x), 2, names[k], o + k * P);
+    f.lists[k] = read_channel_list(r, a, names[k]);
+    std::uint64_t used = 2 + 2ull * f.lists[k].size();
+    f.list_pads[k] = kept(r, a + used, a + align_up(2 + 2ull * align4(static_cast<std::uint32_t>(f.lists[k].size())), 4));
     for (auto c : f.lists[k])
       if (c >= f.h.channel_count)
         fail(code::bad_value, std::string(names[k]) + ": channel " + std::to_string(c) + " out of range", r.base());
@@ -124,6 +136,8 @@ qsa_file parse_qsa(const byte_reader& r) {
          r.base() + o + 4ull * P);
   const std::uint32_t n = f.h.frame_sections;
   const std::uint64_t f_info = o + 6ull * P, f_unch = f_info + P, f_refs = f_unch + P, f_traj = f_refs + P;
+  f.last_pointer = ptr_at(r, f_traj + P, x);
+  std::uint64_t refs_end = 0;
   {
     std::uint64_t a = target(r, 0, ptr_at(r, f_info, x), 0, "QSA section table", f_info);
     r.checked_count_at(a, n, 8, "QSA section table");
@@ -131,11 +145,16 @@ qsa_file parse_qsa(const byte_reader& r) {
     a = target(r, 0, ptr_at(r, f_refs, x), 0, "QSA section pointers", f_refs);
     r.checked_count_at(a, n, P, "QSA section pointers");
     for (std::uint32_t i = 0; i < n; ++i) f.section_offsets.push_back(ptr_at(r, a + static_cast<std::uint64_t>(i) * P, x));
+    refs_end = a + static_cast<std::uint64_t>(n) * P;
   }
-  // Unchanging block: 4 floats, 6 u16 counts, u32, position range, rotation range, two null
-  // pointers, then (16-aligned) the 16-bit position and rotation triples.
+  // Unchanging block: 4 floats, 6 u16 counts, position range, rotation range, two null
+  // pointers (P-aligned), then (16-aligned) the 16-bit position and rotation triples.
   {
-    std::uint64_t u = target(r, 0, ptr_at(r, f_unch, x), 0x4C + 2ull * P, "QSA unchanging block", f_unch);
+    std::uint64_t u = target(r, 0, ptr_at(r, f_unch, x), align_up(0x4C, P) + 2ull * P, "QSA unchanging block", f_unch);
+    if (u > refs_end && u - refs_end < 16) f.unchanging_lead_pad = kept(r, refs_end, u);
+    const std::uint64_t up = u + align_up(0x4C, P);
+    f.unchanging_struct_pad = kept(r, u + 0x4C, up);
+    for (unsigned k = 0; k < 2; ++k) f.unchanging_pointers[k] = ptr_at(r, up + k * P, x);
     for (int k = 0; k < 4; ++k) f.unchanging_head[k] = r.f32_at(u + 4 * k);
     for (int k = 0; k < 6; ++k) f.unchanging_counts[k] = r.u16_at(u + 0x10 + 2 * k);
     f.unchanging_position_range = six_at(r, u + 0x1C);
@@ -144,9 +163,11 @@ qsa_file parse_qsa(const byte_reader& r) {
       fail(code::bad_count, "QSA unchanging block counts (" + std::to_string(f.unchanging_counts[4]) + ", " +
                                 std::to_string(f.unchanging_counts[5]) + ") differ from the channel lists",
            r.base() + u + 0x18);
-    std::uint64_t d = align_up(r.base() + u + 0x4C + 2ull * P, 16) - r.base();
+    std::uint64_t d = align_up(r.base() + up + 2ull * P, 16) - r.base();
+    f.unchanging_data_pad = kept(r, up + 2ull * P, d);
     std::uint64_t np = f.lists[0].size(), nq = f.lists[1].size();
     r.checked_count_at(d, np + nq, 6, "QSA unchanging channels");
+    f.resident_pad = kept(r, d + 6 * (np + nq), align_up(d + 6 * (np + nq), 16));
     for (std::uint64_t i = 0; i < np + nq; ++i) {
       u16x3 v{r.u16_at(d + 6 * i), r.u16_at(d + 6 * i + 2), r.u16_at(d + 6 * i + 4)};
       (i < np ? f.unchanging_positions : f.unchanging_rotations).push_back(v);

@@ -115,6 +115,13 @@ result<bytes> rewrite_nsa(const read_context& ctx) {
   return out;
 }
 
+result<bytes> rewrite_qsa(const read_context& ctx) {
+  auto out = serialise_qsa(parse_qsa(core::byte_reader(ctx.data)));
+  if (out.size() != ctx.data.size() || !std::equal(out.begin(), out.end(), ctx.data.begin()))
+    core::fail(code::roundtrip_mismatch, "runtime-5 QSA raw layer did not write back byte for byte");
+  return out;
+}
+
 result<bytes> pack(const scene& s, const pack_context& ctx) { return pack_mrn(s, ctx); }
 result<bytes> pack_nsa(const scene& s, const pack_context& ctx) { return pack_nsa5(s, ctx); }
 
@@ -144,6 +151,6 @@ std::vector<rigrip::format> rigrip_family_morpheme() {
              "NaturalMotion morpheme 5 QSA animation, x64/win32 (rig from --skeleton X.nmb or the bundle beside it that lists it)",
              {".qsa"},
              "content: morpheme 5 animation-source header with type 3 (zero word, size, alignment, duration, rate, counts); name .qsa",
-             morpheme::detect_qsa, morpheme::read_qsa, morpheme::dump_qsa, nullptr, nullptr},
+             morpheme::detect_qsa, morpheme::read_qsa, morpheme::dump_qsa, morpheme::rewrite_qsa, nullptr},
   };
 }
