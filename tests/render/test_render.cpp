@@ -4,6 +4,7 @@
 #include <gif_lib.h>
 #include <stb_image.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -501,4 +502,55 @@ TEST(PreviewCli, ConvertWritesPreviewsBesideEveryGlb) {
       EXPECT_TRUE(fs::exists(png_path)) << png_path;
     }
   EXPECT_GE(glbs, 10);
+}
+
+// Every shared sample in-process (the CLI sweep without a process per file): a game file rigrip
+// reads gives a picture that is not blank — the model, its skeleton, or its textures — or it
+// truly holds nothing to draw; files that are no game file (notes, .mcn sources) and archives
+// (whose entries are files of their own) are counted apart.
+TEST(PreviewSamples, EverySharedSampleDrawsOrHoldsNothing) {
+  auto root = test::sample("");
+  if (!root || !fs::is_directory(*root)) GTEST_SKIP() << "shared samples not present";
+  std::vector<fs::path> files;
+  for (const auto& e : fs::recursive_directory_iterator(*root))
+    if (e.is_regular_file()) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  int drawn = 0, textures_only = 0, nothing = 0, not_game = 0;
+  for (const auto& p : files) {
+    diagnostics d;
+    auto s = read_scene(p.string(), read_options{}, d);
+    if (!s) {
+      EXPECT_TRUE(s.error().code == code::unknown_format) << s.error().to_string();
+      ++not_game;
+      continue;
+    }
+    preview_options po;
+    po.width = po.height = 48;
+    po.grid = false;
+    po.animation = s->animations.empty() ? -1 : 0;
+    const previewer pv(s.value(), po);
+    canvas c;
+    if (!pv.empty()) {
+      c = pv.render(pv.duration() / 2);
+      ++drawn;
+    } else if (!s->textures.empty()) {
+      c = draw_texture(s->textures[0], 48, 48);
+      ++textures_only;
+    } else {
+      std::size_t bones = 0, triangles = 0;
+      for (const auto& sk : s->skeletons) bones += sk.bones.size();
+      for (const auto& m : s->meshes) triangles += (m.indices.empty() ? m.positions.size() : m.indices.size()) / 3;
+      EXPECT_EQ(bones + triangles, 0u) << p << ": the previewer found nothing to draw in a scene with content";
+      ++nothing;
+      continue;
+    }
+    std::set<std::uint32_t> colours;
+    for (std::size_t i = 0; i + 3 < c.rgba.size(); i += 4)
+      colours.insert(std::uint32_t(c.rgba[i]) << 16 | std::uint32_t(c.rgba[i + 1]) << 8 | c.rgba[i + 2]);
+    EXPECT_GE(colours.size(), 2u) << p << ": a blank picture";
+  }
+  std::cout << "samples: " << drawn << " drawn, " << textures_only << " texture files drawn as textures, " << nothing
+            << " with nothing to draw, " << not_game << " not game files or archives\n";
+  EXPECT_GE(drawn, 150);
+  EXPECT_LE(nothing, 3);
 }
