@@ -307,27 +307,7 @@ void apply_additive_onto_rest(scene& s) {
   for (auto& a : s.animations) {
     if (!a.extras.is_object() || !a.extras.value("additive", false)) continue;
     if (a.skeleton < 0 || static_cast<std::size_t>(a.skeleton) >= s.skeletons.size()) continue;
-    const auto& sk = s.skeletons[static_cast<std::size_t>(a.skeleton)];
-    for (auto& t : a.tracks) {
-      const int bi = sk.find(t.bone);
-      if (bi < 0) continue;
-      const auto& b = sk.bones[static_cast<std::size_t>(bi)];
-      const std::size_t e = t.elements_per_key(), c = static_cast<std::size_t>(components(t.path));
-      for (std::size_t k = 0; k < t.times.size(); ++k)
-        for (std::size_t el = 0; el < e; ++el) {
-          float* v = &t.values[(k * e + el) * c];
-          const bool tangent = e == 3 && el != 1;  // cubic tangents are derivatives: no offset
-          if (t.path == path::translation) {
-            if (!tangent)
-              for (std::size_t i = 0; i < 3; ++i) v[i] += b.translation[i];
-          } else if (t.path == path::rotation) {
-            const quat r = core::multiply(b.rotation, quat{v[0], v[1], v[2], v[3]});
-            std::copy(r.begin(), r.end(), v);
-          } else {
-            for (std::size_t i = 0; i < 3; ++i) v[i] *= b.scale[i];
-          }
-        }
-    }
+    scene_ops::layer_additive_onto_rest(a, s.skeletons[static_cast<std::size_t>(a.skeleton)]);
     a.extras["additive_applied"] = "onto the skeleton's rest pose (--additive raw keeps the deltas)";
   }
 }

@@ -38,33 +38,6 @@ bool finite3(const vec3& p) { return std::isfinite(p[0]) && std::isfinite(p[1]) 
 // Display colours are sRGB bytes; the scene's factors and vertex colours are linear.
 float to_srgb(float linear) { return std::pow(std::clamp(linear, 0.0f, 1.0f), 1.0f / 2.2f); }
 
-// An additive clip's keys are deltas from the rest pose: layered onto it (t_rest + dt,
-// r_rest * dr, s_rest * ds) as the glTF writer does unless asked for the raw deltas.
-void layer_additive_onto_rest(animation& a, const skeleton& sk) {
-  if (!a.extras.is_object() || !a.extras.value("additive", false)) return;
-  for (auto& t : a.tracks) {
-    const int bi = sk.find(t.bone);
-    if (bi < 0) continue;
-    const auto& b = sk.bones[static_cast<std::size_t>(bi)];
-    const std::size_t e = t.elements_per_key(), c = static_cast<std::size_t>(components(t.path));
-    for (std::size_t k = 0; k < t.times.size(); ++k)
-      for (std::size_t el = 0; el < e; ++el) {
-        if ((k * e + el + 1) * c > t.values.size()) return;
-        float* v = &t.values[(k * e + el) * c];
-        const bool tangent = e == 3 && el != 1;
-        if (t.path == path::translation) {
-          if (!tangent)
-            for (std::size_t i = 0; i < 3; ++i) v[i] += b.translation[i];
-        } else if (t.path == path::rotation) {
-          const quat r = core::multiply(b.rotation, quat{v[0], v[1], v[2], v[3]});
-          std::copy(r.begin(), r.end(), v);
-        } else {
-          for (std::size_t i = 0; i < 3; ++i) v[i] *= b.scale[i];
-        }
-      }
-  }
-}
-
 quat root_rotation(const scene& s) {
   quat q{0, 0, 0, 1};
   if (!s.metadata.is_object() || !s.metadata.contains("root_transform")) return q;
@@ -106,7 +79,7 @@ previewer::previewer(const scene& s, const preview_options& o) : scene_(s), o_(o
   if (o_.animation >= 0) {
     auto& a = scene_.animations[static_cast<std::size_t>(o_.animation)];
     if (a.skeleton >= 0 && static_cast<std::size_t>(a.skeleton) < scene_.skeletons.size())
-      layer_additive_onto_rest(a, scene_.skeletons[static_cast<std::size_t>(a.skeleton)]);
+      scene_ops::layer_additive_onto_rest(a, scene_.skeletons[static_cast<std::size_t>(a.skeleton)]);
   }
   root_ = root_rotation(scene_);
   const mat4 r = core::compose({0, 0, 0}, root_, {1, 1, 1});

@@ -116,4 +116,29 @@ std::vector<float> sample(const track& t, float time) {
   return out;
 }
 
+void layer_additive_onto_rest(animation& a, const skeleton& sk) {
+  if (!a.extras.is_object() || !a.extras.value("additive", false)) return;
+  for (auto& t : a.tracks) {
+    const int bi = sk.find(t.bone);
+    if (bi < 0) continue;
+    const auto& b = sk.bones[static_cast<std::size_t>(bi)];
+    const std::size_t e = t.elements_per_key(), c = static_cast<std::size_t>(components(t.path));
+    for (std::size_t k = 0; k < t.times.size(); ++k)
+      for (std::size_t el = 0; el < e; ++el) {
+        if ((k * e + el + 1) * c > t.values.size()) return;  // an unvalidated scene: stop, never overrun
+        float* v = &t.values[(k * e + el) * c];
+        const bool tangent = e == 3 && el != 1;
+        if (t.path == path::translation) {
+          if (!tangent)
+            for (std::size_t i = 0; i < 3; ++i) v[i] += b.translation[i];
+        } else if (t.path == path::rotation) {
+          const quat r = core::multiply(b.rotation, quat{v[0], v[1], v[2], v[3]});
+          std::copy(r.begin(), r.end(), v);
+        } else {
+          for (std::size_t i = 0; i < 3; ++i) v[i] *= b.scale[i];
+        }
+      }
+  }
+}
+
 }  // namespace rigrip::scene_ops

@@ -33,4 +33,11 @@ struct pose {
 // components(path) floats. Clamps outside the key range.
 [[nodiscard]] std::vector<float> sample(const track& t, float time);
 
+// An additive clip's keys are deltas from identity/zero (rotation, translation) or one
+// (scale): on their own they fold every bone to the origin. Layered onto the rest pose
+// (local: t_rest + dt, r_rest * dr, s_rest * ds) they play as the game shows them over an idle
+// pose. Does nothing unless the clip's extras say `additive`; cubic tangents (derivatives) get
+// no offset. Used by the glTF writer and the previewer alike.
+void layer_additive_onto_rest(animation& a, const skeleton& sk);
+
 }  // namespace rigrip::scene_ops
