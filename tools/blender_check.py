@@ -245,7 +245,10 @@ def check(glb, info, fps, character, measure_height=True):
     fam = family_of(info.get("format", ""))
     lo, hi = CHARACTER if character else HEIGHT_RANGE.get(fam, (0.01, 100.0))
     row["height_range_m"] = [lo, hi]
-    no_rig = any(w.get("code") == "W_PAIRING" and "no skeleton" in w.get("message", "")
+    # Converted without its skeleton file (Telltale: "no skeleton"; BFRES: "no FSKL ... no
+    # --skeleton", bones made from the animations' names as roots at the origin).
+    no_rig = any(w.get("code") == "W_PAIRING" and
+                 any(k in w.get("message", "") for k in ("no skeleton", "no --skeleton", "no FSKL"))
                  for w in info.get("warnings", []))
     if not measure_height:
         row["height_check"] = "skipped: synthetic example file"
