@@ -278,15 +278,19 @@ result<std::shared_ptr<const archive_input>> archive_for_job(const job& jb) {
   if (jb.archive) return jb.archive;
   static std::mutex m;
   static std::vector<std::pair<std::string, std::shared_ptr<const archive_input>>> recent;  // newest last
-  std::lock_guard lock(m);
-  for (const auto& [path, in] : recent)
-    if (path == jb.archive_path) return in;
+  {
+    std::lock_guard lock(m);
+    for (const auto& [path, in] : recent)
+      if (path == jb.archive_path) return in;
+  }
+  // Opened outside the lock: another worker may be decompressing a different archive.
   auto opened = open_archive_input(jb.archive_path);
   if (!opened) return error{code::io_error, "no longer an archive", jb.archive_path, no_offset, {}};
   if (!opened->ok()) return opened->error();
   std::shared_ptr<const archive_input> in = opened->value();
   if (jb.entry >= in->a.entries.size())
     return error{code::io_error, "the archive changed while converting", jb.archive_path, no_offset, {}};
+  std::lock_guard lock(m);
   recent.emplace_back(jb.archive_path, in);
   if (recent.size() > 4) recent.erase(recent.begin());
   return in;

@@ -42,6 +42,8 @@ struct cctx_free {
 
 }  // namespace
 
+bool zstd_has_dictionary(std::uint32_t id) { return find_dictionary(id) != nullptr; }
+
 bool is_zstd(std::span<const std::uint8_t> d) {
   return d.size() >= 4 && d[0] == 0x28 && d[1] == 0xB5 && d[2] == 0x2F && d[3] == 0xFD;
 }
@@ -131,7 +133,8 @@ std::vector<std::uint32_t> add_zstd_dictionaries(std::span<const std::uint8_t> f
     const unsigned id = ZSTD_getDictID_fromDict(d.data(), d.size());
     if (!id) return;
     std::lock_guard lock(g_mutex);
-    dictionaries()[id] = std::vector<std::uint8_t>(d.begin(), d.end());
+    // First registration wins: a decompression in another thread may hold the stored one.
+    dictionaries().try_emplace(id, d.begin(), d.end());
     ids.push_back(id);
   };
   auto is_dict = [](std::span<const std::uint8_t> d) {

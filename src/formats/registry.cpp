@@ -326,7 +326,7 @@ result<bytes> load_input_bytes(const std::string& path, std::uint64_t max_size, 
 // above it (also in a Pack/ subfolder) before the stream is opened.
 void find_zstd_dictionaries(const std::string& path, byte_view data) {
   const std::uint32_t id = containers::zstd_dictionary_id(data);
-  if (!id) return;
+  if (!id || containers::zstd_has_dictionary(id)) return;  // once per batch, not per file
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::path dir = fs::absolute(fs::path(path), ec).parent_path();
