@@ -109,6 +109,9 @@ struct mesh {
   int material = -1;
   std::vector<vec3> positions;
   std::vector<vec3> normals;       // empty or same count as positions
+  // Tangent space for normal maps: empty, or same count as positions (with normals): xyz a unit
+  // vector along +u, w = +1 or -1, the bitangent's handedness (glTF's TANGENT).
+  std::vector<vec4> tangents;
   std::vector<vec2> uvs;           // empty or same count (top-left origin, as glTF)
   std::vector<vec2> uvs1;          // second UV set: empty or same count
   std::vector<vec4> colors;        // empty or same count, linear RGBA 0..1

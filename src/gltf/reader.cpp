@@ -614,6 +614,12 @@ void read_meshes(const tg::Model& m, const std::vector<int>& parent,
         if (nc == 3 && n.size() == nv * 3)
           for (std::size_t v = 0; v < nv; ++v) me.normals.push_back({n[v * 3], n[v * 3 + 1], n[v * 3 + 2]});
       }
+      if (attr("TANGENT") >= 0 && !me.normals.empty()) {
+        auto t = read_floats(m, attr("TANGENT"), &nc);
+        if (nc == 4 && t.size() == nv * 4)
+          for (std::size_t v = 0; v < nv; ++v)
+            me.tangents.push_back({t[v * 4], t[v * 4 + 1], t[v * 4 + 2], t[v * 4 + 3] < 0 ? -1.0f : 1.0f});
+      }
       if (attr("TEXCOORD_0") >= 0) {
         auto t = read_floats(m, attr("TEXCOORD_0"), &nc);
         if (nc == 2 && t.size() == nv * 2)
@@ -663,6 +669,12 @@ void read_meshes(const tg::Model& m, const std::vector<int>& parent,
                  world[2] * n[0] + world[6] * n[1] + world[10] * n[2]};
           float l = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
           n = l > 0 ? vec3{q[0] / l, q[1] / l, q[2] / l} : vec3{0, 1, 0};
+        }
+        for (auto& t : me.tangents) {  // along the surface: the same rotation (uniform scale renormalised)
+          vec3 q{world[0] * t[0] + world[4] * t[1] + world[8] * t[2], world[1] * t[0] + world[5] * t[1] + world[9] * t[2],
+                 world[2] * t[0] + world[6] * t[1] + world[10] * t[2]};
+          float l = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
+          t = l > 0 ? vec4{q[0] / l, q[1] / l, q[2] / l, t[3]} : vec4{1, 0, 0, t[3]};
         }
       }
       if (prim.indices >= 0) {

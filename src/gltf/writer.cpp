@@ -141,6 +141,15 @@ vec3 transform_dir(const core::mat4& m, const vec3& d) {
          inv[8] * d[0] + inv[9] * d[1] + inv[10] * d[2]};
   return r;
 }
+// Tangents are vectors along a surface (not normals): the linear part itself; a mirroring
+// transform flips the bitangent's handedness.
+vec4 transform_tangent(const core::mat4& m, const vec4& t) {
+  vec3 r{m[0] * t[0] + m[4] * t[1] + m[8] * t[2], m[1] * t[0] + m[5] * t[1] + m[9] * t[2],
+         m[2] * t[0] + m[6] * t[1] + m[10] * t[2]};
+  const float det = m[0] * (m[5] * m[10] - m[9] * m[6]) - m[4] * (m[1] * m[10] - m[9] * m[2]) +
+                    m[8] * (m[1] * m[6] - m[5] * m[2]);
+  return {r[0], r[1], r[2], det < 0 ? -t[3] : t[3]};
+}
 vec3 unit_or_up(vec3 n) {
   float l = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
   if (!(l > 1e-8f) || !std::isfinite(l)) return {0, 1, 0};
@@ -619,9 +628,24 @@ result<void> add_textures(const scene& s, tg::Model& m, builder& b) {
   return {};
 }
 
+// A material's normal map goes into glTF only when every mesh drawn with it carries tangents:
+// runtime-made tangent spaces differ between viewers (and the validator warns about them).
+std::vector<bool> materials_with_tangents(const scene& s) {
+  std::vector<bool> ok(s.materials.size(), true), used(s.materials.size(), false);
+  for (const auto& me : s.meshes) {
+    if (me.material < 0 || static_cast<std::size_t>(me.material) >= s.materials.size()) continue;
+    used[static_cast<std::size_t>(me.material)] = true;
+    if (me.tangents.empty()) ok[static_cast<std::size_t>(me.material)] = false;
+  }
+  for (std::size_t i = 0; i < ok.size(); ++i) ok[i] = ok[i] && used[i];
+  return ok;
+}
+
 void add_materials(const scene& s, tg::Model& m) {
   bool unlit_used = false;
-  for (const auto& mt : s.materials) {
+  const auto tangents_ok = materials_with_tangents(s);
+  for (std::size_t mi = 0; mi < s.materials.size(); ++mi) {
+    const auto& mt = s.materials[mi];
     tg::Material gm;
     gm.name = mt.name;
     gm.pbrMetallicRoughness.baseColorFactor = {mt.base_color[0], mt.base_color[1], mt.base_color[2], mt.base_color[3]};
@@ -631,13 +655,14 @@ void add_materials(const scene& s, tg::Model& m) {
       gm.pbrMetallicRoughness.baseColorTexture.index = mt.texture;
       gm.pbrMetallicRoughness.baseColorTexture.texCoord = mt.texcoord;
     }
-    // A glTF normal map needs a tangent space; the scene carries no tangents, and runtime-made
-    // ones differ between viewers (the validator warns). The map is kept in the extras until
-    // tangents are read from the sources.
     nlohmann::json mextras = mt.extras.is_object() ? mt.extras : nlohmann::json::object();
-    if (mt.normal_texture >= 0)
+    if (mt.normal_texture >= 0 && tangents_ok[mi]) {
+      gm.normalTexture.index = mt.normal_texture;
+      gm.normalTexture.texCoord = mt.normal_texcoord;
+    } else if (mt.normal_texture >= 0) {
       mextras["normal_texture"] = {{"index", mt.normal_texture}, {"texCoord", mt.normal_texcoord},
                                    {"not_in_material", "the meshes carry no tangents"}};
+    }
     if (mt.emissive_texture >= 0) {
       gm.emissiveTexture.index = mt.emissive_texture;
       gm.emissiveTexture.texCoord = mt.emissive_texcoord;
@@ -714,6 +739,7 @@ void add_meshes(const scene& s, const write_options& o, const skeleton_nodes& sn
       const auto& w = world[static_cast<std::size_t>(me.skeleton)][static_cast<std::size_t>(me.bone)];
       for (auto& p : me.positions) p = transform_point(w, p);
       for (auto& n : me.normals) n = transform_dir(w, n);
+      for (auto& t : me.tangents) t = transform_tangent(w, t);
       me.joints.assign(me.positions.size(), {static_cast<std::uint16_t>(me.bone), 0, 0, 0});
       me.weights.assign(me.positions.size(), {1, 0, 0, 0});
     }
@@ -723,6 +749,19 @@ void add_meshes(const scene& s, const write_options& o, const skeleton_nodes& sn
     if (!me.normals.empty()) {
       for (auto& n : me.normals) n = unit_or_up(n);
       prim.attributes["NORMAL"] = b.floats(flat(me.normals), TINYGLTF_TYPE_VEC3, 3, false, TINYGLTF_TARGET_ARRAY_BUFFER);
+      if (me.tangents.size() == me.normals.size()) {
+        std::vector<float> f;
+        f.reserve(me.tangents.size() * 4);
+        for (const auto& t : me.tangents) {
+          // glTF wants unit xyz; a degenerate tangent gets one perpendicular to its normal.
+          const auto& n = me.normals[static_cast<std::size_t>(&t - me.tangents.data())];
+          vec3 u = unit_or_up({t[0], t[1], t[2]});
+          if (!(std::sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]) > 1e-8f))
+            u = unit_or_up(std::fabs(n[0]) < 0.9f ? vec3{0, -n[2], n[1]} : vec3{-n[2], 0, n[0]});
+          f.insert(f.end(), {u[0], u[1], u[2], t[3] < 0 ? -1.0f : 1.0f});
+        }
+        prim.attributes["TANGENT"] = b.floats(f, TINYGLTF_TYPE_VEC4, 4, false, TINYGLTF_TARGET_ARRAY_BUFFER);
+      }
     }
     if (!me.uvs.empty()) {
       std::vector<float> f;

@@ -107,6 +107,12 @@ result<void> check_mesh(const mesh& me, std::size_t m, const std::vector<skeleto
   std::string w = "meshes[" + std::to_string(m) + "]";
   std::size_t n = me.positions.size();
   if (!me.normals.empty() && me.normals.size() != n) return bad(w, "normal count mismatch");
+  if (!me.tangents.empty()) {
+    if (me.tangents.size() != n) return bad(w, "tangent count mismatch");
+    if (me.normals.empty()) return bad(w, "tangents without normals");
+    for (const auto& t : me.tangents)
+      if (t[3] != 1.0f && t[3] != -1.0f) return bad(w, "tangent w (handedness) is not +1 or -1");
+  }
   if (!me.uvs.empty() && me.uvs.size() != n) return bad(w, "uv count mismatch");
   if (!me.uvs1.empty() && me.uvs1.size() != n) return bad(w, "uv1 count mismatch");
   if (!me.colors.empty() && me.colors.size() != n) return bad(w, "colour count mismatch");
@@ -132,6 +138,8 @@ result<void> check_mesh(const mesh& me, std::size_t m, const std::vector<skeleto
     if (!all_finite(p)) return bad(w, "non-finite position");
   for (const auto& p : me.normals)
     if (!all_finite(p)) return bad(w, "non-finite normal");
+  for (const auto& p : me.tangents)
+    if (!all_finite(p)) return bad(w, "non-finite tangent");
   for (const auto& p : me.uvs)
     if (!all_finite(p)) return bad(w, "non-finite uv");
   for (const auto& p : me.uvs1)

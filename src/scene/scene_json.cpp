@@ -136,6 +136,7 @@ json to_json(const scene& s) {
       };
       jm["positions"] = list(m.positions);
       if (!m.normals.empty()) jm["normals"] = list(m.normals);
+      if (!m.tangents.empty()) jm["tangents"] = list(m.tangents);
       if (!m.uvs.empty()) jm["uvs"] = list(m.uvs);
       if (!m.colors.empty()) jm["colors"] = list(m.colors);
       if (!m.joints.empty()) {
@@ -271,6 +272,7 @@ mesh mesh_from_json(const json& jm, std::size_t material_count, const std::strin
   };
   read_list("positions", m.positions);
   read_list("normals", m.normals);
+  read_list("tangents", m.tangents);
   read_list("uvs", m.uvs);
   read_list("colors", m.colors);
   read_list("weights", m.weights);

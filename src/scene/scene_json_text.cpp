@@ -309,6 +309,7 @@ void put_mesh(writer& w, const mesh& m) {
   put_list(w, "positions", m.positions);
   w.key("skeleton");
   put_int(o, m.skeleton);
+  if (!m.tangents.empty()) put_list(w, "tangents", m.tangents);
   if (!m.uvs.empty()) put_list(w, "uvs", m.uvs);
   if (!m.joints.empty()) put_list(w, "weights", m.weights);
   w.close('}');
@@ -321,7 +322,7 @@ std::size_t estimate(const scene& s) {
   for (const auto& a : s.animations)
     for (const auto& t : a.tracks) n += 128 + (t.times.size() + t.values.size()) * 14;
   for (const auto& m : s.meshes)
-    n += (m.positions.size() + m.normals.size()) * 48 + m.indices.size() * 8 + m.joints.size() * 64;
+    n += (m.positions.size() + m.normals.size() + m.tangents.size()) * 48 + m.indices.size() * 8 + m.joints.size() * 64;
   return n;
 }
 }  // namespace
