@@ -8,6 +8,9 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 
 echo "== building with ASan+UBSan (build-test/)"
+# ccache (installed by install-deps.sh) keys objects by paths relative to the checkout, so a fresh
+# clone in another folder reuses what an earlier build of the same sources compiled.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(pwd)}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-true}"
 cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRIGRIP_SANITIZE=ON >/dev/null
 cmake --build build-test -j"$(nproc)"
 

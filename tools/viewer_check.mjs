@@ -83,8 +83,11 @@ for (const file of files) {
     page.on('console', (m) => { if (m.type() === 'error') errors.push('console: ' + m.text()); });
     page.on('pageerror', (e) => errors.push('page: ' + e.message));
     page.on('requestfailed', (r) => errors.push('request failed: ' + r.url()));
+    // Generous timeouts: on a loaded 2-core machine software WebGL can take a minute to start.
+    page.setDefaultTimeout(180000);
+    page.setDefaultNavigationTimeout(180000);
     await page.goto(server.url, { waitUntil: 'load' });
-    await page.waitForFunction('window.rigrip && (window.rigrip.ready || window.rigrip.error)', { timeout: 60000 });
+    await page.waitForFunction('window.rigrip && (window.rigrip.ready || window.rigrip.error)', { timeout: 180000 });
     const st = await page.evaluate(() => ({ ...window.rigrip, clips: window.rigrip.clips.map((c) => ({ name: c.name, duration: c.duration })) }));
     if (st.error) errors.push('viewer: ' + st.error);
     Object.assign(row, { bones: [st.bones, wantBones], clips: [st.clips.length, wantClips], meshes: [st.meshes, wantMeshes] });
