@@ -21,6 +21,7 @@
 #include "formats/telltale/skl.hpp"
 #include "formats/telltale/symbols.hpp"
 #include "rigrip/gltf.hpp"
+#include "scene/tangents.hpp"
 #include "test_support.hpp"
 
 using namespace rigrip;
@@ -83,6 +84,46 @@ int lerp(int a, int b, int w) {
 }
 
 }  // namespace
+
+// ------------------------------------------------------------------ tangent space
+
+// scene_ops::tangents_from_uvs on a quad facing +z, its image upright (glTF UVs: v grows
+// downwards): +u is +x and glTF's bitangent cross(n, t) * w must be the image's up, +y.
+TEST(Tangents, FromUvGradientsFollowGltfHandedness) {
+  mesh q;
+  q.positions = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}};
+  q.normals.assign(4, {0, 0, 1});
+  q.uvs = {{0, 1}, {1, 1}, {1, 0}, {0, 0}};
+  q.indices = {0, 1, 2, 0, 2, 3};
+  auto t = scene_ops::tangents_from_uvs(q);
+  ASSERT_EQ(t.size(), 4u);
+  for (const auto& v : t) {
+    EXPECT_NEAR(v[0], 1, 1e-6);
+    EXPECT_NEAR(v[1], 0, 1e-6);
+    EXPECT_EQ(v[3], 1.0f);
+  }
+  // The image mirrored left-right: +u is -x, the bitangent still +y, so w flips.
+  for (auto& uv : q.uvs) uv[0] = 1 - uv[0];
+  t = scene_ops::tangents_from_uvs(q);
+  for (const auto& v : t) {
+    EXPECT_NEAR(v[0], -1, 1e-6);
+    EXPECT_EQ(v[3], -1.0f);
+  }
+  // No UV area: a unit vector perpendicular to the normal, w = +1; bad indices are skipped.
+  q.uvs.assign(4, {0.5f, 0.5f});
+  q.indices.push_back(99);
+  q.indices.push_back(0);
+  q.indices.push_back(1);
+  t = scene_ops::tangents_from_uvs(q);
+  ASSERT_EQ(t.size(), 4u);
+  for (const auto& v : t) {
+    EXPECT_NEAR(v[0] * v[0] + v[1] * v[1] + v[2] * v[2], 1, 1e-5);
+    EXPECT_NEAR(v[2], 0, 1e-6);
+    EXPECT_EQ(v[3], 1.0f);
+  }
+  q.uvs.pop_back();  // counts disagree: nothing
+  EXPECT_TRUE(scene_ops::tangents_from_uvs(q).empty());
+}
 
 // ------------------------------------------------------------------ surfaces
 
@@ -458,6 +499,8 @@ void pack_round_trip(const std::string& path, float pos_tol_fraction) {
       m0.positions.push_back(m0.positions[static_cast<std::size_t>(k)]);
       m0.positions.back()[1] += 0.001f * static_cast<float>(k + 1);
       if (!m0.normals.empty()) m0.normals.push_back(m0.normals[static_cast<std::size_t>(k)]);
+      if (!m0.tangents.empty()) m0.tangents.push_back(m0.tangents[static_cast<std::size_t>(k)]);
+      if (!m0.colors.empty()) m0.colors.push_back(m0.colors[static_cast<std::size_t>(k)]);
       if (!m0.uvs.empty()) m0.uvs.push_back(m0.uvs[static_cast<std::size_t>(k)]);
       if (!m0.joints.empty())
         m0.joints.push_back(m0.joints[static_cast<std::size_t>(k)]),
@@ -500,6 +543,12 @@ void pack_round_trip(const std::string& path, float pos_tol_fraction) {
       if (!a.normals.empty()) {
         const auto &na = a.normals[a.indices[k]], &nb = b.normals[b.indices[k]];
         EXPECT_GT(na[0] * nb[0] + na[1] * nb[1] + na[2] * nb[2], 0.999f);
+      }
+      if (!a.tangents.empty()) {  // the glb's tangents, within SN8 (1/127 per component)
+        ASSERT_EQ(b.tangents.size(), b.positions.size());
+        const auto &ta = a.tangents[a.indices[k]], &tb = b.tangents[b.indices[k]];
+        EXPECT_GT(ta[0] * tb[0] + ta[1] * tb[1] + ta[2] * tb[2], 0.995f) << mi << " corner " << k;
+        EXPECT_EQ(ta[3], tb[3]) << mi << " corner " << k;
       }
       if (!a.weights.empty()) {
         // same influences (bones by name), weights within UN16

@@ -702,6 +702,15 @@ std::vector<property_texture> property_set_textures(std::span<const std::uint8_t
   return out;
 }
 
+std::uint32_t lowest_attribute_set(const vertex_state& vs, std::int32_t attribute) {
+  std::uint32_t best = 0;
+  bool any = false;
+  for (const auto& a : vs.attributes)
+    if (a.attribute == attribute && (!any || a.attribute_index < best))
+      best = a.attribute_index, any = true;
+  return best;
+}
+
 nlohmann::json box_json(const box3& b) { return nlohmann::json{{"min", b.min}, {"max", b.max}}; }
 
 namespace {

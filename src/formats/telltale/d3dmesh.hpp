@@ -191,5 +191,8 @@ bool gfx_decode(std::int32_t format, const std::uint8_t* p, float out[4]);
 // Encodes 4 floats into the format (clamped, rounded); false if unknown.
 bool gfx_encode(std::int32_t format, const float in[4], std::uint8_t* p);
 [[nodiscard]] const char* gfx_attribute_name(std::int32_t a);
+// The lowest set index the vertex state has for an attribute (0 when it has none): the set
+// decode reads and pack writes (the flashlight's only colour set is set 1).
+[[nodiscard]] std::uint32_t lowest_attribute_set(const vertex_state& vs, std::int32_t attribute);
 
 }  // namespace rigrip::telltale

@@ -26,6 +26,7 @@
 #include "formats/telltale/d3dtx.hpp"
 #include "formats/telltale/decode.hpp"
 #include "formats/telltale/symbols.hpp"
+#include "scene/tangents.hpp"
 
 namespace rigrip::telltale {
 
@@ -223,16 +224,58 @@ scene d3dtx_scene(const read_context& ctx) {
   return s;
 }
 
+// How the stored tangents compare with the ones the UV gradients give (README.md).
+struct tangent_stats {
+  std::size_t vertices = 0;       // with a stored tangent
+  std::size_t from_uv = 0;        // stored tangent zero or w = 0: the UV-gradient one is used
+  std::size_t compared = 0;       // stored and UV tangents both usable
+  std::size_t same_direction = 0; // stored xyz within 60 degrees of the UV gradient's +u
+  std::size_t same_w = 0;         // sign of the stored w = glTF's handedness from the UVs
+};
+
 // Geometry of one LOD's draw batches, with the skin expressed as palette symbols.
 struct decoded_batch {
   mesh me;                             // joints hold indices into `symbols`
   std::vector<std::uint64_t> symbols;  // the palette this batch's joints index
+  tangent_stats tangents;
 };
+
+// Stored tangents to glTF's: xyz as stored, w = sign of the stored w. Measured against
+// the UV gradients (README.md), the stored xyz is the +u direction and the stored w is glTF's
+// handedness (cross(n, t) * w points to decreasing v, the image's up) on all but a few
+// seam vertices of the samples. Tangents stored as zero or with w = 0 take the UV-gradient one.
+tangent_stats finish_tangents(mesh& me) {
+  tangent_stats st;
+  if (me.tangents.empty()) return st;
+  st.vertices = me.tangents.size();
+  const bool has_uv = me.uvs.size() == me.positions.size();
+  // Without UVs every vertex gets a unit vector perpendicular to its normal.
+  const std::vector<vec4> uvt = scene_ops::tangents_from_uvs(
+      me.positions, me.normals, has_uv ? me.uvs : std::vector<vec2>(me.positions.size(), vec2{0, 0}),
+      me.indices);
+  for (std::size_t i = 0; i < me.tangents.size(); ++i) {
+    vec4& t = me.tangents[i];
+    const bool stored = (t[0] != 0 || t[1] != 0 || t[2] != 0) && t[3] != 0;
+    if (stored && has_uv && i < uvt.size()) {
+      const vec4& u = uvt[i];
+      ++st.compared;
+      if (t[0] * u[0] + t[1] * u[1] + t[2] * u[2] > 0.5f) ++st.same_direction;
+      if ((t[3] < 0) == (u[3] < 0)) ++st.same_w;
+    }
+    if (stored) {
+      t[3] = t[3] < 0 ? -1.0f : 1.0f;
+    } else {
+      ++st.from_uv;
+      t = i < uvt.size() ? uvt[i] : vec4{1, 0, 0, 1};
+    }
+  }
+  return st;
+}
 
 // The buffers and attributes one LOD reads its vertices from, checked once.
 struct lod_source {
   const gfx_buffer* ib = nullptr;
-  attr_ref pos, nrm, uv, bw, bi;
+  attr_ref pos, nrm, tan, uv, bw, bi, col;
   std::uint32_t nverts = 0;
   const texcoord_transform* uvx = nullptr;  // UV set 0's scale/offset, if any
   bool skinned = false;
@@ -264,6 +307,8 @@ lod_source lod_source_of(const d3dmesh_file& f, std::size_t lod_index) {
                "index buffer stride " + std::to_string(src.ib->stride) + " (2 or 4 expected)",
                f.mesh_data_offset);
   src.pos = find_attr(vs, 0, 0), src.nrm = find_attr(vs, 1, 0), src.uv = find_attr(vs, 6, 0);
+  src.tan = src.nrm.a ? find_attr(vs, 2, 0) : attr_ref{};
+  src.col = find_attr(vs, 5, lowest_attribute_set(vs, 5));
   src.bw = find_attr(vs, 3, 0), src.bi = find_attr(vs, 4, 0);
   if (!src.pos.a)
     core::fail(code::unsupported_feature, "no position attribute in a known format",
@@ -292,6 +337,23 @@ void append_vertex(const d3dmesh_file& f, const lod_source& src, std::uint32_t v
         read_attr(src.nrm, v, n) ? std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]) : 0.0f;
     me.normals.push_back(len > 1e-6f && std::isfinite(len) ? vec3{n[0] / len, n[1] / len, n[2] / len}
                                                            : vec3{0, 1, 0});
+  }
+  if (src.tan.a) {  // as stored (xyz renormalised, w raw); finish_tangents settles them
+    float len =
+        read_attr(src.tan, v, t) ? std::sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]) : 0.0f;
+    vec4 tt{0, 0, 0, 0};
+    if (len > 1e-6f && std::isfinite(len) && std::isfinite(t[3])) {
+      tt = {t[0] / len, t[1] / len, t[2] / len, t[3]};
+      // A mirroring texture-coordinate transform mirrors the tangent frame with the UVs.
+      if (src.uvx && src.uvx->scale[0] < 0) tt = {-tt[0], -tt[1], -tt[2], tt[3]};
+      if (src.uvx && (src.uvx->scale[0] < 0) != (src.uvx->scale[1] < 0)) tt[3] = -tt[3];
+    }
+    me.tangents.push_back(tt);
+  }
+  if (src.col.a) {
+    float c[4] = {0, 0, 0, 1};
+    read_attr(src.col, v, c);
+    me.colors.push_back({c[0], c[1], c[2], c[3]});
   }
   if (src.uv.a) {
     if (!read_attr(src.uv, v, t)) t[0] = t[1] = 0;
@@ -367,6 +429,7 @@ decoded_batch decode_batch(const d3dmesh_file& f, const lod_source& src, std::si
     if (fresh) append_vertex(f, src, v, palette, d.me);
     d.me.indices.push_back(it->second);
   }
+  d.tangents = finish_tangents(d.me);
   d.me.extras = json{{"batch", bi_},
                      {"lod", lod_index},
                      {"usage", b.usage},
@@ -607,6 +670,40 @@ material material_of(const d3dmesh_file& f, const mesh_material& mm, texture_fin
   return mt;
 }
 
+// Vertex colours become COLOR_0 only when they carry information (differ between vertices):
+// the engine's use of the attribute is unknown, and a constant such as the samples' (0,0,0,1)
+// would only multiply the base colour (black). A constant is recorded in each mesh's extras
+// (`vertex_color`) and in metadata.vertex_colors instead; pack writes it back from the template.
+json settle_vertex_colours(const lod_source& src, std::vector<decoded_batch>& batches) {
+  std::optional<vec4> first;
+  bool constant = true;
+  std::size_t n = 0;
+  for (const auto& d : batches)
+    for (const auto& c : d.me.colors) {
+      ++n;
+      if (!first) first = c;
+      else if (c != *first) constant = false;
+    }
+  if (!first || !src.col.a) return nullptr;
+  json info{{"vertices", n},
+            {"format", gfx_format_name(src.col.a->format)},
+            {"set", src.col.a->attribute_index}};
+  if (!constant) {
+    info["exported"] = "COLOR_0";
+    return info;
+  }
+  info["exported"] = false;
+  info["constant"] = *first;
+  info["why"] = "every vertex holds the same colour: no information, and as COLOR_0 it would "
+                "multiply the base colour";
+  for (auto& d : batches) {
+    if (d.me.colors.empty()) continue;
+    d.me.colors.clear();
+    d.me.extras["vertex_color"] = *first;
+  }
+  return info;
+}
+
 // metadata.lods: a summary of every LOD (one, LOD 0 or --lod N, becomes geometry).
 json lods_summary(const d3dmesh_file& f) {
   json lods = json::array();
@@ -655,6 +752,14 @@ scene d3dmesh_scene(const read_context& ctx) {
                                    "file name or of its inner name): " +
                                    missing_textures.front() +
                                    (missing_textures.size() > 1 ? ", ..." : ""));
+  const json colours =
+      f.mesh.lods.empty() ? json() : settle_vertex_colours(lod_source_of(f, lod), batches);
+  tangent_stats ts;
+  for (const auto& d : batches) {
+    ts.vertices += d.tangents.vertices, ts.from_uv += d.tangents.from_uv;
+    ts.compared += d.tangents.compared, ts.same_direction += d.tangents.same_direction;
+    ts.same_w += d.tangents.same_w;
+  }
   for (auto& d : batches) s.meshes.push_back(std::move(d.me));
 
   s.metadata = json{{"mesh_name", f.name},
@@ -666,6 +771,13 @@ scene d3dmesh_scene(const read_context& ctx) {
                     {"bounds", box_json(f.mesh.box)},
                     {"materials", f.mesh.materials.size()}};
   if (!skel_info.is_null()) s.metadata["skeleton"] = skel_info;
+  if (!colours.is_null()) s.metadata["vertex_colors"] = colours;
+  if (ts.vertices)
+    s.metadata["tangents"] = json{{"vertices", ts.vertices},
+                                  {"from_uv_gradients", ts.from_uv},
+                                  {"compared_with_uv_gradients", ts.compared},
+                                  {"same_direction_as_uv_gradients", ts.same_direction},
+                                  {"same_handedness_as_uv_gradients", ts.same_w}};
   if (!missing_textures.empty()) s.metadata["missing_textures"] = missing_textures;
   return s;
 }
