@@ -51,6 +51,13 @@ read_context ctx_for(const std::string& path, const bytes& data, diagnostics& d)
   return ctx;
 }
 
+// The warning count of a gltf-validator report ("<file>: N errors, M warnings, ...").
+int validator_warnings(const std::string& report) {
+  auto e = report.find(" errors, ");
+  return e == std::string::npos ? -1 : std::atoi(report.c_str() + e + 9);
+}
+
+// Writes the scene as a .glb and runs gltf-validator: 0 errors and 0 warnings expected.
 int validate_glb(const scene& s, const std::string& name) {
   diagnostics d;
   auto w = gltf::write(s, {}, d);
@@ -61,7 +68,19 @@ int validate_glb(const scene& s, const std::string& name) {
   std::string report;
   int e = test::gltf_validator_errors(path, &report);
   EXPECT_LE(e, 0) << report;
+  if (e >= 0) EXPECT_EQ(validator_warnings(report), 0) << report;
   return e;
+}
+
+// The JSON chunk of a .glb the writer made from `s`.
+nlohmann::json glb_json(const scene& s) {
+  diagnostics d;
+  auto w = gltf::write(s, {}, d);
+  if (!w.ok() || w->main.size() < 20) return nullptr;
+  const auto& b = w->main;
+  const std::size_t n = b[12] | b[13] << 8 | b[14] << 16 | std::size_t{b[15]} << 24;
+  if (20 + n > b.size()) return nullptr;
+  return nlohmann::json::parse(b.begin() + 20, b.begin() + 20 + static_cast<std::ptrdiff_t>(n));
 }
 
 // LSB-first bit writer for hand-made BC7 blocks.
@@ -363,9 +382,45 @@ TEST(Meshes, ClementineSkinnedMesh) {
   EXPECT_EQ(tris, declared);
   ASSERT_EQ(s->skeletons.size(), 1u);
   EXPECT_EQ(s->skeletons[0].bones.size(), 20u);
-  // Upright: the head mesh sits 1.2-1.55 m up the +Y axis.
+  // Upright: the head mesh sits 1.2-1.55 m up the +Y axis, and the joints placed from the
+  // palette's bounds stack spine3 < neck < head up +Y.
   EXPECT_GT(f.mesh.box.min[1], 1.0f);
+  const auto& sk = s->skeletons[0];
+  const int spine3 = sk.find("spine3"), neck = sk.find("neck"), head = sk.find("head");
+  ASSERT_TRUE(spine3 >= 0 && neck >= 0 && head >= 0);
+  EXPECT_LT(sk.bones[static_cast<std::size_t>(spine3)].translation[1],
+            sk.bones[static_cast<std::size_t>(neck)].translation[1]);
+  EXPECT_LT(sk.bones[static_cast<std::size_t>(neck)].translation[1],
+            sk.bones[static_cast<std::size_t>(head)].translation[1]);
+  // Tangents: one per vertex, unit, perpendicular to the normal within SN8 quantisation, w ±1;
+  // the stored frame agrees with the UV gradients' +u and handedness (README: 99.5 %).
+  for (const auto& m : s->meshes) {
+    ASSERT_EQ(m.tangents.size(), m.positions.size());
+    for (std::size_t v = 0; v < m.tangents.size(); ++v) {
+      const auto& t = m.tangents[v];
+      const auto& n = m.normals[v];
+      EXPECT_NEAR(std::sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]), 1.0f, 1e-3f);
+      EXPECT_LT(std::fabs(t[0] * n[0] + t[1] * n[1] + t[2] * n[2]), 0.1f) << v;
+      EXPECT_TRUE(t[3] == 1.0f || t[3] == -1.0f);
+    }
+  }
+  const auto& tm = s->metadata["tangents"];
+  const auto compared = tm["compared_with_uv_gradients"].get<double>();
+  EXPECT_EQ(tm["vertices"].get<std::size_t>(), 2849u);
+  EXPECT_GT(tm["same_direction_as_uv_gradients"].get<double>() / compared, 0.99);
+  EXPECT_GT(tm["same_handedness_as_uv_gradients"].get<double>() / compared, 0.99);
+  // Vertex colours: all (0,0,0,1), so kept in extras, not as COLOR_0 (which would paint black).
+  EXPECT_EQ(s->metadata["vertex_colors"]["exported"], false);
+  for (const auto& m : s->meshes) {
+    EXPECT_TRUE(m.colors.empty());
+    EXPECT_EQ(m.extras["vertex_color"], nlohmann::json({0.0, 0.0, 0.0, 1.0}));
+  }
   validate_glb(*s, "telltale_clementine.glb");
+  const auto gj = glb_json(*s);
+  for (const auto& gm : gj["meshes"]) {
+    EXPECT_TRUE(gm["primitives"][0]["attributes"].contains("TANGENT"));
+    EXPECT_FALSE(gm["primitives"][0]["attributes"].contains("COLOR_0"));
+  }
 }
 
 TEST(Meshes, StaticMeshesTexturedFromSiblingTextures) {
@@ -384,6 +439,30 @@ TEST(Meshes, StaticMeshesTexturedFromSiblingTextures) {
     EXPECT_EQ(s->textures[static_cast<std::size_t>(s->materials[0].texture)].name,
               "obj_flashlightMagLiteLens");
     EXPECT_EQ(s->materials[1].texture, -1);
+    // The lens PropertySet's "Material - Normal Map Texture" is obj_flashlightMagLiteLens_nm
+    // (a flat map, BC3, swizzle 3,2,1,0: X from alpha 128, Y from blue 129); Z is rebuilt.
+    ASSERT_GE(s->materials[0].normal_texture, 0);
+    const auto& nm = s->textures[static_cast<std::size_t>(s->materials[0].normal_texture)];
+    EXPECT_EQ(nm.name, "obj_flashlightMagLiteLens_nm");
+    EXPECT_EQ(nm.extras["srgb"], false);
+    for (std::size_t i = 0; i + 3 < nm.rgba.size(); i += 4) {
+      ASSERT_EQ(nm.rgba[i], 128);
+      ASSERT_EQ(nm.rgba[i + 1], 129);
+      ASSERT_EQ(nm.rgba[i + 2], 255);
+      ASSERT_EQ(nm.rgba[i + 3], 255);
+    }
+    EXPECT_EQ(s->materials[1].normal_texture, -1);  // obj_flashlightMaglite_nm is not a sample
+    EXPECT_EQ(s->metadata["missing_normal_maps"].size(), 1u);
+    for (const auto& m : s->meshes) EXPECT_EQ(m.tangents.size(), m.positions.size());
+    {  // the glb: normalTexture on the lens material, TANGENT on every primitive
+      const auto gj = glb_json(*s);
+      ASSERT_TRUE(gj["materials"][0].contains("normalTexture"));
+      const int ti = gj["materials"][0]["normalTexture"]["index"];
+      EXPECT_EQ(gj["images"][static_cast<std::size_t>(gj["textures"][static_cast<std::size_t>(ti)]["source"].get<int>())]["name"],
+                "obj_flashlightMagLiteLens_nm");
+      for (const auto& gm : gj["meshes"])
+        EXPECT_TRUE(gm["primitives"][0]["attributes"].contains("TANGENT"));
+    }
     bool warned = false;
     for (const auto& w : d.warnings)
       warned |=
@@ -583,6 +662,80 @@ TEST(Pack, FlashlightIntoTemplateWithinQuantisation) {
 TEST(Pack, UiQuadIntoTemplateWithinQuantisation) {
   RIGRIP_REQUIRE_SAMPLE(p, "telltale/ui_boot_title.d3dmesh");
   pack_round_trip(p, 1.0f / 65535);
+}
+
+// Packs `edit` into the template at `path` and reads the result back.
+scene pack_and_read(const std::string& path, const scene& edit) {
+  pack_context pc;
+  diagnostics d;
+  const auto tb = test::read_bytes(path);
+  pc.output_path = test::out_path("telltale_packed.d3dmesh");
+  pc.template_file = tb;
+  pc.template_path = path;
+  pc.diags = &d;
+  auto packed = pack_d3dmesh(edit, pc);
+  EXPECT_TRUE(packed.ok()) << packed.error().to_string();
+  if (!packed.ok()) return {};
+  auto back = read_d3dmesh(ctx_for(pc.output_path, packed.value(), d));
+  EXPECT_TRUE(back.ok()) << back.error().to_string();
+  return back.ok() ? *back : scene{};
+}
+
+// A glb without TANGENT: pack computes them from the UV gradients (scene_ops::tangents_from_uvs),
+// and the file then holds exactly those (within SN8).
+TEST(Pack, WithoutTangentsTheyComeFromUvGradients) {
+  RIGRIP_REQUIRE_SAMPLE(p, "telltale/sk62_clementine_hoodDown.d3dmesh");
+  auto tb = test::read_bytes(p);
+  diagnostics d;
+  auto s = read_d3dmesh(ctx_for(p, tb, d));
+  ASSERT_TRUE(s.ok()) << s.error().to_string();
+  scene edit = *s;
+  for (auto& m : edit.meshes) m.tangents.clear();
+  scene back = pack_and_read(p, edit);
+  ASSERT_EQ(back.meshes.size(), edit.meshes.size());
+  std::size_t corners = 0;
+  for (std::size_t mi = 0; mi < edit.meshes.size(); ++mi) {
+    const auto& a = edit.meshes[mi];
+    const auto& b = back.meshes[mi];
+    const auto expect = scene_ops::tangents_from_uvs(a);
+    ASSERT_EQ(expect.size(), a.positions.size());
+    ASSERT_EQ(b.tangents.size(), b.positions.size());
+    ASSERT_EQ(a.indices.size(), b.indices.size());
+    for (std::size_t k = 0; k < a.indices.size(); ++k, ++corners) {
+      const auto& te = expect[a.indices[k]];
+      const auto& tg = b.tangents[b.indices[k]];
+      EXPECT_GT(te[0] * tg[0] + te[1] * tg[1] + te[2] * tg[2], 0.995f) << mi << " corner " << k;
+      EXPECT_EQ(te[3], tg[3]) << mi << " corner " << k;
+    }
+  }
+  EXPECT_GT(corners, 12000u);
+}
+
+// Vertex colours that vary are exported as COLOR_0 and packed into the template's colour set.
+TEST(Pack, VaryingVertexColoursRoundTrip) {
+  RIGRIP_REQUIRE_SAMPLE(p, "telltale/ui_boot_title.d3dmesh");
+  auto tb = test::read_bytes(p);
+  diagnostics d;
+  auto s = read_d3dmesh(ctx_for(p, tb, d));
+  ASSERT_TRUE(s.ok()) << s.error().to_string();
+  scene edit = *s;
+  ASSERT_EQ(edit.meshes.size(), 1u);
+  auto& m = edit.meshes[0];
+  for (std::size_t v = 0; v < m.positions.size(); ++v)
+    m.colors.push_back({0.25f * static_cast<float>(v), 1.0f - 0.2f * static_cast<float>(v), 0.5f, 1.0f});
+  scene back = pack_and_read(p, edit);
+  ASSERT_EQ(back.meshes.size(), 1u);
+  const auto& b = back.meshes[0];
+  ASSERT_EQ(b.colors.size(), b.positions.size());
+  EXPECT_EQ(back.metadata["vertex_colors"]["exported"], "COLOR_0");
+  for (std::size_t k = 0; k < m.indices.size(); ++k)
+    for (int c = 0; c < 4; ++c)
+      EXPECT_NEAR(m.colors[m.indices[k]][c], b.colors[b.indices[k]][c], 0.5f / 255 + 1e-6f);
+  validate_glb(back, "telltale_packed_colours.glb");
+  EXPECT_TRUE(glb_json(back)["meshes"][0]["primitives"][0]["attributes"].contains("COLOR_0"));
+  // Without colours in the scene, the template's constant (0,0,0,1) is written back.
+  scene plain = pack_and_read(p, *s);
+  EXPECT_EQ(plain.metadata["vertex_colors"]["constant"], nlohmann::json({0.0, 0.0, 0.0, 1.0}));
 }
 
 TEST(Pack, NeedsATemplate) {

@@ -632,7 +632,6 @@ std::vector<std::uint8_t> write_d3dmesh(const d3dmesh_file& f) {
 // ------------------------------------------------------------------ PropertySet texture handles
 
 namespace {
-constexpr std::uint64_t key_normal = 0x1E3F6B9F2550389Dull;    // "Material - Normal Map Texture"
 constexpr std::uint64_t key_detail = 0x4930B970A7FD511Full;    // "Material - Detail Texture"
 constexpr std::uint64_t key_specular = 0xD5B57775DB361670ull;  // "Material - Specular Map Texture"
 constexpr std::uint64_t key_emissive = 0xB3022EA7FD418B40ull;  // "Material - Emissive Texture"
@@ -642,7 +641,7 @@ std::string texture_key_label(std::uint64_t k) {
   switch (k) {
     case key_diffuse_texture:
       return "Material - Diffuse Texture";
-    case key_normal:
+    case key_normal_map_texture:
       return "Material - Normal Map Texture";
     case key_detail:
       return "Material - Detail Texture";

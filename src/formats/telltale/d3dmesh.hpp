@@ -176,6 +176,8 @@ struct property_texture {
     std::span<const std::uint8_t> body);
 inline constexpr std::uint64_t key_diffuse_texture =
     0x8648FA82D1DBEE1Aull;  // "Material - Diffuse Texture"
+inline constexpr std::uint64_t key_normal_map_texture =
+    0x1E3F6B9F2550389Dull;  // "Material - Normal Map Texture"
 [[nodiscard]] std::string texture_key_label(std::uint64_t key);
 
 // `dump --raw`: the whole structure, symbols named where the database knows them.

@@ -130,6 +130,30 @@ texture texture_from_file(const texture_file& t, const std::string& name) {
   return out;
 }
 
+// A normal map (T3Texture type 3) as glTF's normalTexture wants it: linear RGB = the tangent
+// space XYZ. The engine samples it through its RenderSwizzleParams: channel i of the value is
+// stored channel swizzle[i] (0..3 = R, G, B, A), so TWDDE's (3,2,1,0) reads X from alpha and Y
+// from blue (the sample's flat map stores R,G,B,A = 255,255,129,128: X 128, Y 129, and 255
+// in green). Z is rebuilt from X and Y (a two-channel map need not store it, and the third
+// channel may hold anything), alpha is opaque. No sRGB decoding: the bytes are the values.
+void to_gltf_normal_map(const texture_file& t, texture& out) {
+  const auto& sw = t.swizzle;
+  const bool applies = sw[0] < 4 && sw[1] < 4 && sw[2] < 4 && sw[3] < 4;
+  for (std::size_t i = 0; i + 3 < out.rgba.size(); i += 4) {
+    const std::uint8_t px[4] = {out.rgba[i], out.rgba[i + 1], out.rgba[i + 2], out.rgba[i + 3]};
+    const std::uint8_t xb = applies ? px[sw[0]] : px[0], yb = applies ? px[sw[1]] : px[1];
+    const float x = xb / 127.5f - 1, y = yb / 127.5f - 1;
+    const float z = std::sqrt(std::max(0.0f, 1 - x * x - y * y));
+    out.rgba[i] = xb;
+    out.rgba[i + 1] = yb;
+    out.rgba[i + 2] = static_cast<std::uint8_t>(std::lround((z + 1) * 127.5f));
+    out.rgba[i + 3] = 255;
+  }
+  out.extras["normal_map"] = json{{"swizzle_applied", applies ? json(t.swizzle) : json(nullptr)},
+                                  {"z", "rebuilt from x and y"},
+                                  {"green", "as stored (the stored tangents' handedness is glTF's)"}};
+}
+
 bool has_alpha(const texture& t) {
   for (std::size_t i = 3; i < t.rgba.size(); i += 4)
     if (t.rgba[i] != 255) return true;
@@ -615,11 +639,12 @@ struct texture_finder {
   const read_context& ctx;
   scene& s;
   std::shared_ptr<texture_index> files;
-  std::map<std::uint64_t, int> texture_of;  // texture symbol -> scene texture (-1: not found)
-  std::vector<std::string> missing;
+  // (texture symbol, used as a normal map) -> scene texture (-1: not found)
+  std::map<std::pair<std::uint64_t, bool>, int> texture_of;
+  std::vector<std::string> missing, missing_normal_maps;
 
-  int find(std::uint64_t sym) {
-    if (auto it = texture_of.find(sym); it != texture_of.end()) return it->second;
+  int find(std::uint64_t sym, bool normal_map = false) {
+    if (auto it = texture_of.find({sym, normal_map}); it != texture_of.end()) return it->second;
     if (!files) files = index_textures(ctx.path);
     std::string path = find_texture_file(*files, sym);
     int idx = -1;
@@ -628,14 +653,15 @@ struct texture_finder {
       if (b) try {
           texture_file tf = parse_d3dtx(b.value());
           s.textures.push_back(texture_from_file(tf, fs::path(path).stem().string()));
+          if (normal_map) to_gltf_normal_map(tf, s.textures.back());
           idx = static_cast<int>(s.textures.size() - 1);
           s.textures.back().extras["alpha_mode_value"] = tf.alpha_mode;
         } catch (const core::failure& e) {
           ctx.warn(code::w_fallback, "texture '" + path + "' not decoded: " + e.error().message);
         }
     }
-    if (idx < 0) missing.push_back(hex16(sym));
-    texture_of[sym] = idx;
+    if (idx < 0) (normal_map ? missing_normal_maps : missing).push_back(hex16(sym));
+    texture_of[{sym, normal_map}] = idx;
     return idx;
   }
 };
@@ -651,6 +677,12 @@ material material_of(const d3dmesh_file& f, const mesh_material& mm, texture_fin
     if (res.name != mm.handle || res.type != crc64("PropertySet")) continue;
     for (const auto& [k, v] : property_set_textures(res.body)) {
       tex[texture_key_label(k)] = hex16(v);
+      if (k == key_normal_map_texture) {  // tangent space; glTF uses it where meshes have tangents
+        mt.normal_texture = textures.find(v, true);
+        if (mt.normal_texture >= 0)
+          tex[texture_key_label(k)] =
+              s.textures[static_cast<std::size_t>(mt.normal_texture)].name + ".d3dtx";
+      }
       if (k == key_diffuse_texture) {
         mt.texture = textures.find(v);
         if (mt.texture >= 0) {
@@ -745,6 +777,11 @@ scene d3dmesh_scene(const read_context& ctx) {
 
   texture_finder textures{ctx, s, nullptr, {}, {}};
   for (const auto& mm : f.mesh.materials) s.materials.push_back(material_of(f, mm, textures, s));
+  if (!textures.missing_normal_maps.empty())
+    ctx.warn(code::w_fallback, std::to_string(textures.missing_normal_maps.size()) +
+                                   " normal maps are not next to the mesh: " +
+                                   textures.missing_normal_maps.front() +
+                                   (textures.missing_normal_maps.size() > 1 ? ", ..." : ""));
   const std::vector<std::string>& missing_textures = textures.missing;
   if (!missing_textures.empty())
     ctx.warn(code::w_fallback, std::to_string(missing_textures.size()) +
@@ -779,6 +816,8 @@ scene d3dmesh_scene(const read_context& ctx) {
                                   {"same_direction_as_uv_gradients", ts.same_direction},
                                   {"same_handedness_as_uv_gradients", ts.same_w}};
   if (!missing_textures.empty()) s.metadata["missing_textures"] = missing_textures;
+  if (!textures.missing_normal_maps.empty())
+    s.metadata["missing_normal_maps"] = textures.missing_normal_maps;
   return s;
 }
 
