@@ -72,6 +72,9 @@ rigrip_cli_test(telltale_mesh_info ARGS info ${TT}/sk62_clementine_hoodDown.d3dm
   EXPECT "format: telltale-d3dmesh.*20 bones.*meshes: 3 \\(2849 vertices\\).*\"version\":37")
 rigrip_cli_test(telltale_mesh_textured ARGS convert ${TT}/obj_flashlightMaglite.d3dmesh -o ${OUT}/telltale/flashlight.glb
   EXPECT "W_FALLBACK: 1 diffuse textures are not next to the mesh.*82657719d825c2f0" VALIDATE ${OUT}/telltale/flashlight.glb)
+# The lens's normal map resolves (the body's does not); tangents compared with the UV gradients.
+rigrip_cli_test(telltale_mesh_normal_map ARGS info ${TT}/obj_flashlightMaglite.d3dmesh
+  EXPECT "textures: 2, materials: 2.*\"missing_normal_maps\":\\[\"7a8bd22d175aff56\"\\].*\"same_handedness_as_uv_gradients\":452.*\"vertex_colors\":{\"constant\":\\[0.0,0.0,0.0,1.0\\],\"exported\":false")
 rigrip_cli_test(telltale_mesh_inner_name ARGS info ${TT}/ui_boot_title.d3dmesh EXPECT "textures: 1, materials: 1")
 rigrip_cli_test(telltale_mesh_rewrite ARGS rewrite ${TT}/sk62_clementine_hoodDown.d3dmesh -o ${OUT}/telltale/rw.d3dmesh
   EXPECT "identical")

@@ -817,6 +817,17 @@ TEST(Hostile, IndexAndPaletteOutOfRangeAreCleanErrors) {
     ASSERT_FALSE(r.ok());
     EXPECT_NE(r.error().message.find("beyond the palette"), std::string::npos) << r.error().message;
   }
+  {  // a batch whose triangles run past the index buffer
+    auto g = f;
+    g.mesh.lods[0].batches[0][0].num_primitives = 0x40000000;
+    auto b = write_d3dmesh(g);
+    diagnostics d;
+    auto r = read_d3dmesh(ctx_for("/nonexistent/x.d3dmesh", b, d));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, code::bad_count);
+    EXPECT_NE(r.error().message.find("past the index buffer"), std::string::npos)
+        << r.error().message;
+  }
   {  // a count past the buffer
     auto b = test::read_bytes(p);
     auto g = f;

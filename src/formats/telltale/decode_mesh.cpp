@@ -37,6 +37,7 @@ namespace {
 
 // Folders with more .d3dtx files than this are matched by file name only.
 constexpr std::size_t max_inner_name_scan = 4096;
+constexpr std::uint32_t texture_type_normal_map = 3;  // T3Texture mType
 
 // ------------------------------------------------------------------ textures
 
@@ -209,6 +210,8 @@ scene d3dtx_scene(const read_context& ctx) {
   s.format = "telltale-d3dtx";
   std::string stem = fs::path(ctx.path).stem().string();
   texture tex = texture_from_file(t, stem);
+  // A normal map on its own is shown (and its PNG written) as the glTF normal map it becomes.
+  if (t.type == texture_type_normal_map) to_gltf_normal_map(t, tex);
   if (t.layout != 0 || t.array_size > 1 || t.depth > 1)
     ctx.warn(code::w_unsupported_part, "texture layout " + std::to_string(t.layout) + " with " +
                                            std::to_string(t.array_size) +
