@@ -560,6 +560,17 @@ struct mesh_stats {
   std::size_t vertices = 0, triangles = 0;
 };
 
+// `edit` packed into the template at `path`.
+result<bytes> pack_into(const std::string& path, const scene& edit, diagnostics& d) {
+  pack_context pc;
+  const auto tb = test::read_bytes(path);
+  pc.output_path = test::out_path("telltale_packed.d3dmesh");
+  pc.template_file = tb;
+  pc.template_path = path;
+  pc.diags = &d;
+  return pack_d3dmesh(edit, pc);
+}
+
 // Moves every vertex, drops the last triangle of the first mesh and adds one new triangle,
 // packs into the template, reads back, and compares within `pos_tol`.
 void pack_round_trip(const std::string& path, float pos_tol_fraction) {
@@ -588,12 +599,7 @@ void pack_round_trip(const std::string& path, float pos_tol_fraction) {
     m0.indices.insert(m0.indices.end(), {base, base + 1, base + 2});
   }
   ASSERT_TRUE(edit.validate().ok());
-  pack_context pc;
-  pc.output_path = test::out_path("telltale_packed.d3dmesh");
-  pc.template_file = tb;
-  pc.template_path = path;
-  pc.diags = &d;
-  auto packed = pack_d3dmesh(edit, pc);
+  auto packed = pack_into(path, edit, d);
   ASSERT_TRUE(packed.ok()) << packed.error().to_string();
   auto f = parse_d3dmesh(packed.value());
   EXPECT_EQ(write_d3dmesh(f), packed.value());
@@ -664,19 +670,22 @@ TEST(Pack, UiQuadIntoTemplateWithinQuantisation) {
   pack_round_trip(p, 1.0f / 65535);
 }
 
+// The scene of a sample mesh (empty, with a failure, when it does not read).
+scene read_mesh(const std::string& path) {
+  const auto b = test::read_bytes(path);
+  diagnostics d;
+  auto s = read_d3dmesh(ctx_for(path, b, d));
+  EXPECT_TRUE(s.ok()) << s.error().to_string();
+  return s.ok() ? *s : scene{};
+}
+
 // Packs `edit` into the template at `path` and reads the result back.
 scene pack_and_read(const std::string& path, const scene& edit) {
-  pack_context pc;
   diagnostics d;
-  const auto tb = test::read_bytes(path);
-  pc.output_path = test::out_path("telltale_packed.d3dmesh");
-  pc.template_file = tb;
-  pc.template_path = path;
-  pc.diags = &d;
-  auto packed = pack_d3dmesh(edit, pc);
+  auto packed = pack_into(path, edit, d);
   EXPECT_TRUE(packed.ok()) << packed.error().to_string();
   if (!packed.ok()) return {};
-  auto back = read_d3dmesh(ctx_for(pc.output_path, packed.value(), d));
+  auto back = read_d3dmesh(ctx_for(test::out_path("telltale_packed.d3dmesh"), packed.value(), d));
   EXPECT_TRUE(back.ok()) << back.error().to_string();
   return back.ok() ? *back : scene{};
 }
@@ -685,11 +694,8 @@ scene pack_and_read(const std::string& path, const scene& edit) {
 // and the file then holds exactly those (within SN8).
 TEST(Pack, WithoutTangentsTheyComeFromUvGradients) {
   RIGRIP_REQUIRE_SAMPLE(p, "telltale/sk62_clementine_hoodDown.d3dmesh");
-  auto tb = test::read_bytes(p);
-  diagnostics d;
-  auto s = read_d3dmesh(ctx_for(p, tb, d));
-  ASSERT_TRUE(s.ok()) << s.error().to_string();
-  scene edit = *s;
+  scene edit = read_mesh(p);
+  ASSERT_FALSE(edit.meshes.empty());
   for (auto& m : edit.meshes) m.tangents.clear();
   scene back = pack_and_read(p, edit);
   ASSERT_EQ(back.meshes.size(), edit.meshes.size());
@@ -714,11 +720,8 @@ TEST(Pack, WithoutTangentsTheyComeFromUvGradients) {
 // Vertex colours that vary are exported as COLOR_0 and packed into the template's colour set.
 TEST(Pack, VaryingVertexColoursRoundTrip) {
   RIGRIP_REQUIRE_SAMPLE(p, "telltale/ui_boot_title.d3dmesh");
-  auto tb = test::read_bytes(p);
-  diagnostics d;
-  auto s = read_d3dmesh(ctx_for(p, tb, d));
-  ASSERT_TRUE(s.ok()) << s.error().to_string();
-  scene edit = *s;
+  const scene original = read_mesh(p);
+  scene edit = original;
   ASSERT_EQ(edit.meshes.size(), 1u);
   auto& m = edit.meshes[0];
   for (std::size_t v = 0; v < m.positions.size(); ++v)
@@ -734,7 +737,7 @@ TEST(Pack, VaryingVertexColoursRoundTrip) {
   validate_glb(back, "telltale_packed_colours.glb");
   EXPECT_TRUE(glb_json(back)["meshes"][0]["primitives"][0]["attributes"].contains("COLOR_0"));
   // Without colours in the scene, the template's constant (0,0,0,1) is written back.
-  scene plain = pack_and_read(p, *s);
+  scene plain = pack_and_read(p, original);
   EXPECT_EQ(plain.metadata["vertex_colors"]["constant"], nlohmann::json({0.0, 0.0, 0.0, 1.0}));
 }
 
@@ -794,39 +797,32 @@ TEST(Hostile, MeshAndTextureMutationsNeverCrash) {
 TEST(Hostile, IndexAndPaletteOutOfRangeAreCleanErrors) {
   RIGRIP_REQUIRE_SAMPLE(p, "telltale/sk62_clementine_hoodDown.d3dmesh");
   auto f = parse_d3dmesh(test::read_bytes(p));
+  // The damaged mesh reads as a clean error with this code and words.
+  auto refused = [](const d3dmesh_file& g, code c, const std::string& words) {
+    auto b = write_d3dmesh(g);
+    diagnostics d;
+    auto r = read_d3dmesh(ctx_for("/nonexistent/x.d3dmesh", b, d));
+    ASSERT_FALSE(r.ok()) << words;
+    EXPECT_EQ(r.error().code, c) << r.error().to_string();
+    EXPECT_NE(r.error().message.find(words), std::string::npos) << r.error().message;
+  };
   {  // an index beyond the vertex count
     auto g = f;
     auto& ib = g.mesh.vertex_states[0].index_buffers[0];
     ib.data[0] = 0xFF, ib.data[1] = 0xFF;
-    auto b = write_d3dmesh(g);
-    diagnostics d;
-    auto r = read_d3dmesh(ctx_for("/nonexistent/x.d3dmesh", b, d));
-    ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.error().code, code::bad_value);
-    EXPECT_NE(r.error().message.find("beyond the vertex count"), std::string::npos)
-        << r.error().message;
+    refused(g, code::bad_value, "beyond the vertex count");
   }
   {  // a bone palette entry beyond the palette
     auto g = f;
     auto& vs = g.mesh.vertex_states[0];
     for (const auto& a : vs.attributes)
       if (a.attribute == 4) vs.vertex_buffers[a.buffer_index].data[a.buffer_offset] = 200;
-    auto b = write_d3dmesh(g);
-    diagnostics d;
-    auto r = read_d3dmesh(ctx_for("/nonexistent/x.d3dmesh", b, d));
-    ASSERT_FALSE(r.ok());
-    EXPECT_NE(r.error().message.find("beyond the palette"), std::string::npos) << r.error().message;
+    refused(g, code::bad_value, "beyond the palette");
   }
   {  // a batch whose triangles run past the index buffer
     auto g = f;
     g.mesh.lods[0].batches[0][0].num_primitives = 0x40000000;
-    auto b = write_d3dmesh(g);
-    diagnostics d;
-    auto r = read_d3dmesh(ctx_for("/nonexistent/x.d3dmesh", b, d));
-    ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.error().code, code::bad_count);
-    EXPECT_NE(r.error().message.find("past the index buffer"), std::string::npos)
-        << r.error().message;
+    refused(g, code::bad_count, "past the index buffer");
   }
   {  // a count past the buffer
     auto b = test::read_bytes(p);
