@@ -380,6 +380,14 @@ TEST(Meshes, ClementineSkinnedMesh) {
   std::uint32_t declared = 0;
   for (const auto& bt : f.mesh.lods[0].batches[0]) declared += bt.num_primitives;
   EXPECT_EQ(tris, declared);
+  // Vertices: each batch uses exactly its declared range mMinVertIndex..mMaxVertIndex.
+  std::size_t verts = 0;
+  for (std::size_t i = 0; i < s->meshes.size(); ++i) {
+    const auto& bt = f.mesh.lods[0].batches[0][i];
+    EXPECT_EQ(s->meshes[i].positions.size(), bt.max_vertex - bt.min_vertex + 1u) << i;
+    verts += s->meshes[i].positions.size();
+  }
+  EXPECT_EQ(verts, 2849u);
   ASSERT_EQ(s->skeletons.size(), 1u);
   EXPECT_EQ(s->skeletons[0].bones.size(), 20u);
   // Upright: the head mesh sits 1.2-1.55 m up the +Y axis, and the joints placed from the
