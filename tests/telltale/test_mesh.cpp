@@ -725,7 +725,8 @@ TEST(Pack, WithoutTangentsTheyComeFromUvGradients) {
   EXPECT_GT(corners, 12000u);
 }
 
-// Vertex colours that vary are exported as COLOR_0 and packed into the template's colour set.
+// Vertex colours that vary are exported as COLOR_0 and packed into the template's colour set;
+// tangents that are not unit are renormalised before SN8 would clamp them.
 TEST(Pack, VaryingVertexColoursRoundTrip) {
   RIGRIP_REQUIRE_SAMPLE(p, "telltale/ui_boot_title.d3dmesh");
   const scene original = read_mesh(p);
@@ -734,6 +735,10 @@ TEST(Pack, VaryingVertexColoursRoundTrip) {
   auto& m = edit.meshes[0];
   for (std::size_t v = 0; v < m.positions.size(); ++v)
     m.colors.push_back({0.25f * static_cast<float>(v), 1.0f - 0.2f * static_cast<float>(v), 0.5f, 1.0f});
+  // Tangents of length 3 in the quad's plane (z = 0): clamped per component they would turn.
+  for (auto& t : m.tangents) t = {0.8f, 0.6f, 0, t[3]};
+  const auto unit_tangents = m.tangents;
+  for (auto& t : m.tangents) t = {3 * t[0], 3 * t[1], 3 * t[2], t[3]};
   scene back = pack_and_read(p, edit);
   ASSERT_EQ(back.meshes.size(), 1u);
   const auto& b = back.meshes[0];
@@ -742,6 +747,10 @@ TEST(Pack, VaryingVertexColoursRoundTrip) {
   for (std::size_t k = 0; k < m.indices.size(); ++k)
     for (int c = 0; c < 4; ++c)
       EXPECT_NEAR(m.colors[m.indices[k]][c], b.colors[b.indices[k]][c], 0.5f / 255 + 1e-6f);
+  for (std::size_t k = 0; k < m.indices.size(); ++k) {
+    const auto &ta = unit_tangents[m.indices[k]], &tb = b.tangents[b.indices[k]];
+    EXPECT_GT(ta[0] * tb[0] + ta[1] * tb[1] + ta[2] * tb[2], 0.995f);
+  }
   validate_glb(back, "telltale_packed_colours.glb");
   EXPECT_TRUE(glb_json(back)["meshes"][0]["primitives"][0]["attributes"].contains("COLOR_0"));
   // Without colours in the scene, the template's constant (0,0,0,1) is written back.

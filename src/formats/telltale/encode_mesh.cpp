@@ -300,11 +300,23 @@ gathered gather_meshes(const scene& s, const mesh_data& m, palette_map& pal) {
                              ? &s.skeletons[static_cast<std::size_t>(me.skeleton)]
                              : nullptr;
     // The glb's own tangents when it has them, else from the UV gradients (glTF's handedness).
+    std::vector<vec2> uvs = me.uvs;
+    uvs.resize(me.positions.size(), vec2{0, 0});
     std::vector<vec4> tangents = me.tangents;
-    if (tangents.size() != me.positions.size()) {
-      std::vector<vec2> uvs = me.uvs;
-      uvs.resize(me.positions.size(), vec2{0, 0});
+    if (tangents.size() != me.positions.size())
       tangents = scene_ops::tangents_from_uvs(me.positions, normals, uvs, me.indices);
+    // Another tool's tangents need not be unit: SN8 would clamp them. Zero ones take the UV one.
+    std::vector<vec4> fallback;
+    for (std::size_t v = 0; v < tangents.size(); ++v) {
+      auto& t = tangents[v];
+      const float l = std::sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
+      if (l > 1e-6f && std::isfinite(l)) {
+        t = {t[0] / l, t[1] / l, t[2] / l, t[3] < 0 ? -1.0f : 1.0f};
+        continue;
+      }
+      if (fallback.empty())
+        fallback = scene_ops::tangents_from_uvs(me.positions, normals, uvs, me.indices);
+      t = fallback[v];
     }
     for (std::size_t v = 0; v < me.positions.size(); ++v) {
       vtx x;
