@@ -293,6 +293,30 @@ TEST(Textures, EverySampleDecodesToItsDeclaredSizeAndRewritesIdentically) {
 
 // ------------------------------------------------------------------ meshes: raw layer
 
+// A normal map on its own converts as glTF's: the swizzle applied (X from alpha, Y from blue),
+// Z rebuilt, alpha opaque; flagged sRGB, its channels are decoded to linear first.
+TEST(Textures, NormalMapSwizzledAndLinear) {
+  RIGRIP_REQUIRE_SAMPLE(p, "telltale/d3dtx/obj_flashlightMagLiteLens_nm.d3dtx");
+  auto b = test::read_bytes(p);
+  for (int srgb = 0; srgb < 2; ++srgb) {
+    auto t = parse_d3dtx(b);
+    ASSERT_EQ(t.type, 3u);
+    ASSERT_EQ(t.gamma, 0u);
+    t.gamma = static_cast<std::uint32_t>(srgb);
+    const auto bytes_ = write_d3dtx(t);
+    diagnostics d;
+    auto s = read_d3dtx(ctx_for(p, bytes_, d));
+    ASSERT_TRUE(s.ok()) << s.error().to_string();
+    const auto& px = s->textures[0].rgba;
+    // Stored 255,255,129,128. Linear: X 128, Y 129 -> Z 255. As sRGB, only the colour channels
+    // are decoded (alpha never is): X stays 128, Y 129 -> 56, Z = sqrt(1 - x² - y²) = 0.83 -> 233.
+    const std::array<int, 4> want = srgb ? std::array<int, 4>{128, 56, 233, 255}
+                                         : std::array<int, 4>{128, 129, 255, 255};
+    for (int c = 0; c < 4; ++c) EXPECT_NEAR(px[static_cast<std::size_t>(c)], want[static_cast<std::size_t>(c)], 1) << srgb << " " << c;
+    EXPECT_EQ(s->textures[0].extras["normal_map"]["srgb_decoded"], srgb == 1);
+  }
+}
+
 TEST(Meshes, EverySampleParsesCountsAgreeAndRewritesIdentically) {
   int seen = 0;
   for (const char* n : mesh_samples) {

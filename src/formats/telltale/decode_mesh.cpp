@@ -8,6 +8,7 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -136,12 +137,20 @@ texture texture_from_file(const texture_file& t, const std::string& name) {
 // stored channel swizzle[i] (0..3 = R, G, B, A), so TWDDE's (3,2,1,0) reads X from alpha and Y
 // from blue (the sample's flat map stores R,G,B,A = 255,255,129,128: X 128, Y 129, and 255
 // in green). Z is rebuilt from X and Y (a two-channel map need not store it, and the third
-// channel may hold anything), alpha is opaque. No sRGB decoding: the bytes are the values.
+// channel may hold anything), alpha is opaque. The bytes are the values (mSurfaceGamma 0);
+// a map flagged sRGB (1) has its colour channels decoded to linear first, as the GPU would.
 void to_gltf_normal_map(const texture_file& t, texture& out) {
   const auto& sw = t.swizzle;
   const bool applies = sw[0] < 4 && sw[1] < 4 && sw[2] < 4 && sw[3] < 4;
+  std::array<std::uint8_t, 256> lin{};
+  for (int v = 0; v < 256; ++v) {
+    const double c = v / 255.0;
+    lin[static_cast<std::size_t>(v)] = static_cast<std::uint8_t>(std::lround(
+        255.0 * (t.gamma != 1 ? c : c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4))));
+  }
   for (std::size_t i = 0; i + 3 < out.rgba.size(); i += 4) {
-    const std::uint8_t px[4] = {out.rgba[i], out.rgba[i + 1], out.rgba[i + 2], out.rgba[i + 3]};
+    const std::uint8_t px[4] = {lin[out.rgba[i]], lin[out.rgba[i + 1]], lin[out.rgba[i + 2]],
+                                out.rgba[i + 3]};
     const std::uint8_t xb = applies ? px[sw[0]] : px[0], yb = applies ? px[sw[1]] : px[1];
     const float x = xb / 127.5f - 1, y = yb / 127.5f - 1;
     const float z = std::sqrt(std::max(0.0f, 1 - x * x - y * y));
@@ -151,6 +160,7 @@ void to_gltf_normal_map(const texture_file& t, texture& out) {
     out.rgba[i + 3] = 255;
   }
   out.extras["normal_map"] = json{{"swizzle_applied", applies ? json(t.swizzle) : json(nullptr)},
+                                  {"srgb_decoded", t.gamma == 1},
                                   {"z", "rebuilt from x and y"},
                                   {"green", "as stored (the stored tangents' handedness is glTF's)"}};
 }
