@@ -8,7 +8,9 @@ namespace {
 vec3 cross(const vec3& a, const vec3& b) {
   return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
 }
-float dot(const vec3& a, const vec3& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+float dot(const vec3& a, const vec3& b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
 }  // namespace
 
 std::vector<vec4> tangents_from_uvs(std::span<const vec3> positions, std::span<const vec3> normals,
@@ -31,7 +33,8 @@ std::vector<vec4> tangents_from_uvs(std::span<const vec3> positions, std::span<c
     const float r = 1.0f / det;
     vec3 su{}, sv{};
     for (int c = 0; c < 3; ++c) {
-      const float e1 = positions[i1][c] - positions[i0][c], e2 = positions[i2][c] - positions[i0][c];
+      const float e1 = positions[i1][c] - positions[i0][c],
+                  e2 = positions[i2][c] - positions[i0][c];
       su[c] = (e1 * dv2 - e2 * dv1) * r;  // dP/du
       sv[c] = (e2 * du1 - e1 * du2) * r;  // dP/dv
     }

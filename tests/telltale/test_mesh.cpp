@@ -310,9 +310,11 @@ TEST(Textures, NormalMapSwizzledAndLinear) {
     const auto& px = s->textures[0].rgba;
     // Stored 255,255,129,128. Linear: X 128, Y 129 -> Z 255. As sRGB, only the colour channels
     // are decoded (alpha never is): X stays 128, Y 129 -> 56, Z = sqrt(1 - x² - y²) = 0.83 -> 233.
-    const std::array<int, 4> want = srgb ? std::array<int, 4>{128, 56, 233, 255}
-                                         : std::array<int, 4>{128, 129, 255, 255};
-    for (int c = 0; c < 4; ++c) EXPECT_NEAR(px[static_cast<std::size_t>(c)], want[static_cast<std::size_t>(c)], 1) << srgb << " " << c;
+    const std::array<int, 4> want =
+        srgb ? std::array<int, 4>{128, 56, 233, 255} : std::array<int, 4>{128, 129, 255, 255};
+    for (int c = 0; c < 4; ++c)
+      EXPECT_NEAR(px[static_cast<std::size_t>(c)], want[static_cast<std::size_t>(c)], 1)
+          << srgb << " " << c;
     EXPECT_EQ(s->textures[0].extras["normal_map"]["srgb_decoded"], srgb == 1);
   }
 }
@@ -490,7 +492,8 @@ TEST(Meshes, StaticMeshesTexturedFromSiblingTextures) {
       const auto gj = glb_json(*s);
       ASSERT_TRUE(gj["materials"][0].contains("normalTexture"));
       const int ti = gj["materials"][0]["normalTexture"]["index"];
-      EXPECT_EQ(gj["images"][static_cast<std::size_t>(gj["textures"][static_cast<std::size_t>(ti)]["source"].get<int>())]["name"],
+      EXPECT_EQ(gj["images"][static_cast<std::size_t>(
+                    gj["textures"][static_cast<std::size_t>(ti)]["source"].get<int>())]["name"],
                 "obj_flashlightMagLiteLens_nm");
       for (const auto& gm : gj["meshes"])
         EXPECT_TRUE(gm["primitives"][0]["attributes"].contains("TANGENT"));
@@ -758,7 +761,8 @@ TEST(Pack, VaryingVertexColoursRoundTrip) {
   ASSERT_EQ(edit.meshes.size(), 1u);
   auto& m = edit.meshes[0];
   for (std::size_t v = 0; v < m.positions.size(); ++v)
-    m.colors.push_back({0.25f * static_cast<float>(v), 1.0f - 0.2f * static_cast<float>(v), 0.5f, 1.0f});
+    m.colors.push_back(
+        {0.25f * static_cast<float>(v), 1.0f - 0.2f * static_cast<float>(v), 0.5f, 1.0f});
   // Tangents of length 3 in the quad's plane (z = 0): clamped per component they would turn.
   for (auto& t : m.tangents) t = {0.8f, 0.6f, 0, t[3]};
   const auto unit_tangents = m.tangents;

@@ -145,8 +145,10 @@ void to_gltf_normal_map(const texture_file& t, texture& out) {
   std::array<std::uint8_t, 256> lin{};
   for (int v = 0; v < 256; ++v) {
     const double c = v / 255.0;
-    lin[static_cast<std::size_t>(v)] = static_cast<std::uint8_t>(std::lround(
-        255.0 * (t.gamma != 1 ? c : c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4))));
+    lin[static_cast<std::size_t>(v)] = static_cast<std::uint8_t>(
+        std::lround(255.0 * (t.gamma != 1   ? c
+                             : c <= 0.04045 ? c / 12.92
+                                            : std::pow((c + 0.055) / 1.055, 2.4))));
   }
   for (std::size_t i = 0; i + 3 < out.rgba.size(); i += 4) {
     const std::uint8_t px[4] = {lin[out.rgba[i]], lin[out.rgba[i + 1]], lin[out.rgba[i + 2]],
@@ -159,10 +161,11 @@ void to_gltf_normal_map(const texture_file& t, texture& out) {
     out.rgba[i + 2] = static_cast<std::uint8_t>(std::lround((z + 1) * 127.5f));
     out.rgba[i + 3] = 255;
   }
-  out.extras["normal_map"] = json{{"swizzle_applied", applies ? json(t.swizzle) : json(nullptr)},
-                                  {"srgb_decoded", t.gamma == 1},
-                                  {"z", "rebuilt from x and y"},
-                                  {"green", "as stored (the stored tangents' handedness is glTF's)"}};
+  out.extras["normal_map"] =
+      json{{"swizzle_applied", applies ? json(t.swizzle) : json(nullptr)},
+           {"srgb_decoded", t.gamma == 1},
+           {"z", "rebuilt from x and y"},
+           {"green", "as stored (the stored tangents' handedness is glTF's)"}};
 }
 
 bool has_alpha(const texture& t) {
@@ -263,11 +266,11 @@ scene d3dtx_scene(const read_context& ctx) {
 
 // How the stored tangents compare with the ones the UV gradients give (README.md).
 struct tangent_stats {
-  std::size_t vertices = 0;       // with a stored tangent
-  std::size_t from_uv = 0;        // stored tangent zero or w = 0: the UV-gradient one is used
-  std::size_t compared = 0;       // stored and UV tangents both usable
-  std::size_t same_direction = 0; // stored xyz within 60 degrees of the UV gradient's +u
-  std::size_t same_w = 0;         // sign of the stored w = glTF's handedness from the UVs
+  std::size_t vertices = 0;        // with a stored tangent
+  std::size_t from_uv = 0;         // stored tangent zero or w = 0: the UV-gradient one is used
+  std::size_t compared = 0;        // stored and UV tangents both usable
+  std::size_t same_direction = 0;  // stored xyz within 60 degrees of the UV gradient's +u
+  std::size_t same_w = 0;          // sign of the stored w = glTF's handedness from the UVs
 };
 
 // Geometry of one LOD's draw batches, with the skin expressed as palette symbols.
@@ -288,8 +291,8 @@ tangent_stats finish_tangents(mesh& me) {
   const bool has_uv = me.uvs.size() == me.positions.size();
   // Without UVs every vertex gets a unit vector perpendicular to its normal.
   const std::vector<vec4> uvt = scene_ops::tangents_from_uvs(
-      me.positions, me.normals, has_uv ? me.uvs : std::vector<vec2>(me.positions.size(), vec2{0, 0}),
-      me.indices);
+      me.positions, me.normals,
+      has_uv ? me.uvs : std::vector<vec2>(me.positions.size(), vec2{0, 0}), me.indices);
   for (std::size_t i = 0; i < me.tangents.size(); ++i) {
     vec4& t = me.tangents[i];
     const bool stored = (t[0] != 0 || t[1] != 0 || t[2] != 0) && t[3] != 0;
@@ -726,8 +729,10 @@ json settle_vertex_colours(const lod_source& src, std::vector<decoded_batch>& ba
   for (const auto& d : batches)
     for (const auto& c : d.me.colors) {
       ++n;
-      if (!first) first = c;
-      else if (c != *first) constant = false;
+      if (!first)
+        first = c;
+      else if (c != *first)
+        constant = false;
     }
   if (!first || !src.col.a) return nullptr;
   json info{{"vertices", n},
@@ -739,8 +744,9 @@ json settle_vertex_colours(const lod_source& src, std::vector<decoded_batch>& ba
   }
   info["exported"] = false;
   info["constant"] = *first;
-  info["why"] = "every vertex holds the same colour: no information, and as COLOR_0 it would "
-                "multiply the base colour";
+  info["why"] =
+      "every vertex holds the same colour: no information, and as COLOR_0 it would "
+      "multiply the base colour";
   for (auto& d : batches) {
     if (d.me.colors.empty()) continue;
     d.me.colors.clear();
@@ -791,10 +797,10 @@ scene d3dmesh_scene(const read_context& ctx) {
   texture_finder textures{ctx, s, nullptr, {}, {}};
   for (const auto& mm : f.mesh.materials) s.materials.push_back(material_of(f, mm, textures, s));
   if (!textures.missing_normal_maps.empty())
-    ctx.warn(code::w_fallback, std::to_string(textures.missing_normal_maps.size()) +
-                                   " normal maps are not next to the mesh: " +
-                                   textures.missing_normal_maps.front() +
-                                   (textures.missing_normal_maps.size() > 1 ? ", ..." : ""));
+    ctx.warn(code::w_fallback,
+             std::to_string(textures.missing_normal_maps.size()) +
+                 " normal maps are not next to the mesh: " + textures.missing_normal_maps.front() +
+                 (textures.missing_normal_maps.size() > 1 ? ", ..." : ""));
   const std::vector<std::string>& missing_textures = textures.missing;
   if (!missing_textures.empty())
     ctx.warn(code::w_fallback, std::to_string(missing_textures.size()) +
