@@ -781,6 +781,22 @@ TEST(Pack, VaryingVertexColoursRoundTrip) {
   }
   validate_glb(back, "telltale_packed_colours.glb");
   EXPECT_TRUE(glb_json(back)["meshes"][0]["primitives"][0]["attributes"].contains("COLOR_0"));
+  {  // a template without a colour attribute: the colours are dropped with W_LOSSY
+    auto t = parse_d3dmesh(test::read_bytes(p));
+    std::erase_if(t.mesh.vertex_states[0].attributes,
+                  [](const vertex_attribute& a) { return a.attribute == 5; });
+    const bytes tb = write_d3dmesh(t);
+    pack_context pc;
+    diagnostics d;
+    pc.output_path = test::out_path("telltale_packed_nocolour.d3dmesh");
+    pc.template_file = tb;
+    pc.diags = &d;
+    ASSERT_TRUE(pack_d3dmesh(edit, pc).ok());
+    bool warned = false;
+    for (const auto& w : d.warnings)
+      warned |= w.code == code::w_lossy && w.message.find("colours are dropped") != std::string::npos;
+    EXPECT_TRUE(warned);
+  }
   // Without colours in the scene, the template's constant (0,0,0,1) is written back.
   scene plain = pack_and_read(p, original);
   EXPECT_EQ(plain.metadata["vertex_colors"]["constant"], nlohmann::json({0.0, 0.0, 0.0, 1.0}));
