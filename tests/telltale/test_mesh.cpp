@@ -794,7 +794,8 @@ TEST(Pack, VaryingVertexColoursRoundTrip) {
     ASSERT_TRUE(pack_d3dmesh(edit, pc).ok());
     bool warned = false;
     for (const auto& w : d.warnings)
-      warned |= w.code == code::w_lossy && w.message.find("colours are dropped") != std::string::npos;
+      warned |=
+          w.code == code::w_lossy && w.message.find("colours are dropped") != std::string::npos;
     EXPECT_TRUE(warned);
   }
   // Without colours in the scene, the template's constant (0,0,0,1) is written back.

@@ -594,8 +594,8 @@ result<bytes> pack_d3dmesh(const scene& s, const pack_context& ctx) {
     if (!pos_attr) core::fail(code::bad_value, "the template has no position attribute");
     set_position_ranges(f, m, total, *pos_attr);
     write_vertex_buffers(f, vs, verts, *pos_attr, uv_range_of(verts));
-    if (!has_attr(5) && std::any_of(verts.begin(), verts.end(),
-                                    [](const vtx& v) { return v.colour.has_value(); }))
+    if (!has_attr(5) &&
+        std::any_of(verts.begin(), verts.end(), [](const vtx& v) { return v.colour.has_value(); }))
       ctx.warn(code::w_lossy, "the template has no colour attribute: vertex colours are dropped");
     bool uv_other = std::any_of(
         vs.attributes.begin(), vs.attributes.end(),
