@@ -21,6 +21,7 @@
 #include "formats/telltale/skl.hpp"
 #include "formats/telltale/symbols.hpp"
 #include "rigrip/gltf.hpp"
+#include "scene/tangents.hpp"
 #include "test_support.hpp"
 
 using namespace rigrip;
@@ -50,6 +51,13 @@ read_context ctx_for(const std::string& path, const bytes& data, diagnostics& d)
   return ctx;
 }
 
+// The warning count of a gltf-validator report ("<file>: N errors, M warnings, ...").
+int validator_warnings(const std::string& report) {
+  auto e = report.find(" errors, ");
+  return e == std::string::npos ? -1 : std::atoi(report.c_str() + e + 9);
+}
+
+// Writes the scene as a .glb and runs gltf-validator: 0 errors and 0 warnings expected.
 int validate_glb(const scene& s, const std::string& name) {
   diagnostics d;
   auto w = gltf::write(s, {}, d);
@@ -60,7 +68,19 @@ int validate_glb(const scene& s, const std::string& name) {
   std::string report;
   int e = test::gltf_validator_errors(path, &report);
   EXPECT_LE(e, 0) << report;
+  if (e >= 0) EXPECT_EQ(validator_warnings(report), 0) << report;
   return e;
+}
+
+// The JSON chunk of a .glb the writer made from `s`.
+nlohmann::json glb_json(const scene& s) {
+  diagnostics d;
+  auto w = gltf::write(s, {}, d);
+  if (!w.ok() || w->main.size() < 20) return nullptr;
+  const auto& b = w->main;
+  const std::size_t n = b[12] | b[13] << 8 | b[14] << 16 | std::size_t{b[15]} << 24;
+  if (20 + n > b.size()) return nullptr;
+  return nlohmann::json::parse(b.begin() + 20, b.begin() + 20 + static_cast<std::ptrdiff_t>(n));
 }
 
 // LSB-first bit writer for hand-made BC7 blocks.
@@ -83,6 +103,46 @@ int lerp(int a, int b, int w) {
 }
 
 }  // namespace
+
+// ------------------------------------------------------------------ tangent space
+
+// scene_ops::tangents_from_uvs on a quad facing +z, its image upright (glTF UVs: v grows
+// downwards): +u is +x and glTF's bitangent cross(n, t) * w must be the image's up, +y.
+TEST(Tangents, FromUvGradientsFollowGltfHandedness) {
+  mesh q;
+  q.positions = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}};
+  q.normals.assign(4, {0, 0, 1});
+  q.uvs = {{0, 1}, {1, 1}, {1, 0}, {0, 0}};
+  q.indices = {0, 1, 2, 0, 2, 3};
+  auto t = scene_ops::tangents_from_uvs(q);
+  ASSERT_EQ(t.size(), 4u);
+  for (const auto& v : t) {
+    EXPECT_NEAR(v[0], 1, 1e-6);
+    EXPECT_NEAR(v[1], 0, 1e-6);
+    EXPECT_EQ(v[3], 1.0f);
+  }
+  // The image mirrored left-right: +u is -x, the bitangent still +y, so w flips.
+  for (auto& uv : q.uvs) uv[0] = 1 - uv[0];
+  t = scene_ops::tangents_from_uvs(q);
+  for (const auto& v : t) {
+    EXPECT_NEAR(v[0], -1, 1e-6);
+    EXPECT_EQ(v[3], -1.0f);
+  }
+  // No UV area: a unit vector perpendicular to the normal, w = +1; bad indices are skipped.
+  q.uvs.assign(4, {0.5f, 0.5f});
+  q.indices.push_back(99);
+  q.indices.push_back(0);
+  q.indices.push_back(1);
+  t = scene_ops::tangents_from_uvs(q);
+  ASSERT_EQ(t.size(), 4u);
+  for (const auto& v : t) {
+    EXPECT_NEAR(v[0] * v[0] + v[1] * v[1] + v[2] * v[2], 1, 1e-5);
+    EXPECT_NEAR(v[2], 0, 1e-6);
+    EXPECT_EQ(v[3], 1.0f);
+  }
+  q.uvs.pop_back();  // counts disagree: nothing
+  EXPECT_TRUE(scene_ops::tangents_from_uvs(q).empty());
+}
 
 // ------------------------------------------------------------------ surfaces
 
@@ -233,6 +293,32 @@ TEST(Textures, EverySampleDecodesToItsDeclaredSizeAndRewritesIdentically) {
 
 // ------------------------------------------------------------------ meshes: raw layer
 
+// A normal map on its own converts as glTF's: the swizzle applied (X from alpha, Y from blue),
+// Z rebuilt, alpha opaque; flagged sRGB, its channels are decoded to linear first.
+TEST(Textures, NormalMapSwizzledAndLinear) {
+  RIGRIP_REQUIRE_SAMPLE(p, "telltale/d3dtx/obj_flashlightMagLiteLens_nm.d3dtx");
+  auto b = test::read_bytes(p);
+  for (int srgb = 0; srgb < 2; ++srgb) {
+    auto t = parse_d3dtx(b);
+    ASSERT_EQ(t.type, 3u);
+    ASSERT_EQ(t.gamma, 0u);
+    t.gamma = static_cast<std::uint32_t>(srgb);
+    const auto bytes_ = write_d3dtx(t);
+    diagnostics d;
+    auto s = read_d3dtx(ctx_for(p, bytes_, d));
+    ASSERT_TRUE(s.ok()) << s.error().to_string();
+    const auto& px = s->textures[0].rgba;
+    // Stored 255,255,129,128. Linear: X 128, Y 129 -> Z 255. As sRGB, only the colour channels
+    // are decoded (alpha never is): X stays 128, Y 129 -> 56, Z = sqrt(1 - x² - y²) = 0.83 -> 233.
+    const std::array<int, 4> want =
+        srgb ? std::array<int, 4>{128, 56, 233, 255} : std::array<int, 4>{128, 129, 255, 255};
+    for (int c = 0; c < 4; ++c)
+      EXPECT_NEAR(px[static_cast<std::size_t>(c)], want[static_cast<std::size_t>(c)], 1)
+          << srgb << " " << c;
+    EXPECT_EQ(s->textures[0].extras["normal_map"]["srgb_decoded"], srgb == 1);
+  }
+}
+
 TEST(Meshes, EverySampleParsesCountsAgreeAndRewritesIdentically) {
   int seen = 0;
   for (const char* n : mesh_samples) {
@@ -320,11 +406,55 @@ TEST(Meshes, ClementineSkinnedMesh) {
   std::uint32_t declared = 0;
   for (const auto& bt : f.mesh.lods[0].batches[0]) declared += bt.num_primitives;
   EXPECT_EQ(tris, declared);
+  // Vertices: each batch uses exactly its declared range mMinVertIndex..mMaxVertIndex.
+  std::size_t verts = 0;
+  for (std::size_t i = 0; i < s->meshes.size(); ++i) {
+    const auto& bt = f.mesh.lods[0].batches[0][i];
+    EXPECT_EQ(s->meshes[i].positions.size(), bt.max_vertex - bt.min_vertex + 1u) << i;
+    verts += s->meshes[i].positions.size();
+  }
+  EXPECT_EQ(verts, 2849u);
   ASSERT_EQ(s->skeletons.size(), 1u);
   EXPECT_EQ(s->skeletons[0].bones.size(), 20u);
-  // Upright: the head mesh sits 1.2-1.55 m up the +Y axis.
+  // Upright: the head mesh sits 1.2-1.55 m up the +Y axis, and the joints placed from the
+  // palette's bounds stack spine3 < neck < head up +Y.
   EXPECT_GT(f.mesh.box.min[1], 1.0f);
+  const auto& sk = s->skeletons[0];
+  const int spine3 = sk.find("spine3"), neck = sk.find("neck"), head = sk.find("head");
+  ASSERT_TRUE(spine3 >= 0 && neck >= 0 && head >= 0);
+  EXPECT_LT(sk.bones[static_cast<std::size_t>(spine3)].translation[1],
+            sk.bones[static_cast<std::size_t>(neck)].translation[1]);
+  EXPECT_LT(sk.bones[static_cast<std::size_t>(neck)].translation[1],
+            sk.bones[static_cast<std::size_t>(head)].translation[1]);
+  // Tangents: one per vertex, unit, perpendicular to the normal within SN8 quantisation, w ±1;
+  // the stored frame agrees with the UV gradients' +u and handedness (README: 99.5 %).
+  for (const auto& m : s->meshes) {
+    ASSERT_EQ(m.tangents.size(), m.positions.size());
+    for (std::size_t v = 0; v < m.tangents.size(); ++v) {
+      const auto& t = m.tangents[v];
+      const auto& n = m.normals[v];
+      EXPECT_NEAR(std::sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]), 1.0f, 1e-3f);
+      EXPECT_LT(std::fabs(t[0] * n[0] + t[1] * n[1] + t[2] * n[2]), 0.1f) << v;
+      EXPECT_TRUE(t[3] == 1.0f || t[3] == -1.0f);
+    }
+  }
+  const auto& tm = s->metadata["tangents"];
+  const auto compared = tm["compared_with_uv_gradients"].get<double>();
+  EXPECT_EQ(tm["vertices"].get<std::size_t>(), 2849u);
+  EXPECT_GT(tm["same_direction_as_uv_gradients"].get<double>() / compared, 0.99);
+  EXPECT_GT(tm["same_handedness_as_uv_gradients"].get<double>() / compared, 0.99);
+  // Vertex colours: all (0,0,0,1), so kept in extras, not as COLOR_0 (which would paint black).
+  EXPECT_EQ(s->metadata["vertex_colors"]["exported"], false);
+  for (const auto& m : s->meshes) {
+    EXPECT_TRUE(m.colors.empty());
+    EXPECT_EQ(m.extras["vertex_color"], nlohmann::json({0.0, 0.0, 0.0, 1.0}));
+  }
   validate_glb(*s, "telltale_clementine.glb");
+  const auto gj = glb_json(*s);
+  for (const auto& gm : gj["meshes"]) {
+    EXPECT_TRUE(gm["primitives"][0]["attributes"].contains("TANGENT"));
+    EXPECT_FALSE(gm["primitives"][0]["attributes"].contains("COLOR_0"));
+  }
 }
 
 TEST(Meshes, StaticMeshesTexturedFromSiblingTextures) {
@@ -343,6 +473,31 @@ TEST(Meshes, StaticMeshesTexturedFromSiblingTextures) {
     EXPECT_EQ(s->textures[static_cast<std::size_t>(s->materials[0].texture)].name,
               "obj_flashlightMagLiteLens");
     EXPECT_EQ(s->materials[1].texture, -1);
+    // The lens PropertySet's "Material - Normal Map Texture" is obj_flashlightMagLiteLens_nm
+    // (a flat map, BC3, swizzle 3,2,1,0: X from alpha 128, Y from blue 129); Z is rebuilt.
+    ASSERT_GE(s->materials[0].normal_texture, 0);
+    const auto& nm = s->textures[static_cast<std::size_t>(s->materials[0].normal_texture)];
+    EXPECT_EQ(nm.name, "obj_flashlightMagLiteLens_nm");
+    EXPECT_EQ(nm.extras["srgb"], false);
+    for (std::size_t i = 0; i + 3 < nm.rgba.size(); i += 4) {
+      ASSERT_EQ(nm.rgba[i], 128);
+      ASSERT_EQ(nm.rgba[i + 1], 129);
+      ASSERT_EQ(nm.rgba[i + 2], 255);
+      ASSERT_EQ(nm.rgba[i + 3], 255);
+    }
+    EXPECT_EQ(s->materials[1].normal_texture, -1);  // obj_flashlightMaglite_nm is not a sample
+    EXPECT_EQ(s->metadata["missing_normal_maps"].size(), 1u);
+    for (const auto& m : s->meshes) EXPECT_EQ(m.tangents.size(), m.positions.size());
+    {  // the glb: normalTexture on the lens material, TANGENT on every primitive
+      const auto gj = glb_json(*s);
+      ASSERT_TRUE(gj["materials"][0].contains("normalTexture"));
+      const int ti = gj["materials"][0]["normalTexture"]["index"];
+      EXPECT_EQ(gj["images"][static_cast<std::size_t>(
+                    gj["textures"][static_cast<std::size_t>(ti)]["source"].get<int>())]["name"],
+                "obj_flashlightMagLiteLens_nm");
+      for (const auto& gm : gj["meshes"])
+        EXPECT_TRUE(gm["primitives"][0]["attributes"].contains("TANGENT"));
+    }
     bool warned = false;
     for (const auto& w : d.warnings)
       warned |=
@@ -440,6 +595,17 @@ struct mesh_stats {
   std::size_t vertices = 0, triangles = 0;
 };
 
+// `edit` packed into the template at `path`.
+result<bytes> pack_into(const std::string& path, const scene& edit, diagnostics& d) {
+  pack_context pc;
+  const auto tb = test::read_bytes(path);
+  pc.output_path = test::out_path("telltale_packed.d3dmesh");
+  pc.template_file = tb;
+  pc.template_path = path;
+  pc.diags = &d;
+  return pack_d3dmesh(edit, pc);
+}
+
 // Moves every vertex, drops the last triangle of the first mesh and adds one new triangle,
 // packs into the template, reads back, and compares within `pos_tol`.
 void pack_round_trip(const std::string& path, float pos_tol_fraction) {
@@ -458,6 +624,8 @@ void pack_round_trip(const std::string& path, float pos_tol_fraction) {
       m0.positions.push_back(m0.positions[static_cast<std::size_t>(k)]);
       m0.positions.back()[1] += 0.001f * static_cast<float>(k + 1);
       if (!m0.normals.empty()) m0.normals.push_back(m0.normals[static_cast<std::size_t>(k)]);
+      if (!m0.tangents.empty()) m0.tangents.push_back(m0.tangents[static_cast<std::size_t>(k)]);
+      if (!m0.colors.empty()) m0.colors.push_back(m0.colors[static_cast<std::size_t>(k)]);
       if (!m0.uvs.empty()) m0.uvs.push_back(m0.uvs[static_cast<std::size_t>(k)]);
       if (!m0.joints.empty())
         m0.joints.push_back(m0.joints[static_cast<std::size_t>(k)]),
@@ -466,12 +634,7 @@ void pack_round_trip(const std::string& path, float pos_tol_fraction) {
     m0.indices.insert(m0.indices.end(), {base, base + 1, base + 2});
   }
   ASSERT_TRUE(edit.validate().ok());
-  pack_context pc;
-  pc.output_path = test::out_path("telltale_packed.d3dmesh");
-  pc.template_file = tb;
-  pc.template_path = path;
-  pc.diags = &d;
-  auto packed = pack_d3dmesh(edit, pc);
+  auto packed = pack_into(path, edit, d);
   ASSERT_TRUE(packed.ok()) << packed.error().to_string();
   auto f = parse_d3dmesh(packed.value());
   EXPECT_EQ(write_d3dmesh(f), packed.value());
@@ -500,6 +663,12 @@ void pack_round_trip(const std::string& path, float pos_tol_fraction) {
       if (!a.normals.empty()) {
         const auto &na = a.normals[a.indices[k]], &nb = b.normals[b.indices[k]];
         EXPECT_GT(na[0] * nb[0] + na[1] * nb[1] + na[2] * nb[2], 0.999f);
+      }
+      if (!a.tangents.empty()) {  // the glb's tangents, within SN8 (1/127 per component)
+        ASSERT_EQ(b.tangents.size(), b.positions.size());
+        const auto &ta = a.tangents[a.indices[k]], &tb = b.tangents[b.indices[k]];
+        EXPECT_GT(ta[0] * tb[0] + ta[1] * tb[1] + ta[2] * tb[2], 0.995f) << mi << " corner " << k;
+        EXPECT_EQ(ta[3], tb[3]) << mi << " corner " << k;
       }
       if (!a.weights.empty()) {
         // same influences (bones by name), weights within UN16
@@ -534,6 +703,104 @@ TEST(Pack, FlashlightIntoTemplateWithinQuantisation) {
 TEST(Pack, UiQuadIntoTemplateWithinQuantisation) {
   RIGRIP_REQUIRE_SAMPLE(p, "telltale/ui_boot_title.d3dmesh");
   pack_round_trip(p, 1.0f / 65535);
+}
+
+// The scene of a sample mesh (empty, with a failure, when it does not read).
+scene read_mesh(const std::string& path) {
+  const auto b = test::read_bytes(path);
+  diagnostics d;
+  auto s = read_d3dmesh(ctx_for(path, b, d));
+  EXPECT_TRUE(s.ok()) << s.error().to_string();
+  return s.ok() ? *s : scene{};
+}
+
+// Packs `edit` into the template at `path` and reads the result back.
+scene pack_and_read(const std::string& path, const scene& edit) {
+  diagnostics d;
+  auto packed = pack_into(path, edit, d);
+  EXPECT_TRUE(packed.ok()) << packed.error().to_string();
+  if (!packed.ok()) return {};
+  auto back = read_d3dmesh(ctx_for(test::out_path("telltale_packed.d3dmesh"), packed.value(), d));
+  EXPECT_TRUE(back.ok()) << back.error().to_string();
+  return back.ok() ? *back : scene{};
+}
+
+// A glb without TANGENT: pack computes them from the UV gradients (scene_ops::tangents_from_uvs),
+// and the file then holds exactly those (within SN8).
+TEST(Pack, WithoutTangentsTheyComeFromUvGradients) {
+  RIGRIP_REQUIRE_SAMPLE(p, "telltale/sk62_clementine_hoodDown.d3dmesh");
+  scene edit = read_mesh(p);
+  ASSERT_FALSE(edit.meshes.empty());
+  for (auto& m : edit.meshes) m.tangents.clear();
+  scene back = pack_and_read(p, edit);
+  ASSERT_EQ(back.meshes.size(), edit.meshes.size());
+  std::size_t corners = 0;
+  for (std::size_t mi = 0; mi < edit.meshes.size(); ++mi) {
+    const auto& a = edit.meshes[mi];
+    const auto& b = back.meshes[mi];
+    const auto expect = scene_ops::tangents_from_uvs(a);
+    ASSERT_EQ(expect.size(), a.positions.size());
+    ASSERT_EQ(b.tangents.size(), b.positions.size());
+    ASSERT_EQ(a.indices.size(), b.indices.size());
+    for (std::size_t k = 0; k < a.indices.size(); ++k, ++corners) {
+      const auto& te = expect[a.indices[k]];
+      const auto& tg = b.tangents[b.indices[k]];
+      EXPECT_GT(te[0] * tg[0] + te[1] * tg[1] + te[2] * tg[2], 0.995f) << mi << " corner " << k;
+      EXPECT_EQ(te[3], tg[3]) << mi << " corner " << k;
+    }
+  }
+  EXPECT_GT(corners, 12000u);
+}
+
+// Vertex colours that vary are exported as COLOR_0 and packed into the template's colour set;
+// tangents that are not unit are renormalised before SN8 would clamp them.
+TEST(Pack, VaryingVertexColoursRoundTrip) {
+  RIGRIP_REQUIRE_SAMPLE(p, "telltale/ui_boot_title.d3dmesh");
+  const scene original = read_mesh(p);
+  scene edit = original;
+  ASSERT_EQ(edit.meshes.size(), 1u);
+  auto& m = edit.meshes[0];
+  for (std::size_t v = 0; v < m.positions.size(); ++v)
+    m.colors.push_back(
+        {0.25f * static_cast<float>(v), 1.0f - 0.2f * static_cast<float>(v), 0.5f, 1.0f});
+  // Tangents of length 3 in the quad's plane (z = 0): clamped per component they would turn.
+  for (auto& t : m.tangents) t = {0.8f, 0.6f, 0, t[3]};
+  const auto unit_tangents = m.tangents;
+  for (auto& t : m.tangents) t = {3 * t[0], 3 * t[1], 3 * t[2], t[3]};
+  scene back = pack_and_read(p, edit);
+  ASSERT_EQ(back.meshes.size(), 1u);
+  const auto& b = back.meshes[0];
+  ASSERT_EQ(b.colors.size(), b.positions.size());
+  EXPECT_EQ(back.metadata["vertex_colors"]["exported"], "COLOR_0");
+  for (std::size_t k = 0; k < m.indices.size(); ++k)
+    for (int c = 0; c < 4; ++c)
+      EXPECT_NEAR(m.colors[m.indices[k]][c], b.colors[b.indices[k]][c], 0.5f / 255 + 1e-6f);
+  for (std::size_t k = 0; k < m.indices.size(); ++k) {
+    const auto &ta = unit_tangents[m.indices[k]], &tb = b.tangents[b.indices[k]];
+    EXPECT_GT(ta[0] * tb[0] + ta[1] * tb[1] + ta[2] * tb[2], 0.995f);
+  }
+  validate_glb(back, "telltale_packed_colours.glb");
+  EXPECT_TRUE(glb_json(back)["meshes"][0]["primitives"][0]["attributes"].contains("COLOR_0"));
+  {  // a template without a colour attribute: the colours are dropped with W_LOSSY
+    auto t = parse_d3dmesh(test::read_bytes(p));
+    std::erase_if(t.mesh.vertex_states[0].attributes,
+                  [](const vertex_attribute& a) { return a.attribute == 5; });
+    const bytes tb = write_d3dmesh(t);
+    pack_context pc;
+    diagnostics d;
+    pc.output_path = test::out_path("telltale_packed_nocolour.d3dmesh");
+    pc.template_file = tb;
+    pc.diags = &d;
+    ASSERT_TRUE(pack_d3dmesh(edit, pc).ok());
+    bool warned = false;
+    for (const auto& w : d.warnings)
+      warned |=
+          w.code == code::w_lossy && w.message.find("colours are dropped") != std::string::npos;
+    EXPECT_TRUE(warned);
+  }
+  // Without colours in the scene, the template's constant (0,0,0,1) is written back.
+  scene plain = pack_and_read(p, original);
+  EXPECT_EQ(plain.metadata["vertex_colors"]["constant"], nlohmann::json({0.0, 0.0, 0.0, 1.0}));
 }
 
 TEST(Pack, NeedsATemplate) {
@@ -592,28 +859,32 @@ TEST(Hostile, MeshAndTextureMutationsNeverCrash) {
 TEST(Hostile, IndexAndPaletteOutOfRangeAreCleanErrors) {
   RIGRIP_REQUIRE_SAMPLE(p, "telltale/sk62_clementine_hoodDown.d3dmesh");
   auto f = parse_d3dmesh(test::read_bytes(p));
+  // The damaged mesh reads as a clean error with this code and words.
+  auto refused = [](const d3dmesh_file& g, code c, const std::string& words) {
+    auto b = write_d3dmesh(g);
+    diagnostics d;
+    auto r = read_d3dmesh(ctx_for("/nonexistent/x.d3dmesh", b, d));
+    ASSERT_FALSE(r.ok()) << words;
+    EXPECT_EQ(r.error().code, c) << r.error().to_string();
+    EXPECT_NE(r.error().message.find(words), std::string::npos) << r.error().message;
+  };
   {  // an index beyond the vertex count
     auto g = f;
     auto& ib = g.mesh.vertex_states[0].index_buffers[0];
     ib.data[0] = 0xFF, ib.data[1] = 0xFF;
-    auto b = write_d3dmesh(g);
-    diagnostics d;
-    auto r = read_d3dmesh(ctx_for("/nonexistent/x.d3dmesh", b, d));
-    ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.error().code, code::bad_value);
-    EXPECT_NE(r.error().message.find("beyond the vertex count"), std::string::npos)
-        << r.error().message;
+    refused(g, code::bad_value, "beyond the vertex count");
   }
   {  // a bone palette entry beyond the palette
     auto g = f;
     auto& vs = g.mesh.vertex_states[0];
     for (const auto& a : vs.attributes)
       if (a.attribute == 4) vs.vertex_buffers[a.buffer_index].data[a.buffer_offset] = 200;
-    auto b = write_d3dmesh(g);
-    diagnostics d;
-    auto r = read_d3dmesh(ctx_for("/nonexistent/x.d3dmesh", b, d));
-    ASSERT_FALSE(r.ok());
-    EXPECT_NE(r.error().message.find("beyond the palette"), std::string::npos) << r.error().message;
+    refused(g, code::bad_value, "beyond the palette");
+  }
+  {  // a batch whose triangles run past the index buffer
+    auto g = f;
+    g.mesh.lods[0].batches[0][0].num_primitives = 0x40000000;
+    refused(g, code::bad_count, "past the index buffer");
   }
   {  // a count past the buffer
     auto b = test::read_bytes(p);

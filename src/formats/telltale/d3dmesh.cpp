@@ -632,7 +632,6 @@ std::vector<std::uint8_t> write_d3dmesh(const d3dmesh_file& f) {
 // ------------------------------------------------------------------ PropertySet texture handles
 
 namespace {
-constexpr std::uint64_t key_normal = 0x1E3F6B9F2550389Dull;    // "Material - Normal Map Texture"
 constexpr std::uint64_t key_detail = 0x4930B970A7FD511Full;    // "Material - Detail Texture"
 constexpr std::uint64_t key_specular = 0xD5B57775DB361670ull;  // "Material - Specular Map Texture"
 constexpr std::uint64_t key_emissive = 0xB3022EA7FD418B40ull;  // "Material - Emissive Texture"
@@ -642,7 +641,7 @@ std::string texture_key_label(std::uint64_t k) {
   switch (k) {
     case key_diffuse_texture:
       return "Material - Diffuse Texture";
-    case key_normal:
+    case key_normal_map_texture:
       return "Material - Normal Map Texture";
     case key_detail:
       return "Material - Detail Texture";
@@ -700,6 +699,15 @@ std::vector<property_texture> property_set_textures(std::span<const std::uint8_t
     // A damaged PropertySet yields the handles read before the damage.
   }
   return out;
+}
+
+std::uint32_t lowest_attribute_set(const vertex_state& vs, std::int32_t attribute) {
+  std::uint32_t best = 0;
+  bool any = false;
+  for (const auto& a : vs.attributes)
+    if (a.attribute == attribute && (!any || a.attribute_index < best))
+      best = a.attribute_index, any = true;
+  return best;
 }
 
 nlohmann::json box_json(const box3& b) { return nlohmann::json{{"min", b.min}, {"max", b.max}}; }

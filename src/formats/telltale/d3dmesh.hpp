@@ -176,6 +176,8 @@ struct property_texture {
     std::span<const std::uint8_t> body);
 inline constexpr std::uint64_t key_diffuse_texture =
     0x8648FA82D1DBEE1Aull;  // "Material - Diffuse Texture"
+inline constexpr std::uint64_t key_normal_map_texture =
+    0x1E3F6B9F2550389Dull;  // "Material - Normal Map Texture"
 [[nodiscard]] std::string texture_key_label(std::uint64_t key);
 
 // `dump --raw`: the whole structure, symbols named where the database knows them.
@@ -191,5 +193,8 @@ bool gfx_decode(std::int32_t format, const std::uint8_t* p, float out[4]);
 // Encodes 4 floats into the format (clamped, rounded); false if unknown.
 bool gfx_encode(std::int32_t format, const float in[4], std::uint8_t* p);
 [[nodiscard]] const char* gfx_attribute_name(std::int32_t a);
+// The lowest set index the vertex state has for an attribute (0 when it has none): the set
+// decode reads and pack writes (the flashlight's only colour set is set 1).
+[[nodiscard]] std::uint32_t lowest_attribute_set(const vertex_state& vs, std::int32_t attribute);
 
 }  // namespace rigrip::telltale

@@ -8,6 +8,7 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -26,6 +27,7 @@
 #include "formats/telltale/d3dtx.hpp"
 #include "formats/telltale/decode.hpp"
 #include "formats/telltale/symbols.hpp"
+#include "scene/tangents.hpp"
 
 namespace rigrip::telltale {
 
@@ -36,6 +38,7 @@ namespace {
 
 // Folders with more .d3dtx files than this are matched by file name only.
 constexpr std::size_t max_inner_name_scan = 4096;
+constexpr std::uint32_t texture_type_normal_map = 3;  // T3Texture mType
 
 // ------------------------------------------------------------------ textures
 
@@ -129,6 +132,42 @@ texture texture_from_file(const texture_file& t, const std::string& name) {
   return out;
 }
 
+// A normal map (T3Texture type 3) as glTF's normalTexture wants it: linear RGB = the tangent
+// space XYZ. The engine samples it through its RenderSwizzleParams: channel i of the value is
+// stored channel swizzle[i] (0..3 = R, G, B, A), so TWDDE's (3,2,1,0) reads X from alpha and Y
+// from blue (the sample's flat map stores R,G,B,A = 255,255,129,128: X 128, Y 129, and 255
+// in green). Z is rebuilt from X and Y (a two-channel map need not store it, and the third
+// channel may hold anything), alpha is opaque. The bytes are the values (mSurfaceGamma 0);
+// a map flagged sRGB (1) has its colour channels decoded to linear first, as the GPU would.
+void to_gltf_normal_map(const texture_file& t, texture& out) {
+  const auto& sw = t.swizzle;
+  const bool applies = sw[0] < 4 && sw[1] < 4 && sw[2] < 4 && sw[3] < 4;
+  std::array<std::uint8_t, 256> lin{};
+  for (int v = 0; v < 256; ++v) {
+    const double c = v / 255.0;
+    lin[static_cast<std::size_t>(v)] = static_cast<std::uint8_t>(
+        std::lround(255.0 * (t.gamma != 1   ? c
+                             : c <= 0.04045 ? c / 12.92
+                                            : std::pow((c + 0.055) / 1.055, 2.4))));
+  }
+  for (std::size_t i = 0; i + 3 < out.rgba.size(); i += 4) {
+    const std::uint8_t px[4] = {lin[out.rgba[i]], lin[out.rgba[i + 1]], lin[out.rgba[i + 2]],
+                                out.rgba[i + 3]};
+    const std::uint8_t xb = applies ? px[sw[0]] : px[0], yb = applies ? px[sw[1]] : px[1];
+    const float x = xb / 127.5f - 1, y = yb / 127.5f - 1;
+    const float z = std::sqrt(std::max(0.0f, 1 - x * x - y * y));
+    out.rgba[i] = xb;
+    out.rgba[i + 1] = yb;
+    out.rgba[i + 2] = static_cast<std::uint8_t>(std::lround((z + 1) * 127.5f));
+    out.rgba[i + 3] = 255;
+  }
+  out.extras["normal_map"] =
+      json{{"swizzle_applied", applies ? json(t.swizzle) : json(nullptr)},
+           {"srgb_decoded", t.gamma == 1},
+           {"z", "rebuilt from x and y"},
+           {"green", "as stored (the stored tangents' handedness is glTF's)"}};
+}
+
 bool has_alpha(const texture& t) {
   for (std::size_t i = 3; i < t.rgba.size(); i += 4)
     if (t.rgba[i] != 255) return true;
@@ -184,6 +223,8 @@ scene d3dtx_scene(const read_context& ctx) {
   s.format = "telltale-d3dtx";
   std::string stem = fs::path(ctx.path).stem().string();
   texture tex = texture_from_file(t, stem);
+  // A normal map on its own is shown (and its PNG written) as the glTF normal map it becomes.
+  if (t.type == texture_type_normal_map) to_gltf_normal_map(t, tex);
   if (t.layout != 0 || t.array_size > 1 || t.depth > 1)
     ctx.warn(code::w_unsupported_part, "texture layout " + std::to_string(t.layout) + " with " +
                                            std::to_string(t.array_size) +
@@ -223,16 +264,58 @@ scene d3dtx_scene(const read_context& ctx) {
   return s;
 }
 
+// How the stored tangents compare with the ones the UV gradients give (README.md).
+struct tangent_stats {
+  std::size_t vertices = 0;        // with a stored tangent
+  std::size_t from_uv = 0;         // stored tangent zero or w = 0: the UV-gradient one is used
+  std::size_t compared = 0;        // stored and UV tangents both usable
+  std::size_t same_direction = 0;  // stored xyz within 60 degrees of the UV gradient's +u
+  std::size_t same_w = 0;          // sign of the stored w = glTF's handedness from the UVs
+};
+
 // Geometry of one LOD's draw batches, with the skin expressed as palette symbols.
 struct decoded_batch {
   mesh me;                             // joints hold indices into `symbols`
   std::vector<std::uint64_t> symbols;  // the palette this batch's joints index
+  tangent_stats tangents;
 };
+
+// Stored tangents to glTF's: xyz as stored, w = sign of the stored w. Measured against
+// the UV gradients (README.md), the stored xyz is the +u direction and the stored w is glTF's
+// handedness (cross(n, t) * w points to decreasing v, the image's up) on all but a few
+// seam vertices of the samples. Tangents stored as zero or with w = 0 take the UV-gradient one.
+tangent_stats finish_tangents(mesh& me) {
+  tangent_stats st;
+  if (me.tangents.empty()) return st;
+  st.vertices = me.tangents.size();
+  const bool has_uv = me.uvs.size() == me.positions.size();
+  // Without UVs every vertex gets a unit vector perpendicular to its normal.
+  const std::vector<vec4> uvt = scene_ops::tangents_from_uvs(
+      me.positions, me.normals,
+      has_uv ? me.uvs : std::vector<vec2>(me.positions.size(), vec2{0, 0}), me.indices);
+  for (std::size_t i = 0; i < me.tangents.size(); ++i) {
+    vec4& t = me.tangents[i];
+    const bool stored = (t[0] != 0 || t[1] != 0 || t[2] != 0) && t[3] != 0;
+    if (stored && has_uv && i < uvt.size()) {
+      const vec4& u = uvt[i];
+      ++st.compared;
+      if (t[0] * u[0] + t[1] * u[1] + t[2] * u[2] > 0.5f) ++st.same_direction;
+      if ((t[3] < 0) == (u[3] < 0)) ++st.same_w;
+    }
+    if (stored) {
+      t[3] = t[3] < 0 ? -1.0f : 1.0f;
+    } else {
+      ++st.from_uv;
+      t = i < uvt.size() ? uvt[i] : vec4{1, 0, 0, 1};
+    }
+  }
+  return st;
+}
 
 // The buffers and attributes one LOD reads its vertices from, checked once.
 struct lod_source {
   const gfx_buffer* ib = nullptr;
-  attr_ref pos, nrm, uv, bw, bi;
+  attr_ref pos, nrm, tan, uv, bw, bi, col;
   std::uint32_t nverts = 0;
   const texcoord_transform* uvx = nullptr;  // UV set 0's scale/offset, if any
   bool skinned = false;
@@ -264,6 +347,8 @@ lod_source lod_source_of(const d3dmesh_file& f, std::size_t lod_index) {
                "index buffer stride " + std::to_string(src.ib->stride) + " (2 or 4 expected)",
                f.mesh_data_offset);
   src.pos = find_attr(vs, 0, 0), src.nrm = find_attr(vs, 1, 0), src.uv = find_attr(vs, 6, 0);
+  src.tan = src.nrm.a ? find_attr(vs, 2, 0) : attr_ref{};
+  src.col = find_attr(vs, 5, lowest_attribute_set(vs, 5));
   src.bw = find_attr(vs, 3, 0), src.bi = find_attr(vs, 4, 0);
   if (!src.pos.a)
     core::fail(code::unsupported_feature, "no position attribute in a known format",
@@ -292,6 +377,23 @@ void append_vertex(const d3dmesh_file& f, const lod_source& src, std::uint32_t v
         read_attr(src.nrm, v, n) ? std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]) : 0.0f;
     me.normals.push_back(len > 1e-6f && std::isfinite(len) ? vec3{n[0] / len, n[1] / len, n[2] / len}
                                                            : vec3{0, 1, 0});
+  }
+  if (src.tan.a) {  // as stored (xyz renormalised, w raw); finish_tangents settles them
+    float len =
+        read_attr(src.tan, v, t) ? std::sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]) : 0.0f;
+    vec4 tt{0, 0, 0, 0};
+    if (len > 1e-6f && std::isfinite(len) && std::isfinite(t[3])) {
+      tt = {t[0] / len, t[1] / len, t[2] / len, t[3]};
+      // A mirroring texture-coordinate transform mirrors the tangent frame with the UVs.
+      if (src.uvx && src.uvx->scale[0] < 0) tt = {-tt[0], -tt[1], -tt[2], tt[3]};
+      if (src.uvx && (src.uvx->scale[0] < 0) != (src.uvx->scale[1] < 0)) tt[3] = -tt[3];
+    }
+    me.tangents.push_back(tt);
+  }
+  if (src.col.a) {
+    float c[4] = {0, 0, 0, 1};
+    read_attr(src.col, v, c);
+    me.colors.push_back({c[0], c[1], c[2], c[3]});
   }
   if (src.uv.a) {
     if (!read_attr(src.uv, v, t)) t[0] = t[1] = 0;
@@ -367,6 +469,7 @@ decoded_batch decode_batch(const d3dmesh_file& f, const lod_source& src, std::si
     if (fresh) append_vertex(f, src, v, palette, d.me);
     d.me.indices.push_back(it->second);
   }
+  d.tangents = finish_tangents(d.me);
   d.me.extras = json{{"batch", bi_},
                      {"lod", lod_index},
                      {"usage", b.usage},
@@ -552,11 +655,12 @@ struct texture_finder {
   const read_context& ctx;
   scene& s;
   std::shared_ptr<texture_index> files;
-  std::map<std::uint64_t, int> texture_of;  // texture symbol -> scene texture (-1: not found)
-  std::vector<std::string> missing;
+  // (texture symbol, used as a normal map) -> scene texture (-1: not found)
+  std::map<std::pair<std::uint64_t, bool>, int> texture_of;
+  std::vector<std::string> missing, missing_normal_maps;
 
-  int find(std::uint64_t sym) {
-    if (auto it = texture_of.find(sym); it != texture_of.end()) return it->second;
+  int find(std::uint64_t sym, bool normal_map = false) {
+    if (auto it = texture_of.find({sym, normal_map}); it != texture_of.end()) return it->second;
     if (!files) files = index_textures(ctx.path);
     std::string path = find_texture_file(*files, sym);
     int idx = -1;
@@ -565,14 +669,15 @@ struct texture_finder {
       if (b) try {
           texture_file tf = parse_d3dtx(b.value());
           s.textures.push_back(texture_from_file(tf, fs::path(path).stem().string()));
+          if (normal_map) to_gltf_normal_map(tf, s.textures.back());
           idx = static_cast<int>(s.textures.size() - 1);
           s.textures.back().extras["alpha_mode_value"] = tf.alpha_mode;
         } catch (const core::failure& e) {
           ctx.warn(code::w_fallback, "texture '" + path + "' not decoded: " + e.error().message);
         }
     }
-    if (idx < 0) missing.push_back(hex16(sym));
-    texture_of[sym] = idx;
+    if (idx < 0) (normal_map ? missing_normal_maps : missing).push_back(hex16(sym));
+    texture_of[{sym, normal_map}] = idx;
     return idx;
   }
 };
@@ -588,6 +693,12 @@ material material_of(const d3dmesh_file& f, const mesh_material& mm, texture_fin
     if (res.name != mm.handle || res.type != crc64("PropertySet")) continue;
     for (const auto& [k, v] : property_set_textures(res.body)) {
       tex[texture_key_label(k)] = hex16(v);
+      if (k == key_normal_map_texture) {  // tangent space; glTF uses it where meshes have tangents
+        mt.normal_texture = textures.find(v, true);
+        if (mt.normal_texture >= 0)
+          tex[texture_key_label(k)] =
+              s.textures[static_cast<std::size_t>(mt.normal_texture)].name + ".d3dtx";
+      }
       if (k == key_diffuse_texture) {
         mt.texture = textures.find(v);
         if (mt.texture >= 0) {
@@ -605,6 +716,43 @@ material material_of(const d3dmesh_file& f, const mesh_material& mm, texture_fin
                    {"flags", mm.flags},
                    {"textures", tex}};
   return mt;
+}
+
+// Vertex colours become COLOR_0 only when they carry information (differ between vertices):
+// the engine's use of the attribute is unknown, and a constant such as the samples' (0,0,0,1)
+// would only multiply the base colour (black). A constant is recorded in each mesh's extras
+// (`vertex_color`) and in metadata.vertex_colors instead; pack writes it back from the template.
+json settle_vertex_colours(const lod_source& src, std::vector<decoded_batch>& batches) {
+  std::optional<vec4> first;
+  bool constant = true;
+  std::size_t n = 0;
+  for (const auto& d : batches)
+    for (const auto& c : d.me.colors) {
+      ++n;
+      if (!first)
+        first = c;
+      else if (c != *first)
+        constant = false;
+    }
+  if (!first || !src.col.a) return nullptr;
+  json info{{"vertices", n},
+            {"format", gfx_format_name(src.col.a->format)},
+            {"set", src.col.a->attribute_index}};
+  if (!constant) {
+    info["exported"] = "COLOR_0";
+    return info;
+  }
+  info["exported"] = false;
+  info["constant"] = *first;
+  info["why"] =
+      "every vertex holds the same colour: no information, and as COLOR_0 it would "
+      "multiply the base colour";
+  for (auto& d : batches) {
+    if (d.me.colors.empty()) continue;
+    d.me.colors.clear();
+    d.me.extras["vertex_color"] = *first;
+  }
+  return info;
 }
 
 // metadata.lods: a summary of every LOD (one, LOD 0 or --lod N, becomes geometry).
@@ -648,6 +796,11 @@ scene d3dmesh_scene(const read_context& ctx) {
 
   texture_finder textures{ctx, s, nullptr, {}, {}};
   for (const auto& mm : f.mesh.materials) s.materials.push_back(material_of(f, mm, textures, s));
+  if (!textures.missing_normal_maps.empty())
+    ctx.warn(code::w_fallback,
+             std::to_string(textures.missing_normal_maps.size()) +
+                 " normal maps are not next to the mesh: " + textures.missing_normal_maps.front() +
+                 (textures.missing_normal_maps.size() > 1 ? ", ..." : ""));
   const std::vector<std::string>& missing_textures = textures.missing;
   if (!missing_textures.empty())
     ctx.warn(code::w_fallback, std::to_string(missing_textures.size()) +
@@ -655,6 +808,14 @@ scene d3dmesh_scene(const read_context& ctx) {
                                    "file name or of its inner name): " +
                                    missing_textures.front() +
                                    (missing_textures.size() > 1 ? ", ..." : ""));
+  const json colours =
+      f.mesh.lods.empty() ? json() : settle_vertex_colours(lod_source_of(f, lod), batches);
+  tangent_stats ts;
+  for (const auto& d : batches) {
+    ts.vertices += d.tangents.vertices, ts.from_uv += d.tangents.from_uv;
+    ts.compared += d.tangents.compared, ts.same_direction += d.tangents.same_direction;
+    ts.same_w += d.tangents.same_w;
+  }
   for (auto& d : batches) s.meshes.push_back(std::move(d.me));
 
   s.metadata = json{{"mesh_name", f.name},
@@ -666,7 +827,16 @@ scene d3dmesh_scene(const read_context& ctx) {
                     {"bounds", box_json(f.mesh.box)},
                     {"materials", f.mesh.materials.size()}};
   if (!skel_info.is_null()) s.metadata["skeleton"] = skel_info;
+  if (!colours.is_null()) s.metadata["vertex_colors"] = colours;
+  if (ts.vertices)
+    s.metadata["tangents"] = json{{"vertices", ts.vertices},
+                                  {"from_uv_gradients", ts.from_uv},
+                                  {"compared_with_uv_gradients", ts.compared},
+                                  {"same_direction_as_uv_gradients", ts.same_direction},
+                                  {"same_handedness_as_uv_gradients", ts.same_w}};
   if (!missing_textures.empty()) s.metadata["missing_textures"] = missing_textures;
+  if (!textures.missing_normal_maps.empty())
+    s.metadata["missing_normal_maps"] = textures.missing_normal_maps;
   return s;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "core/byte_reader.hpp"
@@ -12,6 +13,7 @@
 #include "formats/telltale/d3dmesh.hpp"
 #include "formats/telltale/encode.hpp"
 #include "formats/telltale/symbols.hpp"
+#include "scene/tangents.hpp"
 
 namespace rigrip::telltale {
 
@@ -22,6 +24,7 @@ struct vtx {
   vec3 n{0, 1, 0};
   vec4 t{1, 0, 0, 1};
   vec2 uv{0, 0};
+  std::optional<vec4> colour;  // none: the template's first vertex's colour stays
   std::array<std::uint16_t, 4> j{0, 0, 0, 0};      // palette indices
   std::array<std::uint16_t, 4> w{65535, 0, 0, 0};  // quantised, sum 65535
 };
@@ -99,40 +102,6 @@ std::vector<vec3> face_normals(const mesh& m) {
     v = l > 1e-12f ? vec3{v[0] / l, v[1] / l, v[2] / l} : vec3{0, 1, 0};
   }
   return n;
-}
-
-// Per-vertex tangents from the UV gradients (w = handedness), orthogonal to the normal.
-void make_tangents(std::vector<vtx>& v, const std::vector<std::uint32_t>& tris) {
-  std::vector<vec3> tan(v.size(), vec3{0, 0, 0}), bit(v.size(), vec3{0, 0, 0});
-  for (std::size_t t = 0; t + 2 < tris.size(); t += 3) {
-    const vtx &a = v[tris[t]], &b = v[tris[t + 1]], &c = v[tris[t + 2]];
-    float du1 = b.uv[0] - a.uv[0], dv1 = b.uv[1] - a.uv[1], du2 = c.uv[0] - a.uv[0],
-          dv2 = c.uv[1] - a.uv[1];
-    float det = du1 * dv2 - du2 * dv1;
-    if (std::fabs(det) < 1e-12f) continue;
-    float r = 1.0f / det;
-    for (int i = 0; i < 3; ++i) {
-      float e1 = b.p[i] - a.p[i], e2 = c.p[i] - a.p[i];
-      float sd = (e1 * dv2 - e2 * dv1) * r, td = (e2 * du1 - e1 * du2) * r;
-      for (int k = 0; k < 3; ++k)
-        tan[tris[t + static_cast<std::size_t>(k)]][i] += sd,
-            bit[tris[t + static_cast<std::size_t>(k)]][i] += td;
-    }
-  }
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    const vec3& n = v[i].n;
-    vec3 t = tan[i];
-    float d = n[0] * t[0] + n[1] * t[1] + n[2] * t[2];
-    for (int k = 0; k < 3; ++k) t[k] -= n[k] * d;
-    float l = std::sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
-    if (l < 1e-12f) {  // any vector perpendicular to the normal
-      t = std::fabs(n[0]) < 0.9f ? vec3{0, -n[2], n[1]} : vec3{n[2], 0, -n[0]};
-      l = std::sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
-    }
-    vec3 c{n[1] * t[2] - n[2] * t[1], n[2] * t[0] - n[0] * t[2], n[0] * t[1] - n[1] * t[0]};
-    float hand = c[0] * bit[i][0] + c[1] * bit[i][1] + c[2] * bit[i][2] < 0 ? -1.0f : 1.0f;
-    v[i].t = {t[0] / l, t[1] / l, t[2] / l, hand};
-  }
 }
 
 // D3D "triangle list with adjacency": v0, n01, v1, n12, v2, n20 where nXY is the far vertex
@@ -330,11 +299,32 @@ gathered gather_meshes(const scene& s, const mesh_data& m, palette_map& pal) {
     const skeleton* sk = me.skeleton >= 0 && static_cast<std::size_t>(me.skeleton) < s.skeletons.size()
                              ? &s.skeletons[static_cast<std::size_t>(me.skeleton)]
                              : nullptr;
+    // The glb's own tangents when it has them, else from the UV gradients (glTF's handedness).
+    std::vector<vec2> uvs = me.uvs;
+    uvs.resize(me.positions.size(), vec2{0, 0});
+    std::vector<vec4> tangents = me.tangents;
+    if (tangents.size() != me.positions.size())
+      tangents = scene_ops::tangents_from_uvs(me.positions, normals, uvs, me.indices);
+    // Another tool's tangents need not be unit: SN8 would clamp them. Zero ones take the UV one.
+    std::vector<vec4> fallback;
+    for (std::size_t v = 0; v < tangents.size(); ++v) {
+      auto& t = tangents[v];
+      const float l = std::sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
+      if (l > 1e-6f && std::isfinite(l)) {
+        t = {t[0] / l, t[1] / l, t[2] / l, t[3] < 0 ? -1.0f : 1.0f};
+        continue;
+      }
+      if (fallback.empty())
+        fallback = scene_ops::tangents_from_uvs(me.positions, normals, uvs, me.indices);
+      t = fallback[v];
+    }
     for (std::size_t v = 0; v < me.positions.size(); ++v) {
       vtx x;
       x.p = me.positions[v];
       x.n = normals[v];
+      if (v < tangents.size()) x.t = tangents[v];
       if (v < me.uvs.size()) x.uv = me.uvs[v];
+      if (v < me.colors.size()) x.colour = me.colors[v];
       if (pal.palette && !skin_vertex(me, v, sk, pal, x)) ++g.unskinned;
       g.verts.push_back(x);
     }
@@ -399,11 +389,13 @@ void write_vertex_buffers(d3dmesh_file& f, vertex_state& vs, const std::vector<v
         tx->scale[c] = ext > 0 ? ext : 1;
         tx->offset[c] = uvs.min[c];
       }
-    if (a.attribute == 5) continue;  // colour: the template's first vertex, copied above
+    // Colour: the scene's in the set decode reads; else the template's first vertex, copied above.
+    if (a.attribute == 5 && a.attribute_index != lowest_attribute_set(vs, 5)) continue;
     gfx_buffer& b = vs.vertex_buffers[a.buffer_index];
     for (std::uint32_t v = 0; v < nverts; ++v) {
       std::uint8_t* out = b.data.data() + std::size_t{v} * b.stride + a.buffer_offset;
       const vtx& x = verts[v];
+      if (a.attribute == 5 && !x.colour) continue;
       if (a.attribute == 3 && a.format == 26) {  // UN16x4 weights: exactly the quantised sums
         for (int c = 0; c < 4; ++c)
           out[2 * c] = static_cast<std::uint8_t>(x.w[c]),
@@ -426,6 +418,9 @@ void write_vertex_buffers(d3dmesh_file& f, vertex_state& vs, const std::vector<v
           break;
         case 4:
           for (int c = 0; c < 4; ++c) in[c] = x.j[c];
+          break;
+        case 5:
+          for (int c = 0; c < 4; ++c) in[c] = (*x.colour)[c];
           break;
         case 6:
           for (int c = 0; c < 2; ++c)
@@ -591,9 +586,6 @@ result<bytes> pack_d3dmesh(const scene& s, const pack_context& ctx) {
       ctx.warn(code::w_lossy,
                std::to_string(pal.added) + " bones were not in the template's palette; appended");
     const std::uint32_t nverts = static_cast<std::uint32_t>(verts.size());
-    std::vector<std::uint32_t> all_tris;
-    for (const auto& b : g.batches) all_tris.insert(all_tris.end(), b.tris.begin(), b.tris.end());
-    make_tangents(g.verts, all_tris);
 
     box3 total = bounds_of(verts, 0, nverts);
     const vertex_attribute* pos_attr = nullptr;
@@ -602,6 +594,9 @@ result<bytes> pack_d3dmesh(const scene& s, const pack_context& ctx) {
     if (!pos_attr) core::fail(code::bad_value, "the template has no position attribute");
     set_position_ranges(f, m, total, *pos_attr);
     write_vertex_buffers(f, vs, verts, *pos_attr, uv_range_of(verts));
+    if (!has_attr(5) &&
+        std::any_of(verts.begin(), verts.end(), [](const vtx& v) { return v.colour.has_value(); }))
+      ctx.warn(code::w_lossy, "the template has no colour attribute: vertex colours are dropped");
     bool uv_other = std::any_of(
         vs.attributes.begin(), vs.attributes.end(),
         [](const vertex_attribute& a) { return a.attribute == 6 && a.attribute_index != 0; });
