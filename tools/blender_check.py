@@ -210,6 +210,10 @@ def check(glb, info, fps, character, measure_height=True):
         if any(abs(c - 1) > 1e-4 for c in sc) or any(abs(c - 1) > 1e-4 for c in a.scale):
             err.append("armature '%s' scale %s (world %s), expected 1" % (a.name, tuple(a.scale), tuple(sc)))
     clips = [c for c in info.get("animations", []) if c.get("tracks", 0) > 0]
+    # A camera clip becomes one action per camera it moves.
+    for c in info.get("camera_animations", []):
+        if c.get("tracks", 0) > 0:
+            clips += [c] * max(1, len(c.get("cameras", [])))
     actions = list(bpy.data.actions)
     row["actions"], row["clips"] = len(actions), len(clips)
     if len(actions) != len(clips):
@@ -232,6 +236,29 @@ def check(glb, info, fps, character, measure_height=True):
     if gflips:
         err.append("%d quaternion sign flips between consecutive keys in the file (%s)" %
                    (gflips, ", ".join(gwhere[:3])))
+    # Cameras: one camera object each; an animated one moves between its action's first and
+    # last frame.
+    cams = [o for o in objs if o.type == "CAMERA"]
+    want_cams = len(info.get("cameras", []))
+    row["cameras"], row["source_cameras"] = len(cams), want_cams
+    if len(cams) != want_cams:
+        err.append("camera objects %d != source cameras %d" % (len(cams), want_cams))
+    moved = []
+    for o in cams:
+        act = o.animation_data.action if o.animation_data else None
+        if not act:
+            continue
+        f0, f1 = act.frame_range
+        bpy.context.scene.frame_set(int(round(f0)))
+        p0 = o.matrix_world.translation.copy()
+        bpy.context.scene.frame_set(int(round(f1)))
+        p1 = o.matrix_world.translation.copy()
+        moved.append(round((p1 - p0).length, 4))
+    row["camera_moves_m"] = moved
+    animated = sum(len(c.get("cameras", [])) for c in info.get("camera_animations", []))
+    if animated and len([m for m in moved if m > 1e-4]) < animated:
+        err.append("animated cameras %d, but only %d move between first and last frame (%s)" %
+                   (animated, len([m for m in moved if m > 1e-4]), moved))
     # Height in the first frame of the first clip (FF7's rest pose is every bone along one
     # axis, not a standing figure), else in the bind pose.
     first = None
@@ -252,6 +279,8 @@ def check(glb, info, fps, character, measure_height=True):
                  for w in info.get("warnings", []))
     if not measure_height:
         row["height_check"] = "skipped: synthetic example file"
+    elif cams and not any(o.type in ("MESH", "ARMATURE") for o in objs):
+        row["height_check"] = "skipped: cameras only"
     elif no_rig:  # unparented symbol nodes: the file alone has no rest pose to measure
         row["height_check"] = "skipped: converted without its skeleton file"
     elif is_flat_card(objs):
