@@ -255,6 +255,20 @@ def check(glb, info, fps, character, measure_height=True):
         p1 = o.matrix_world.translation.copy()
         moved.append(round((p1 - p0).length, 4))
     row["camera_moves_m"] = moved
+    # An aim camera (extras "target", the look-at point at its first key, source axes: glTF's
+    # Y-up, Blender's Z-up) must look at it in its first frame: checks the -Z convention end to end.
+    for o in cams:
+        if "target" not in o.keys() or not o.animation_data or not o.animation_data.action:
+            continue
+        t = o["target"]
+        bpy.context.scene.frame_set(int(round(o.animation_data.action.frame_range[0])))
+        mw = o.matrix_world
+        want = (mathutils.Vector((t[0], -t[2], t[1])) - mw.translation).normalized()
+        fwd = (mw.to_quaternion() @ mathutils.Vector((0, 0, -1))).normalized()
+        deg = math.degrees(fwd.angle(want))
+        row.setdefault("camera_aim_error_deg", []).append(round(deg, 4))
+        if deg > 0.5:
+            err.append("camera '%s' looks %.2f degrees away from its target" % (o.name, deg))
     animated = sum(len(c.get("cameras", [])) for c in info.get("camera_animations", []))
     if animated and len([m for m in moved if m > 1e-4]) < animated:
         err.append("animated cameras %d, but only %d move between first and last frame (%s)" %
@@ -313,9 +327,10 @@ def main():
             character = os.path.basename(e["input"]) in a["characters"]
             row = check(out, info, fps, character, rep not in a["no_height"])
             rows.append(row)
-            print("%-6s %s bones %s/%s actions %s/%s height %s m %s" % (
+            print("%-6s %s bones %s/%s actions %s/%s cameras %s/%s height %s m %s" % (
                 "FAIL" if row["errors"] else "ok", out, row.get("bones"), row.get("source_bones"),
-                row.get("actions"), row.get("clips"), row.get("height_m"), "; ".join(row["errors"])), flush=True)
+                row.get("actions"), row.get("clips"), row.get("cameras"), row.get("source_cameras"),
+                row.get("height_m"), "; ".join(row["errors"])), flush=True)
     failed = sum(1 for r in rows if r["errors"])
     seconds = round(time.monotonic() - start, 1)
     if a["json"]:

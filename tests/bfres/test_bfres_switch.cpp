@@ -449,10 +449,14 @@ TEST(SwitchCamera, DamagedCameraGivesClearErrors) {
   const std::size_t entry = f.external_files[0].entry_at;
   d[entry + 8] = 0xFF, d[entry + 9] = 0xFF;
   expect_error(d, code::bad_offset, "lies outside the file");
-  // The dictionary counts 2 files, the header 1.
+  // The dictionary counts 2 files, the header 1: its third node is string bytes.
   d = good;
   d[f.dicts[11]->at + 4] = 2;
-  expect_error(d, code::bad_value, "links past");
+  expect_error(d, code::bad_offset, "outside the file");
+  // The header counts 2 embedded files, the dictionary 1.
+  d = good;
+  d[0xC8] = 2;
+  expect_error(d, code::bad_count, "does not have the 2 entries");
 }
 
 // The real .bcamanim files of the event pack: three animated cameras, valid glbs.

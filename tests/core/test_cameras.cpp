@@ -2,6 +2,7 @@
 // and streamed text agree), and the glTF writer's cameras, camera nodes and camera clips
 // (validator: 0 errors, 0 warnings; read back with tinygltf).
 #include <cmath>
+#include <cstring>
 
 #include <gtest/gtest.h>
 #include <tiny_gltf.h>
@@ -42,13 +43,13 @@ scene camera_scene() {
   track t;
   t.bone = "Cam";
   t.path = path::translation;
-  t.times = {0.5f, 1.5f};  // held from 0 and to 2 s by the writer
+  t.times = {0.5f, 1.5f};  // held from 0 and to 2 s by the writer (every track starts late)
   t.values = {0, 0, 10, 0, 0, 20};
   a.tracks.push_back(t);
   track r;
   r.bone = "Cam";
   r.path = path::rotation;
-  r.times = {0, 2};
+  r.times = {0.5f, 1.5f};
   r.values = {0, 0, 0, 1, 0, 0.70710678f, 0, 0.70710678f};
   a.tracks.push_back(r);
   a.lens.push_back({"Cam", interpolation::linear, {0, 2}, {0.6f, 0.4f}});
@@ -187,7 +188,11 @@ TEST(Cameras, GltfHasCamerasNodesAndAnimatedChannels) {
   EXPECT_EQ(in.count, 4u);
   EXPECT_NEAR(in.maxValues[0], 2.0, 1e-6);
   const auto& out = m.accessors[static_cast<std::size_t>(a.samplers[0].output)];
-  EXPECT_NEAR(out.maxValues[2], 40.0, 1e-5);
+  const auto& view = m.bufferViews[static_cast<std::size_t>(out.bufferView)];
+  ASSERT_EQ(out.count, 4u);
+  float last[3];
+  std::memcpy(last, m.buffers[0].data.data() + view.byteOffset + out.byteOffset + 3 * 12, 12);
+  EXPECT_NEAR(last[2], 40.0f, 1e-5);  // the last key (20) held to the end, doubled
   EXPECT_TRUE(a.extras.Has("lens"));
 }
 
