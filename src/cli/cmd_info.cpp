@@ -1,4 +1,5 @@
 // rigrip info: what a file holds (format, skeletons, animations, meshes, textures, warnings).
+#include <algorithm>
 #include <set>
 
 #include <fmt/core.h>
@@ -57,14 +58,21 @@ json scene_summary(const scene& s) {
     for (const auto& a : s.camera_animations) {
       std::size_t keys = 0;
       for (const auto& t : a.tracks) keys += t.times.size();
-      std::set<std::string> moved;
-      for (const auto& t : a.tracks) moved.insert(t.bone);
+      std::set<std::string> moved, moving;  // cameras with tracks; those whose position changes
+      for (const auto& t : a.tracks) {
+        moved.insert(t.bone);
+        if (t.path == path::translation && t.values.size() > 3 &&
+            !std::equal(t.values.begin() + 3, t.values.end(), t.values.begin(),
+                        [&, i = std::size_t{0}](float v, float) mutable { return v == t.values[i++ % 3]; }))
+          moving.insert(t.bone);
+      }
       j["camera_animations"].push_back(json{{"name", a.name},
                                             {"duration", a.duration},
                                             {"fps", a.fps ? json(*a.fps) : json(nullptr)},
                                             {"tracks", a.tracks.size()},
                                             {"keys", keys},
-                                            {"cameras", moved}});
+                                            {"cameras", moved},
+                                            {"moving_cameras", moving}});
     }
   }
   if (!s.metadata.empty()) j["metadata"] = s.metadata;

@@ -975,11 +975,17 @@ void add_cameras(const scene& s, const write_options& o, tg::Model& m, builder& 
   for (const auto& ga : m.animations) names.insert(ga.name);
   for (const auto& ca : s.camera_animations) {
     if (!clip_selected(ca.name, o.clips)) continue;
-    animation a;  // the transform tracks, held from 0 to the duration as skeletal clips are
+    // Each camera is its own object (an action per camera in Blender): every track is held
+    // from 0 to the clip's duration on its own, as a skeletal clip's tracks are together.
+    animation a;
     a.name = ca.name;
-    a.duration = ca.duration;
-    a.tracks = ca.tracks;
-    hold_clip_until_duration(a);
+    for (const auto& t : ca.tracks) {
+      animation one;
+      one.duration = ca.duration;
+      one.tracks = {t};
+      hold_clip_until_duration(one);
+      a.tracks.push_back(std::move(one.tracks[0]));
+    }
     tg::Animation ga;
     ga.name = short_unique_name(ca.name, names);
     for (const auto& t : a.tracks) {

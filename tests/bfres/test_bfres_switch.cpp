@@ -726,3 +726,23 @@ TEST(Switch, WiiUAndSwitchFilesOfTheSameAnimationDecodeAlike) {
 }
 
 }  // namespace
+
+namespace {
+
+// examples/bfres holds camera files made by these tests' writers (never game files), so the
+// README's main job, the Blender check and the hostile mutation campaign see cameras:
+// RIGRIP_REGEN=1 rewrites them; otherwise they must match.
+TEST(SwitchCamera, ExamplesMatchTheBuilders) {
+  const std::string examples = std::string(RIGRIP_SOURCE_DIR) + "/examples/bfres/";
+  const std::vector<std::pair<std::string, std::vector<std::uint8_t>>> files{
+      {examples + "camera_dolly.bcamanim", bcamanim_file(dolly_keys(), 60)},
+      {examples + "scene_cameras_wiiu.bfres", bfres_test::build_scene_fres("Cut01", scene_cameras())},
+      {examples + "scene_cameras_switch.bfres", switch_scene_file("Cut01", scene_cameras())}};
+  const char* regen = std::getenv("RIGRIP_REGEN");
+  for (const auto& [path, bytes] : files) {
+    if (regen && std::string(regen) == "1") test::write_bytes(path, bytes);
+    EXPECT_EQ(test::read_bytes(path), bytes) << path;
+  }
+}
+
+}  // namespace

@@ -237,6 +237,8 @@ std::size_t add_scene_cameras(const file& f, double fps, std::uint64_t sample_li
       pose(0, cam.translation, cam.rotation);
       cam.extras = {{"rotation_mode", c.euler_zxy() ? "euler_zxy" : "aim"}, {"source", "FCAM"}, {"scene_animation", sa.name},
                     {"flags", c.flags}, {"loop", c.loop()}, {"frame_count", c.frame_count}};
+      if (!c.euler_zxy())  // the look-at point of the first frame (checked by the Blender check)
+        cam.extras["target"] = {camera_value(c, 7, 0), camera_value(c, 8, 0), camera_value(c, 9, 0)};
       track tt, rt;
       tt.bone = rt.bone = cam.name;
       tt.path = path::translation;
