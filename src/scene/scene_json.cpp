@@ -77,6 +77,21 @@ bool get_vec(const json& j, std::array<float, N>& out, const std::string& where 
   for (std::size_t i = 0; i < N; ++i) out[i] = to_float(j[i], where);
   return true;
 }
+// A track; `target` names the key of its bone ("bone") or camera ("camera").
+json track_json(const track& t, const char* target) {
+  json vals = json::array();
+  const std::size_t n = static_cast<std::size_t>(components(t.path));
+  for (std::size_t i = 0; i + n <= t.values.size(); i += n) {
+    json v = json::array();
+    for (std::size_t c = 0; c < n; ++c) v.push_back(num(t.values[i + c]));
+    vals.push_back(std::move(v));
+  }
+  return json{{target, t.bone},
+              {"path", std::string(to_string(t.path))},
+              {"interpolation", std::string(to_string(t.interpolation))},
+              {"times", arr(t.times)},
+              {"values", std::move(vals)}};
+}
 }  // namespace
 
 json to_json(const scene& s) {
@@ -102,20 +117,7 @@ json to_json(const scene& s) {
   out["animations"] = json::array();
   for (const auto& a : s.animations) {
     json jt = json::array();
-    for (const auto& t : a.tracks) {
-      json vals = json::array();
-      std::size_t n = static_cast<std::size_t>(components(t.path));
-      for (std::size_t i = 0; i + n <= t.values.size(); i += n) {
-        json v = json::array();
-        for (std::size_t c = 0; c < n; ++c) v.push_back(num(t.values[i + c]));
-        vals.push_back(std::move(v));
-      }
-      jt.push_back(json{{"bone", t.bone},
-                        {"path", std::string(to_string(t.path))},
-                        {"interpolation", std::string(to_string(t.interpolation))},
-                        {"times", arr(t.times)},
-                        {"values", std::move(vals)}});
-    }
+    for (const auto& t : a.tracks) jt.push_back(track_json(t, "bone"));
     json ja{{"name", a.name},
             {"skeleton", a.skeleton},
             {"duration", a.duration},
@@ -185,20 +187,7 @@ json to_json(const scene& s) {
     out["camera_animations"] = json::array();
     for (const auto& a : s.camera_animations) {
       json jt = json::array();
-      for (const auto& t : a.tracks) {
-        json vals = json::array();
-        const std::size_t n = static_cast<std::size_t>(components(t.path));
-        for (std::size_t i = 0; i + n <= t.values.size(); i += n) {
-          json v = json::array();
-          for (std::size_t c = 0; c < n; ++c) v.push_back(num(t.values[i + c]));
-          vals.push_back(std::move(v));
-        }
-        jt.push_back(json{{"camera", t.bone},
-                          {"path", std::string(to_string(t.path))},
-                          {"interpolation", std::string(to_string(t.interpolation))},
-                          {"times", arr(t.times)},
-                          {"values", std::move(vals)}});
-      }
+      for (const auto& t : a.tracks) jt.push_back(track_json(t, "camera"));
       json ja{{"name", a.name},
               {"duration", a.duration},
               {"fps", a.fps ? json(*a.fps) : json(nullptr)},

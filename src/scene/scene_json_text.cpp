@@ -216,13 +216,8 @@ void put_skeleton(writer& w, const skeleton& sk) {
 void put_track(writer& w, const track& t, std::string_view target = "bone") {
   std::string& o = w.o_;
   w.open('{');
-  if (target == "bone") {
-    w.key("bone");
-    put_string(o, t.bone);
-  } else {
-    w.key(target);  // "camera": sorts before "interpolation" as "bone" does
-    put_string(o, t.bone);
-  }
+  w.key(target);  // "bone" or "camera": both sort before "interpolation"
+  put_string(o, t.bone);
   w.key("interpolation");
   put_string(o, to_string(t.interpolation));
   w.key("path");
@@ -240,9 +235,10 @@ void put_track(writer& w, const track& t, std::string_view target = "bone") {
   w.close('}');
 }
 
-void put_animation(writer& w, const animation& a) {
+// The keys a skeletal and a camera clip share, in sorted order: duration, extras, fps.
+template <class Clip>
+void put_clip_timing(writer& w, const Clip& a) {
   std::string& o = w.o_;
-  w.open('{');
   w.key("duration");
   put_number(o, a.duration);
   if (has(a.extras)) {
@@ -252,6 +248,12 @@ void put_animation(writer& w, const animation& a) {
   w.key("fps");
   if (a.fps) put_number(o, *a.fps);
   else o += "null";
+}
+
+void put_animation(writer& w, const animation& a) {
+  std::string& o = w.o_;
+  w.open('{');
+  put_clip_timing(w, a);
   w.key("name");
   put_string(o, a.name);
   w.key("skeleton");
@@ -309,15 +311,7 @@ void put_camera(writer& w, const camera& c) {
 void put_camera_animation(writer& w, const camera_animation& a) {
   std::string& o = w.o_;
   w.open('{');
-  w.key("duration");
-  put_number(o, a.duration);
-  if (has(a.extras)) {
-    w.key("extras");
-    w.value(a.extras);
-  }
-  w.key("fps");
-  if (a.fps) put_number(o, *a.fps);
-  else o += "null";
+  put_clip_timing(w, a);
   if (!a.lens.empty()) {
     w.key("lens");
     w.open('[');

@@ -80,6 +80,20 @@ struct t_bone {
   float s[3] = {1, 1, 1}, r[4] = {0, 0, 0, 1}, t[3] = {0, 0, 0};
 };
 
+// A dictionary with plain nodes (readers iterate them): (name, data label) per entry.
+inline void write_dict(be_buffer& w, const std::string& label,
+                       const std::vector<std::pair<std::string, std::string>>& entries) {
+  w.mark(label);
+  w.u32(std::uint32_t(8 + 16 * (entries.size() + 1)));
+  w.u32(std::uint32_t(entries.size()));
+  w.u32(0xFFFFFFFF); w.u16(0); w.u16(0); w.ref(""); w.ref("");
+  for (const auto& e : entries) {
+    w.u32(0); w.u16(0); w.u16(0);
+    w.name(e.first);
+    w.ref(e.second);
+  }
+}
+
 inline int bit_of_target(std::uint32_t t) {
   switch (t) {
     case 0x04: return 0; case 0x08: return 1; case 0x0C: return 2;
@@ -108,15 +122,7 @@ inline std::vector<std::uint8_t> build_fres(const std::vector<t_bone>& bones, co
   for (int i = 0; i < 12; ++i) w.u16(std::uint16_t(i == 0 ? (bones.empty() ? 0 : 1) : i == 2 ? anims.size() : 0));
   w.u32(0);
   auto dict = [&](const std::string& label, const std::vector<std::pair<std::string, std::string>>& entries) {
-    w.mark(label);
-    w.u32(std::uint32_t(8 + 16 * (entries.size() + 1)));
-    w.u32(std::uint32_t(entries.size()));
-    w.u32(0xFFFFFFFF); w.u16(0); w.u16(0); w.ref(""); w.ref("");
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-      w.u32(0); w.u16(0); w.u16(0);
-      w.name(entries[i].first);
-      w.ref(entries[i].second);
-    }
+    write_dict(w, label, entries);
   };
   if (!bones.empty()) {
     dict("dict0", {{"Skeleton", "fmdl"}});
@@ -261,15 +267,7 @@ inline std::vector<std::uint8_t> build_scene_fres(const std::string& scene_name,
   for (int i = 0; i < 12; ++i) w.u16(std::uint16_t(i == 10 ? 1 : 0));
   w.u32(0);
   auto dict = [&](const std::string& label, const std::vector<std::pair<std::string, std::string>>& entries) {
-    w.mark(label);
-    w.u32(std::uint32_t(8 + 16 * (entries.size() + 1)));
-    w.u32(std::uint32_t(entries.size()));
-    w.u32(0xFFFFFFFF); w.u16(0); w.u16(0); w.ref(""); w.ref("");
-    for (const auto& e : entries) {
-      w.u32(0); w.u16(0); w.u16(0);
-      w.name(e.first);
-      w.ref(e.second);
-    }
+    write_dict(w, label, entries);
   };
   dict("dict10", {{scene_name, "fscn"}});
   w.mark("fscn");

@@ -737,6 +737,18 @@ std::vector<std::uint8_t> serialise(const file& f) {
   return out;
 }
 
+namespace {
+// A skeletal or camera curve in the raw dump (the contract's curve keys).
+nlohmann::json curve_json(const curve& c) {
+  using nlohmann::json;
+  return json{{"target", c.target}, {"flags", c.flags}, {"curve_type", static_cast<int>(c.type())},
+              {"frame_type", c.frame_type()}, {"key_type", c.key_type()},
+              {"start", c.start}, {"end", c.end}, {"scale", c.scale()}, {"offset", c.offset()},
+              {"delta", c.delta ? json(*c.delta) : json(nullptr)},
+              {"frames", c.frames}, {"keys", c.keys}};
+}
+}  // namespace
+
 nlohmann::json to_json(const file& f) {
   using nlohmann::json;
   json j;
@@ -785,12 +797,7 @@ nlohmann::json to_json(const file& f) {
     json bas = json::array();
     for (const auto& b : a.bone_anims) {
       json curves = json::array();
-      for (const auto& c : b.curves)
-        curves.push_back(json{{"target", c.target}, {"flags", c.flags}, {"curve_type", static_cast<int>(c.type())},
-                              {"frame_type", c.frame_type()}, {"key_type", c.key_type()},
-                              {"start", c.start}, {"end", c.end}, {"scale", c.scale()}, {"offset", c.offset()},
-                              {"delta", c.delta ? json(*c.delta) : json(nullptr)},
-                              {"frames", c.frames}, {"keys", c.keys}});
+      for (const auto& c : b.curves) curves.push_back(curve_json(c));
       bas.push_back(json{{"name", b.name}, {"flags", b.flags}, {"base", b.base},
                          {"segment_scale_compensate", b.segment_scale_compensate()}, {"curves", curves}});
     }
@@ -806,10 +813,7 @@ nlohmann::json to_json(const file& f) {
       json cams = json::array();
       for (const auto& c : sa.cameras) {
         json curves = json::array();
-        for (const auto& cv : c.curves)
-          curves.push_back(json{{"target", cv.target}, {"flags", cv.flags}, {"curve_type", static_cast<int>(cv.type())},
-                                {"start", cv.start}, {"end", cv.end}, {"scale", cv.scale()}, {"offset", cv.offset()},
-                                {"frames", cv.frames}, {"keys", cv.keys}});
+        for (const auto& cv : c.curves) curves.push_back(curve_json(cv));
         cams.push_back(json{{"name", c.name}, {"flags", c.flags}, {"frame_count", c.frame_count},
                             {"rotation_mode", c.euler_zxy() ? "euler_zxy" : "aim"}, {"perspective", c.perspective()},
                             {"base", c.base}, {"curves", curves}});

@@ -31,14 +31,9 @@ void check_camera(const byte_reader& file, camera_anim& c, std::uint32_t base_at
       fail(code::bad_value, "camera curve target " + std::to_string(cv.target) + " is not a camera value", cv.at);
 }
 
-// Wii U FCAM (0x24): magic, u16 flags, pad, s32 frames, u8 curves, pad, u16 user data,
-// u32 baked size, offsets name, curves, base values, user-data dictionary.
-camera_anim parse_fcam_wiiu(const byte_reader& file, std::uint32_t at, bool v34) {
-  file.checked_count_at(at, 1, 0x24, "camera animation");
-  if (file.peek(at).fixed_string(4) != "FCAM") fail(code::bad_magic, "expected 'FCAM'", at);
-  camera_anim c;
-  c.at = at;
-  byte_reader r = file.peek(at + 4);
+// The FCAM fields both platforms store in this order: u16 flags, pad, s32 frame count, u8 curve
+// count, pad, u16 user data, u32 baked size. Returns the curve count.
+std::uint8_t read_camera_fields(byte_reader r, camera_anim& c) {
   c.flags = r.u16();
   r.skip(2);
   c.frame_count = r.i32();
@@ -46,6 +41,18 @@ camera_anim parse_fcam_wiiu(const byte_reader& file, std::uint32_t at, bool v34)
   r.skip(1);
   c.num_user_data = r.u16();
   c.baked_size = r.u32();
+  return n_curves;
+}
+
+// Wii U FCAM (0x24): magic, u16 flags, pad, s32 frames, u8 curves, pad, u16 user data,
+// u32 baked size, offsets name, curves, base values, user-data dictionary.
+camera_anim parse_fcam_wiiu(const byte_reader& file, std::uint32_t at, bool v34) {
+  file.checked_count_at(at, 1, 0x24, "camera animation");
+  if (file.peek(at).fixed_string(4) != "FCAM") fail(code::bad_magic, "expected 'FCAM'", at);
+  camera_anim c;
+  c.at = at;
+  const std::uint8_t n_curves = read_camera_fields(file.peek(at + 4), c);
+  byte_reader r = file.peek(at + 0x14);
   c.name = read_name(file, read_offset(r));
   const std::uint32_t curves_at = read_offset(r), base_at = read_offset(r);
   const std::uint32_t curve_size = v34 ? 0x24 : 0x20;
@@ -66,14 +73,7 @@ camera_anim parse_fcam_switch(const byte_reader& file, std::uint32_t at) {
   c.at = at;
   c.name = switch_name_at(file, switch_offset_at(file, at + 0x10));
   const std::uint32_t curves_at = switch_offset_at(file, at + 0x18), base_at = switch_offset_at(file, at + 0x20);
-  byte_reader r = file.peek(at + 0x38);
-  c.flags = r.u16();
-  r.skip(2);
-  c.frame_count = r.i32();
-  const std::uint8_t n_curves = r.u8();
-  r.skip(1);
-  c.num_user_data = r.u16();
-  c.baked_size = r.u32();
+  const std::uint8_t n_curves = read_camera_fields(file.peek(at + 0x38), c);
   if (n_curves && !curves_at) fail(code::bad_offset, "camera curves declared but absent", at + 0x18);
   if (n_curves) file.checked_count_at(curves_at, n_curves, 0x30, "camera curves");
   for (std::uint32_t i = 0; i < n_curves; ++i) c.curves.push_back(parse_switch_curve_at(file, curves_at + i * 0x30));
