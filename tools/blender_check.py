@@ -210,6 +210,10 @@ def check(glb, info, fps, character, measure_height=True):
         if any(abs(c - 1) > 1e-4 for c in sc) or any(abs(c - 1) > 1e-4 for c in a.scale):
             err.append("armature '%s' scale %s (world %s), expected 1" % (a.name, tuple(a.scale), tuple(sc)))
     clips = [c for c in info.get("animations", []) if c.get("tracks", 0) > 0]
+    # A camera clip becomes one action per camera it moves.
+    for c in info.get("camera_animations", []):
+        if c.get("tracks", 0) > 0:
+            clips += [c] * max(1, len(c.get("cameras", [])))
     actions = list(bpy.data.actions)
     row["actions"], row["clips"] = len(actions), len(clips)
     if len(actions) != len(clips):
@@ -232,6 +236,44 @@ def check(glb, info, fps, character, measure_height=True):
     if gflips:
         err.append("%d quaternion sign flips between consecutive keys in the file (%s)" %
                    (gflips, ", ".join(gwhere[:3])))
+    # Cameras: one camera object each; an animated one moves between its action's first and
+    # last frame.
+    cams = [o for o in objs if o.type == "CAMERA"]
+    want_cams = len(info.get("cameras", []))
+    row["cameras"], row["source_cameras"] = len(cams), want_cams
+    if len(cams) != want_cams:
+        err.append("camera objects %d != source cameras %d" % (len(cams), want_cams))
+    # Cameras whose position the source changes (info's "moving_cameras", by name).
+    moving = set(n for c in info.get("camera_animations", []) for n in c.get("moving_cameras", []))
+    moved = {}
+    for o in cams:
+        act = o.animation_data.action if o.animation_data else None
+        if not act:
+            continue
+        f0, f1 = act.frame_range
+        bpy.context.scene.frame_set(int(round(f0)))
+        p0 = o.matrix_world.translation.copy()
+        bpy.context.scene.frame_set(int(round(f1)))
+        p1 = o.matrix_world.translation.copy()
+        moved[o.name] = round((p1 - p0).length, 4)
+    row["camera_moves_m"] = moved
+    for n in sorted(moving):
+        if moved.get(n, 0) <= 1e-4:
+            err.append("camera '%s' moves in the source but not in Blender (%s)" % (n, moved.get(n)))
+    # An aim camera (extras "target", the look-at point at its first key, source axes: glTF's
+    # Y-up, Blender's Z-up) must look at it in its first frame: checks the -Z convention end to end.
+    for o in cams:
+        if "target" not in o.keys() or not o.animation_data or not o.animation_data.action:
+            continue
+        t = o["target"]
+        bpy.context.scene.frame_set(int(round(o.animation_data.action.frame_range[0])))
+        mw = o.matrix_world
+        want = (mathutils.Vector((t[0], -t[2], t[1])) - mw.translation).normalized()
+        fwd = (mw.to_quaternion() @ mathutils.Vector((0, 0, -1))).normalized()
+        deg = math.degrees(fwd.angle(want))
+        row.setdefault("camera_aim_error_deg", []).append(round(deg, 4))
+        if deg > 0.5:
+            err.append("camera '%s' looks %.2f degrees away from its target" % (o.name, deg))
     # Height in the first frame of the first clip (FF7's rest pose is every bone along one
     # axis, not a standing figure), else in the bind pose.
     first = None
@@ -252,6 +294,8 @@ def check(glb, info, fps, character, measure_height=True):
                  for w in info.get("warnings", []))
     if not measure_height:
         row["height_check"] = "skipped: synthetic example file"
+    elif cams and not any(o.type in ("MESH", "ARMATURE") for o in objs):
+        row["height_check"] = "skipped: cameras only"
     elif no_rig:  # unparented symbol nodes: the file alone has no rest pose to measure
         row["height_check"] = "skipped: converted without its skeleton file"
     elif is_flat_card(objs):
@@ -284,9 +328,10 @@ def main():
             character = os.path.basename(e["input"]) in a["characters"]
             row = check(out, info, fps, character, rep not in a["no_height"])
             rows.append(row)
-            print("%-6s %s bones %s/%s actions %s/%s height %s m %s" % (
+            print("%-6s %s bones %s/%s actions %s/%s cameras %s/%s height %s m %s" % (
                 "FAIL" if row["errors"] else "ok", out, row.get("bones"), row.get("source_bones"),
-                row.get("actions"), row.get("clips"), row.get("height_m"), "; ".join(row["errors"])), flush=True)
+                row.get("actions"), row.get("clips"), row.get("cameras"), row.get("source_cameras"),
+                row.get("height_m"), "; ".join(row["errors"])), flush=True)
     failed = sum(1 for r in rows if r["errors"])
     seconds = round(time.monotonic() - start, 1)
     if a["json"]:

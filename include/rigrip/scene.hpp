@@ -121,6 +121,40 @@ struct mesh {
   nlohmann::json extras;
 };
 
+// A camera, as glTF models one: it looks down its local -Z axis with +Y up; `translation` and
+// `rotation` place it in the scene's (source) axes and units, like a root bone.
+struct camera {
+  std::string name;  // unique among the scene's cameras
+  enum class projection { perspective, orthographic } type = projection::perspective;
+  float yfov = 0.7853982f;      // perspective: vertical field of view, radians, in (0, pi)
+  std::optional<float> aspect;  // perspective: width / height, when the source fixes it
+  float znear = 0.1f;           // > 0, source units
+  std::optional<float> zfar;    // > znear; none = infinite (perspective only)
+  float xmag = 1, ymag = 1;     // orthographic: half width / height, source units
+  vec3 translation{0, 0, 0};
+  quat rotation{0, 0, 0, 1};
+  nlohmann::json extras;
+};
+
+// Scalar keys of a camera's lens (STEP or LINEAR, one value per key).
+struct camera_lens_track {
+  std::string camera;  // camera name
+  rigrip::interpolation interpolation = interpolation::linear;
+  std::vector<float> times;   // seconds, strictly increasing, within [0, duration]
+  std::vector<float> yfov;    // radians, one per key
+};
+
+// A camera clip: `tracks` move cameras (track::bone names a camera; translation and
+// rotation only), `lens` changes their field of view.
+struct camera_animation {
+  std::string name;
+  double duration = 0;
+  std::optional<double> fps;
+  std::vector<track> tracks;
+  std::vector<camera_lens_track> lens;
+  nlohmann::json extras;
+};
+
 struct scene {
   std::string format;  // format id the scene was read from, e.g. "bfres"
   std::vector<skeleton> skeletons;
@@ -128,6 +162,8 @@ struct scene {
   std::vector<mesh> meshes;
   std::vector<texture> textures;
   std::vector<material> materials;
+  std::vector<camera> cameras;
+  std::vector<camera_animation> camera_animations;
   nlohmann::json metadata = nlohmann::json::object();  // free-form facts about the source
 
   // Checks every invariant of the model (see docs/scene-model.md). The error's

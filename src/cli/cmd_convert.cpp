@@ -131,14 +131,14 @@ bool is_foreign_file(const bytes& data, const std::string& path) {
 bool has_content(const scene& s) {
   bool has_bones = false;
   for (const auto& sk : s.skeletons) has_bones |= !sk.bones.empty();
-  return has_bones || !s.meshes.empty() || !s.animations.empty();
+  return has_bones || !s.meshes.empty() || !s.animations.empty() || !s.cameras.empty();
 }
 
 // A file can decode fine yet hold nothing glTF can carry (a lip-sync-only .anm): an empty
 // .glb helps nobody and some importers refuse it, so say so instead. JSON keeps the metadata.
 void refuse_empty_scene(json& rep, const job& jb, const scene& s) {
   std::string why =
-      "nothing to convert: no skeleton, animation or mesh (see `rigrip info`; "
+      "nothing to convert: no skeleton, animation, mesh or camera (see `rigrip info`; "
       "`--format json` keeps the file's metadata)";
   if (jb.from_directory)
     mark_skipped(rep, why);

@@ -1,4 +1,7 @@
 // rigrip info: what a file holds (format, skeletons, animations, meshes, textures, warnings).
+#include <algorithm>
+#include <set>
+
 #include <fmt/core.h>
 
 #include "cli/archive_input.hpp"
@@ -43,6 +46,35 @@ json scene_summary(const scene& s) {
   for (const auto& t : s.textures)
     j["textures"].push_back(json{{"name", t.name}, {"width", t.width}, {"height", t.height}});
   j["materials"] = s.materials.size();
+  // Optional keys: cameras and camera clips (what the Blender check compares against).
+  if (!s.cameras.empty()) {
+    j["cameras"] = json::array();
+    for (const auto& c : s.cameras)
+      j["cameras"].push_back(json{{"name", c.name},
+                                  {"projection", c.type == camera::projection::perspective ? "perspective" : "orthographic"}});
+  }
+  if (!s.camera_animations.empty()) {
+    j["camera_animations"] = json::array();
+    for (const auto& a : s.camera_animations) {
+      std::size_t keys = 0;
+      for (const auto& t : a.tracks) keys += t.times.size();
+      std::set<std::string> moved, moving;  // cameras with tracks; those whose position changes
+      for (const auto& t : a.tracks) {
+        moved.insert(t.bone);
+        if (t.path == path::translation && t.values.size() > 3 &&
+            !std::equal(t.values.begin() + 3, t.values.end(), t.values.begin(),
+                        [&, i = std::size_t{0}](float v, float) mutable { return v == t.values[i++ % 3]; }))
+          moving.insert(t.bone);
+      }
+      j["camera_animations"].push_back(json{{"name", a.name},
+                                            {"duration", a.duration},
+                                            {"fps", a.fps ? json(*a.fps) : json(nullptr)},
+                                            {"tracks", a.tracks.size()},
+                                            {"keys", keys},
+                                            {"cameras", moved},
+                                            {"moving_cameras", moving}});
+    }
+  }
   if (!s.metadata.empty()) j["metadata"] = s.metadata;
   return j;
 }
@@ -117,6 +149,12 @@ void print_summary(const std::string& file, const json& j, const diagnostics& d)
   std::cout << "  meshes: " << j["meshes"]["count"] << " (" << j["meshes"]["vertices"]
             << " vertices), textures: " << j["textures"].size() << ", materials: " << j["materials"]
             << "\n";
+  for (const auto& c : j.value("cameras", json::array()))
+    std::cout << "  camera '" << c["name"].get<std::string>() << "': " << c["projection"].get<std::string>() << "\n";
+  for (const auto& a : j.value("camera_animations", json::array()))
+    std::cout << fmt::format("  camera animation '{}': {:.3f} s, fps {}, {} tracks, {} keys\n", a["name"].get<std::string>(),
+                             a["duration"].get<double>(), a["fps"].is_null() ? std::string("-") : a["fps"].dump(),
+                             a["tracks"].get<std::size_t>(), a["keys"].get<std::size_t>());
   if (j.contains("metadata")) std::cout << "  metadata: " << text_of(j["metadata"]) << "\n";
   print_warnings(d, std::cout);
 }

@@ -289,6 +289,21 @@ std::string short_unique_name(const std::string& name, std::set<std::string>& us
   return out;
 }
 
+// Camera positions, their translation tracks and lens distances are lengths too.
+void scale_camera_lengths(scene& s, float k) {
+  for (auto& c : s.cameras) {
+    for (auto& v : c.translation) v *= k;
+    c.znear *= k;
+    if (c.zfar) *c.zfar *= k;
+    c.xmag *= k;
+    c.ymag *= k;
+  }
+  for (auto& a : s.camera_animations)
+    for (auto& t : a.tracks)
+      if (t.path == path::translation)
+        for (auto& v : t.values) v *= k;
+}
+
 // Multiplies every length of the scene by k: bone and track translations, mesh positions,
 // placement offsets. Rotations and scales are unitless.
 void scale_lengths(scene& s, float k) {
@@ -306,6 +321,7 @@ void scale_lengths(scene& s, float k) {
   for (auto& m : s.meshes)
     for (auto& p : m.positions)
       for (auto& c : p) c *= k;
+  scale_camera_lengths(s, k);
 }
 
 // An additive clip's keys are deltas from identity/zero (rotation, translation) or one
@@ -349,14 +365,14 @@ void hold_from_zero(animation& a) {
 // A glTF animation lasts until its last key: a clip whose keys end before its duration
 // (the engine holds the last pose) gets a key at the duration holding the last value, so
 // the action's frame range is the clip's length.
-void hold_until_duration(scene& s) {
-  for (auto& a : s.animations) {
+void hold_clip_until_duration(animation& a) {
+  {
     hold_from_zero(a);
     const float end = static_cast<float>(a.duration);
     float last = 0;
     for (const auto& t : a.tracks)
       if (!t.times.empty()) last = std::max(last, t.times.back());
-    if (a.tracks.empty() || !(end > last + 1e-5f)) continue;
+    if (a.tracks.empty() || !(end > last + 1e-5f)) return;
     for (auto& t : a.tracks) {
       if (t.times.empty() || !(end > t.times.back() + 1e-5f)) continue;
       const std::size_t c = static_cast<std::size_t>(components(t.path)), e = t.elements_per_key();
@@ -367,6 +383,9 @@ void hold_until_duration(scene& s) {
       t.values.insert(t.values.end(), key.begin(), key.end());
     }
   }
+}
+void hold_until_duration(scene& s) {
+  for (auto& a : s.animations) hold_clip_until_duration(a);
 }
 
 }  // namespace
@@ -914,6 +933,108 @@ void add_animations(const scene& s, const write_options& o, const skeleton_nodes
   }
 }
 
+// Cameras: a glTF camera and a node for each, under the root (so its axis conversion
+// applies), and one glTF animation per camera clip moving those nodes. Lens keys (yfov)
+// go into the clip's extras: core glTF cannot animate a camera property.
+void add_cameras(const scene& s, const write_options& o, tg::Model& m, builder& b, diagnostics& diags) {
+  std::map<std::string, int> node_of;
+  for (const auto& c : s.cameras) {
+    tg::Camera gc;
+    gc.name = c.name;
+    if (c.type == camera::projection::perspective) {
+      gc.type = "perspective";
+      gc.perspective.yfov = c.yfov;
+      gc.perspective.znear = c.znear;
+      // glTF's infinite projection omits zfar, but tinygltf always writes it: a far plane
+      // 10^6 x znear away stands for "none", and the extras say so.
+      gc.perspective.zfar = c.zfar.value_or(c.znear * 1e6f);
+      if (!c.zfar) gc.extras = to_value(json{{"zfar", "infinite"}});
+      gc.perspective.aspectRatio = c.aspect.value_or(0.0f);
+    } else {
+      gc.type = "orthographic";
+      gc.orthographic.xmag = c.xmag;
+      gc.orthographic.ymag = c.ymag;
+      gc.orthographic.znear = c.znear;
+      gc.orthographic.zfar = c.zfar.value_or(c.znear + 1.0f);
+    }
+    m.cameras.push_back(gc);
+    tg::Node n;
+    n.name = c.name;
+    n.camera = static_cast<int>(m.cameras.size() - 1);
+    if (c.translation != vec3{0, 0, 0}) n.translation = {c.translation[0], c.translation[1], c.translation[2]};
+    const quat q = core::normalize(c.rotation);
+    if (q != quat{0, 0, 0, 1}) n.rotation = {q[0], q[1], q[2], q[3]};
+    json ex = c.extras.is_object() ? c.extras : json::object();
+    ex["rigrip_camera"] = c.name;
+    n.extras = to_value(ex);
+    node_of[c.name] = static_cast<int>(m.nodes.size());
+    m.nodes[0].children.push_back(static_cast<int>(m.nodes.size()));
+    m.nodes.push_back(n);
+  }
+  std::set<std::string> names;
+  for (const auto& ga : m.animations) names.insert(ga.name);
+  for (const auto& ca : s.camera_animations) {
+    if (!clip_selected(ca.name, o.clips)) continue;
+    // Each camera is its own object (an action per camera in Blender): every track is held
+    // from 0 to the clip's duration on its own, as a skeletal clip's tracks are together.
+    animation a;
+    a.name = ca.name;
+    for (const auto& t : ca.tracks) {
+      animation one;
+      one.duration = ca.duration;
+      one.tracks = {t};
+      hold_clip_until_duration(one);
+      a.tracks.push_back(std::move(one.tracks[0]));
+    }
+    tg::Animation ga;
+    ga.name = short_unique_name(ca.name, names);
+    for (const auto& t : a.tracks) {
+      auto it = node_of.find(t.bone);
+      if (it == node_of.end()) continue;
+      std::vector<float> values = t.values;
+      if (t.path == path::rotation) {
+        const std::size_t e = t.elements_per_key();
+        for (std::size_t k = 0; k < t.times.size(); ++k) {
+          float* q = &values[(k * e + (e == 3 ? 1 : 0)) * 4];
+          const quat nq = core::normalize({q[0], q[1], q[2], q[3]});
+          std::copy(nq.begin(), nq.end(), q);
+        }
+        core::make_hemisphere_continuous(values, e);
+      }
+      tg::AnimationSampler smp;
+      smp.input = b.floats(t.times, TINYGLTF_TYPE_SCALAR, 1, true);
+      const int nc = components(t.path);
+      smp.output = b.floats(values, nc == 4 ? TINYGLTF_TYPE_VEC4 : TINYGLTF_TYPE_VEC3, nc, false);
+      smp.interpolation = std::string(to_string(t.interpolation));
+      ga.samplers.push_back(smp);
+      tg::AnimationChannel ch;
+      ch.sampler = static_cast<int>(ga.samplers.size() - 1);
+      ch.target_node = it->second;
+      ch.target_path = std::string(to_string(t.path));
+      ga.channels.push_back(ch);
+    }
+    json ex = ca.extras.is_object() ? ca.extras : json::object();
+    ex["source_format"] = s.format;
+    ex["camera_animation"] = true;
+    if (ga.name != ca.name) ex["name"] = ca.name;
+    ex["duration"] = ca.duration;
+    if (ca.fps) ex["source_fps"] = *ca.fps;
+    if (!ca.lens.empty()) {
+      json lens = json::array();
+      for (const auto& l : ca.lens)
+        lens.push_back(json{{"camera", l.camera}, {"interpolation", std::string(to_string(l.interpolation))},
+                            {"times", l.times}, {"yfov", l.yfov}});
+      ex["lens"] = std::move(lens);
+    }
+    if (ga.channels.empty()) {
+      diags.warn(code::w_lossy, "camera animation '" + ca.name + "' moves no camera and was not written");
+      continue;
+    }
+    ga.extras = to_value(ex);
+    m.animations.push_back(ga);
+  }
+}
+
 // The model as .glb bytes, or as .gltf JSON whose buffer is the external `bin_name`.
 result<encoded> serialise_model(tg::Model& m, const write_options& o, const std::string& bin_name) {
   if (m.buffers[0].data.empty()) m.buffers.clear();
@@ -967,6 +1088,7 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
   add_materials(s, m);
   add_meshes(s, o, sn, m, b);
   add_animations(s, o, sn, m, b, diags);
+  add_cameras(s, o, m, b, diags);
   return serialise_model(m, o, bin_name);
 }
 

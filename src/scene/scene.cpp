@@ -68,8 +68,8 @@ error bad(const std::string& where, const std::string& what) {
   return make_error(code::invalid_scene, where + ": " + what);
 }
 // One track's keys and values (its bone and path are checked by the caller).
-result<void> check_track(const track& tr, std::size_t a, std::size_t t, double end) {
-  auto w = [&] { return "animations[" + std::to_string(a) + "].tracks[" + std::to_string(t) + "]"; };
+result<void> check_track(const track& tr, std::size_t a, std::size_t t, double end, const char* list = "animations") {
+  auto w = [&] { return std::string(list) + "[" + std::to_string(a) + "].tracks[" + std::to_string(t) + "]"; };
   if (tr.times.empty()) return bad(w(), "no keys");
   if (tr.interpolation == interpolation::cubic_spline && tr.times.size() < 2)
     return bad(w(), "CUBICSPLINE needs at least two keys");
@@ -149,6 +149,70 @@ result<void> check_mesh(const mesh& me, std::size_t m, const std::vector<skeleto
   return {};
 }
 
+// Cameras and camera clips (scene-model.md): lens values in range, tracks on named cameras.
+result<void> check_cameras(const scene& sc) {
+  for (std::size_t c = 0; c < sc.cameras.size(); ++c) {
+    const auto& cm = sc.cameras[c];
+    const std::string w = "cameras[" + std::to_string(c) + "]";
+    if (cm.name.empty()) return bad(w, "empty name");
+    for (std::size_t k = 0; k < c; ++k)
+      if (sc.cameras[k].name == cm.name) return bad(w, "duplicate camera name '" + cm.name + "'");
+    if (!all_finite(cm.translation) || !all_finite(cm.rotation)) return bad(w, "non-finite transform");
+    if (!unit(cm.rotation)) return bad(w, "rotation is not a unit quaternion");
+    if (!(cm.znear > 0) || !std::isfinite(cm.znear)) return bad(w, "znear must be a positive number");
+    if (cm.zfar && (!std::isfinite(*cm.zfar) || !(*cm.zfar > cm.znear))) return bad(w, "zfar must be greater than znear");
+    if (cm.type == camera::projection::perspective) {
+      if (!(cm.yfov > 0 && cm.yfov < 3.14159265f)) return bad(w, "yfov must be in (0, pi) radians");
+      if (cm.aspect && (!std::isfinite(*cm.aspect) || !(*cm.aspect > 0))) return bad(w, "aspect must be positive");
+    } else {
+      if (!cm.zfar) return bad(w, "an orthographic camera needs zfar");
+      if (!std::isfinite(cm.xmag) || !std::isfinite(cm.ymag) || cm.xmag == 0 || cm.ymag == 0)
+        return bad(w, "xmag and ymag must be finite and non-zero");
+    }
+  }
+  auto find = [&](const std::string& n) {
+    for (std::size_t c = 0; c < sc.cameras.size(); ++c)
+      if (sc.cameras[c].name == n) return static_cast<int>(c);
+    return -1;
+  };
+  for (std::size_t a = 0; a < sc.camera_animations.size(); ++a) {
+    const auto& an = sc.camera_animations[a];
+    const std::string wa = "camera_animations[" + std::to_string(a) + "]";
+    if (!std::isfinite(an.duration) || an.duration < 0) return bad(wa, "bad duration");
+    if (an.fps && (!std::isfinite(*an.fps) || *an.fps <= 0)) return bad(wa, "bad fps");
+    const double end = an.duration + 1e-4 * (1 + an.duration);
+    std::vector<std::uint8_t> seen(sc.cameras.size(), 0);
+    for (std::size_t t = 0; t < an.tracks.size(); ++t) {
+      const auto& tr = an.tracks[t];
+      const std::string w = wa + ".tracks[" + std::to_string(t) + "]";
+      const int ci = find(tr.bone);
+      if (ci < 0) return bad(w, "camera '" + tr.bone + "' not in the scene");
+      if (tr.path == path::scale) return bad(w, "a camera track moves or turns it (translation, rotation), never scales");
+      const auto bit = static_cast<std::uint8_t>(1u << static_cast<int>(tr.path));
+      auto& flags = seen[static_cast<std::size_t>(ci)];
+      if (flags & bit) return bad(w, "second track for the same camera and path");
+      flags = static_cast<std::uint8_t>(flags | bit);
+      if (auto r = check_track(tr, a, t, end, "camera_animations"); !r) return r;
+    }
+    for (std::size_t t = 0; t < an.lens.size(); ++t) {
+      const auto& lt = an.lens[t];
+      const std::string w = wa + ".lens[" + std::to_string(t) + "]";
+      if (find(lt.camera) < 0) return bad(w, "camera '" + lt.camera + "' not in the scene");
+      if (lt.interpolation == interpolation::cubic_spline) return bad(w, "lens keys are STEP or LINEAR");
+      if (lt.times.empty() || lt.times.size() != lt.yfov.size()) return bad(w, "needs one yfov per key time");
+      for (std::size_t k = 0; k < lt.times.size(); ++k) {
+        if (!std::isfinite(lt.times[k]) || lt.times[k] < 0 || lt.times[k] > end)
+          return bad(w + ".times[" + std::to_string(k) + "]", "time outside [0, duration]");
+        if (k > 0 && !(lt.times[k] > lt.times[k - 1]))
+          return bad(w + ".times[" + std::to_string(k) + "]", "times not strictly increasing");
+        if (!(lt.yfov[k] > 0 && lt.yfov[k] < 3.14159265f))
+          return bad(w + ".yfov[" + std::to_string(k) + "]", "yfov must be in (0, pi) radians");
+      }
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 // Linear in the scene's size: one hash of the bone names per skeleton, a flag per
@@ -215,6 +279,7 @@ result<void> scene::validate() const {
       if (tc < 0 || tc > 1) return bad("materials[" + std::to_string(m) + "]", "texcoord is not 0 or 1");
     if (!all_finite(mt.emissive_factor)) return bad("materials[" + std::to_string(m) + "]", "non-finite emissive factor");
   }
+  if (auto r = check_cameras(*this); !r) return r;
   // The few metadata/extras keys writers act on (a scene JSON may carry anything there).
   if (metadata.is_object() && metadata.contains("root_transform")) {
     const auto& rt = metadata["root_transform"];

@@ -77,6 +77,21 @@ bool get_vec(const json& j, std::array<float, N>& out, const std::string& where 
   for (std::size_t i = 0; i < N; ++i) out[i] = to_float(j[i], where);
   return true;
 }
+// A track; `target` names the key of its bone ("bone") or camera ("camera").
+json track_json(const track& t, const char* target) {
+  json vals = json::array();
+  const std::size_t n = static_cast<std::size_t>(components(t.path));
+  for (std::size_t i = 0; i + n <= t.values.size(); i += n) {
+    json v = json::array();
+    for (std::size_t c = 0; c < n; ++c) v.push_back(num(t.values[i + c]));
+    vals.push_back(std::move(v));
+  }
+  return json{{target, t.bone},
+              {"path", std::string(to_string(t.path))},
+              {"interpolation", std::string(to_string(t.interpolation))},
+              {"times", arr(t.times)},
+              {"values", std::move(vals)}};
+}
 }  // namespace
 
 json to_json(const scene& s) {
@@ -102,20 +117,7 @@ json to_json(const scene& s) {
   out["animations"] = json::array();
   for (const auto& a : s.animations) {
     json jt = json::array();
-    for (const auto& t : a.tracks) {
-      json vals = json::array();
-      std::size_t n = static_cast<std::size_t>(components(t.path));
-      for (std::size_t i = 0; i + n <= t.values.size(); i += n) {
-        json v = json::array();
-        for (std::size_t c = 0; c < n; ++c) v.push_back(num(t.values[i + c]));
-        vals.push_back(std::move(v));
-      }
-      jt.push_back(json{{"bone", t.bone},
-                        {"path", std::string(to_string(t.path))},
-                        {"interpolation", std::string(to_string(t.interpolation))},
-                        {"times", arr(t.times)},
-                        {"values", std::move(vals)}});
-    }
+    for (const auto& t : a.tracks) jt.push_back(track_json(t, "bone"));
     json ja{{"name", a.name},
             {"skeleton", a.skeleton},
             {"duration", a.duration},
@@ -160,6 +162,48 @@ json to_json(const scene& s) {
     for (const auto& t : s.textures)
       out["textures"].push_back(json{{"name", t.name}, {"width", t.width}, {"height", t.height}});
   }
+  // Optional keys (docs/scene-json.md): cameras and camera clips.
+  if (!s.cameras.empty()) {
+    out["cameras"] = json::array();
+    for (const auto& c : s.cameras) {
+      json jc{{"name", c.name},
+              {"projection", c.type == camera::projection::perspective ? "perspective" : "orthographic"},
+              {"translation", arr(c.translation)},
+              {"rotation", arr(c.rotation)},
+              {"znear", num(c.znear)}};
+      if (c.type == camera::projection::perspective) {
+        jc["yfov"] = num(c.yfov);
+        if (c.aspect) jc["aspect"] = num(*c.aspect);
+      } else {
+        jc["xmag"] = num(c.xmag);
+        jc["ymag"] = num(c.ymag);
+      }
+      if (c.zfar) jc["zfar"] = num(*c.zfar);
+      if (!c.extras.is_null() && !c.extras.empty()) jc["extras"] = c.extras;
+      out["cameras"].push_back(std::move(jc));
+    }
+  }
+  if (!s.camera_animations.empty()) {
+    out["camera_animations"] = json::array();
+    for (const auto& a : s.camera_animations) {
+      json jt = json::array();
+      for (const auto& t : a.tracks) jt.push_back(track_json(t, "camera"));
+      json ja{{"name", a.name},
+              {"duration", a.duration},
+              {"fps", a.fps ? json(*a.fps) : json(nullptr)},
+              {"tracks", std::move(jt)}};
+      if (!a.lens.empty()) {
+        ja["lens"] = json::array();
+        for (const auto& l : a.lens)
+          ja["lens"].push_back(json{{"camera", l.camera},
+                                    {"interpolation", std::string(to_string(l.interpolation))},
+                                    {"times", arr(l.times)},
+                                    {"yfov", arr(l.yfov)}});
+      }
+      if (!a.extras.is_null() && !a.extras.empty()) ja["extras"] = a.extras;
+      out["camera_animations"].push_back(std::move(ja));
+    }
+  }
   if (!s.metadata.is_null() && !s.metadata.empty()) out["metadata"] = s.metadata;
   return out;
 }
@@ -198,10 +242,10 @@ skeleton skeleton_from_json(const json& js, const std::string& w) {
   return sk;
 }
 
-track track_from_json(const json& jt, const std::string& wt) {
+track track_from_json(const json& jt, const std::string& wt, const char* target = "bone") {
   if (!jt.is_object()) bad(wt, "must be an object");
   track t;
-  t.bone = str(jt, "bone", "", wt);
+  t.bone = str(jt, target, "", wt);
   auto p = path_from_string(str(jt, "path", "", wt));
   if (!p) bad(wt + ".path", "must be translation, rotation or scale");
   t.path = *p;
@@ -233,6 +277,62 @@ animation animation_from_json(const json& ja, std::size_t ai, const std::string&
   const json& tracks = array(ja, "tracks", w);
   for (std::size_t ti = 0; ti < tracks.size(); ++ti)
     a.tracks.push_back(track_from_json(tracks[ti], w + ".tracks[" + std::to_string(ti) + "]"));
+  return a;
+}
+
+std::optional<float> opt_float(const json& o, const char* key, const std::string& w) {
+  const json* v = field(o, key);
+  if (!v || v->is_null()) return std::nullopt;
+  return to_float(*v, w + "." + key);
+}
+
+camera camera_from_json(const json& jc, std::size_t ci, const std::string& w) {
+  if (!jc.is_object()) bad(w, "must be an object");
+  camera c;
+  c.name = str(jc, "name", "camera_" + std::to_string(ci), w);
+  const std::string p = str(jc, "projection", "perspective", w);
+  if (p == "orthographic") c.type = camera::projection::orthographic;
+  else if (p != "perspective") bad(w + ".projection", "must be perspective or orthographic");
+  if (const json* v = field(jc, "translation"); v && !get_vec(*v, c.translation, w + ".translation"))
+    bad(w + ".translation", "must be [x,y,z]");
+  if (const json* v = field(jc, "rotation"); v && !get_vec(*v, c.rotation, w + ".rotation"))
+    bad(w + ".rotation", "must be [x,y,z,w]");
+  if (auto v = opt_float(jc, "yfov", w)) c.yfov = *v;
+  c.aspect = opt_float(jc, "aspect", w);
+  if (auto v = opt_float(jc, "znear", w)) c.znear = *v;
+  c.zfar = opt_float(jc, "zfar", w);
+  if (auto v = opt_float(jc, "xmag", w)) c.xmag = *v;
+  if (auto v = opt_float(jc, "ymag", w)) c.ymag = *v;
+  if (const json* e = field(jc, "extras")) c.extras = *e;
+  return c;
+}
+
+camera_animation camera_animation_from_json(const json& ja, std::size_t ai, const std::string& w) {
+  if (!ja.is_object()) bad(w, "must be an object");
+  camera_animation a;
+  a.name = str(ja, "name", "camera_animation_" + std::to_string(ai), w);
+  if (const json* v = field(ja, "duration")) a.duration = to_double(*v, w + ".duration");
+  if (const json* v = field(ja, "fps"); v && !v->is_null()) a.fps = to_double(*v, w + ".fps");
+  if (const json* e = field(ja, "extras")) a.extras = *e;
+  const json& tracks = array(ja, "tracks", w);
+  for (std::size_t ti = 0; ti < tracks.size(); ++ti)
+    a.tracks.push_back(track_from_json(tracks[ti], w + ".tracks[" + std::to_string(ti) + "]", "camera"));
+  if (field(ja, "lens")) {
+    const json& lens = array(ja, "lens", w);
+    for (std::size_t li = 0; li < lens.size(); ++li) {
+      const std::string wl = w + ".lens[" + std::to_string(li) + "]";
+      const json& jl = lens[li];
+      if (!jl.is_object()) bad(wl, "must be an object");
+      camera_lens_track l;
+      l.camera = str(jl, "camera", "", wl);
+      auto in = interpolation_from_string(str(jl, "interpolation", "LINEAR", wl));
+      if (!in) bad(wl + ".interpolation", "must be STEP or LINEAR");
+      l.interpolation = *in;
+      for (const auto& tv : array(jl, "times", wl)) l.times.push_back(to_float(tv, wl + ".times"));
+      for (const auto& v : array(jl, "yfov", wl)) l.yfov.push_back(to_float(v, wl + ".yfov"));
+      a.lens.push_back(std::move(l));
+    }
+  }
   return a;
 }
 
@@ -313,6 +413,17 @@ scene from_json_checked(const json& j) {
     const json& anims = array(j, "animations", "scene JSON");
     for (std::size_t ai = 0; ai < anims.size(); ++ai)
       s.animations.push_back(animation_from_json(anims[ai], ai, "animations[" + std::to_string(ai) + "]"));
+  }
+  if (field(j, "cameras")) {
+    const json& cams = array(j, "cameras", "scene JSON");
+    for (std::size_t ci = 0; ci < cams.size(); ++ci)
+      s.cameras.push_back(camera_from_json(cams[ci], ci, "cameras[" + std::to_string(ci) + "]"));
+  }
+  if (field(j, "camera_animations")) {
+    const json& anims = array(j, "camera_animations", "scene JSON");
+    for (std::size_t ai = 0; ai < anims.size(); ++ai)
+      s.camera_animations.push_back(
+          camera_animation_from_json(anims[ai], ai, "camera_animations[" + std::to_string(ai) + "]"));
   }
   // Materials before meshes: a mesh's material index is checked against them.
   if (const json* mats = field(j, "materials"); mats && mats->is_array())

@@ -213,10 +213,10 @@ void put_skeleton(writer& w, const skeleton& sk) {
   w.close('}');
 }
 
-void put_track(writer& w, const track& t) {
+void put_track(writer& w, const track& t, std::string_view target = "bone") {
   std::string& o = w.o_;
   w.open('{');
-  w.key("bone");
+  w.key(target);  // "bone" or "camera": both sort before "interpolation"
   put_string(o, t.bone);
   w.key("interpolation");
   put_string(o, to_string(t.interpolation));
@@ -235,9 +235,10 @@ void put_track(writer& w, const track& t) {
   w.close('}');
 }
 
-void put_animation(writer& w, const animation& a) {
+// The keys a skeletal and a camera clip share, in sorted order: duration, extras, fps.
+template <class Clip>
+void put_clip_timing(writer& w, const Clip& a) {
   std::string& o = w.o_;
-  w.open('{');
   w.key("duration");
   put_number(o, a.duration);
   if (has(a.extras)) {
@@ -247,6 +248,12 @@ void put_animation(writer& w, const animation& a) {
   w.key("fps");
   if (a.fps) put_number(o, *a.fps);
   else o += "null";
+}
+
+void put_animation(writer& w, const animation& a) {
+  std::string& o = w.o_;
+  w.open('{');
+  put_clip_timing(w, a);
   w.key("name");
   put_string(o, a.name);
   w.key("skeleton");
@@ -256,6 +263,80 @@ void put_animation(writer& w, const animation& a) {
   for (const auto& t : a.tracks) {
     w.item();
     put_track(w, t);
+  }
+  w.close(']');
+  w.close('}');
+}
+
+void put_camera(writer& w, const camera& c) {
+  std::string& o = w.o_;
+  const bool persp = c.type == camera::projection::perspective;
+  w.open('{');
+  if (persp && c.aspect) {
+    w.key("aspect");
+    put_number(o, *c.aspect);
+  }
+  if (has(c.extras)) {
+    w.key("extras");
+    w.value(c.extras);
+  }
+  w.key("name");
+  put_string(o, c.name);
+  w.key("projection");
+  put_string(o, persp ? "perspective" : "orthographic");
+  w.key("rotation");
+  w.floats(c.rotation);
+  w.key("translation");
+  w.floats(c.translation);
+  if (!persp) {
+    w.key("xmag");
+    put_number(o, c.xmag);
+  }
+  if (persp) {
+    w.key("yfov");
+    put_number(o, c.yfov);
+  } else {
+    w.key("ymag");
+    put_number(o, c.ymag);
+  }
+  if (c.zfar) {
+    w.key("zfar");
+    put_number(o, *c.zfar);
+  }
+  w.key("znear");
+  put_number(o, c.znear);
+  w.close('}');
+}
+
+void put_camera_animation(writer& w, const camera_animation& a) {
+  std::string& o = w.o_;
+  w.open('{');
+  put_clip_timing(w, a);
+  if (!a.lens.empty()) {
+    w.key("lens");
+    w.open('[');
+    for (const auto& l : a.lens) {
+      w.item();
+      w.open('{');
+      w.key("camera");
+      put_string(o, l.camera);
+      w.key("interpolation");
+      put_string(o, to_string(l.interpolation));
+      w.key("times");
+      w.floats(l.times);
+      w.key("yfov");
+      w.floats(l.yfov);
+      w.close('}');
+    }
+    w.close(']');
+  }
+  w.key("name");
+  put_string(o, a.name);
+  w.key("tracks");
+  w.open('[');
+  for (const auto& t : a.tracks) {
+    w.item();
+    put_track(w, t, "camera");
   }
   w.close(']');
   w.close('}');
@@ -338,6 +419,24 @@ void append_text(const scene& s, int indent, std::string& out) {
     put_animation(w, a);
   }
   w.close(']');
+  if (!s.camera_animations.empty()) {
+    w.key("camera_animations");
+    w.open('[');
+    for (const auto& a : s.camera_animations) {
+      w.item();
+      put_camera_animation(w, a);
+    }
+    w.close(']');
+  }
+  if (!s.cameras.empty()) {
+    w.key("cameras");
+    w.open('[');
+    for (const auto& c : s.cameras) {
+      w.item();
+      put_camera(w, c);
+    }
+    w.close(']');
+  }
   w.key("format");
   put_string(out, s.format);
   if (!s.materials.empty()) {

@@ -80,6 +80,20 @@ struct t_bone {
   float s[3] = {1, 1, 1}, r[4] = {0, 0, 0, 1}, t[3] = {0, 0, 0};
 };
 
+// A dictionary with plain nodes (readers iterate them): (name, data label) per entry.
+inline void write_dict(be_buffer& w, const std::string& label,
+                       const std::vector<std::pair<std::string, std::string>>& entries) {
+  w.mark(label);
+  w.u32(std::uint32_t(8 + 16 * (entries.size() + 1)));
+  w.u32(std::uint32_t(entries.size()));
+  w.u32(0xFFFFFFFF); w.u16(0); w.u16(0); w.ref(""); w.ref("");
+  for (const auto& e : entries) {
+    w.u32(0); w.u16(0); w.u16(0);
+    w.name(e.first);
+    w.ref(e.second);
+  }
+}
+
 inline int bit_of_target(std::uint32_t t) {
   switch (t) {
     case 0x04: return 0; case 0x08: return 1; case 0x0C: return 2;
@@ -108,15 +122,7 @@ inline std::vector<std::uint8_t> build_fres(const std::vector<t_bone>& bones, co
   for (int i = 0; i < 12; ++i) w.u16(std::uint16_t(i == 0 ? (bones.empty() ? 0 : 1) : i == 2 ? anims.size() : 0));
   w.u32(0);
   auto dict = [&](const std::string& label, const std::vector<std::pair<std::string, std::string>>& entries) {
-    w.mark(label);
-    w.u32(std::uint32_t(8 + 16 * (entries.size() + 1)));
-    w.u32(std::uint32_t(entries.size()));
-    w.u32(0xFFFFFFFF); w.u16(0); w.u16(0); w.ref(""); w.ref("");
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-      w.u32(0); w.u16(0); w.u16(0);
-      w.name(entries[i].first);
-      w.ref(entries[i].second);
-    }
+    write_dict(w, label, entries);
   };
   if (!bones.empty()) {
     dict("dict0", {{"Skeleton", "fmdl"}});
@@ -224,6 +230,90 @@ inline std::vector<std::uint8_t> build_fres(const std::vector<t_bone>& bones, co
         w.mark(B + "base");
         for (float v : b.base) w.f32(v);
       }
+    }
+  }
+  w.finish();
+  w.patch_u32(0x0C, std::uint32_t(w.b.size()));
+  return w.b;
+}
+
+// A camera of a scene animation (FCAM): base values near, far, aspect, fov, position xyz,
+// rotation / aim target xyz, twist; curves target byte offsets into them.
+struct t_camera {
+  std::string name;
+  std::uint16_t flags = 1u << 10;  // perspective, aim mode
+  std::int32_t frame_count = 0;
+  float base[11] = {0.1f, 1000, 1, 0.8f, 0, 0, 10, 0, 0, 0, 0};
+  std::vector<t_curve> curves;
+};
+
+// A Wii U FRES (3.4+) holding one scene animation (FSCN, dictionary 10) with cameras,
+// laid out from the notes: FSCN {magic, name, path, u16 user data, cameras, lights, fogs,
+// camera / light / fog / user-data dictionaries}, FCAM {magic, u16 flags, pad, s32 frames,
+// u8 curves, pad, u16 user data, u32 baked size, name, curves, base values, user data}.
+inline std::vector<std::uint8_t> build_scene_fres(const std::string& scene_name, const std::vector<t_camera>& cams,
+                                                  std::uint32_t version = 0x04050003) {
+  be_buffer w;
+  w.raw("FRES", 4);
+  w.u32(version);
+  w.u16(0xFEFF);
+  w.u16(0x10);
+  w.u32(0);
+  w.u32(4);
+  w.name("scene");
+  w.u32(0);
+  w.ref("");
+  for (int i = 0; i < 12; ++i) w.ref(i == 10 ? "dict10" : "");
+  for (int i = 0; i < 12; ++i) w.u16(std::uint16_t(i == 10 ? 1 : 0));
+  w.u32(0);
+  auto dict = [&](const std::string& label, const std::vector<std::pair<std::string, std::string>>& entries) {
+    write_dict(w, label, entries);
+  };
+  dict("dict10", {{scene_name, "fscn"}});
+  w.mark("fscn");
+  w.raw("FSCN", 4);
+  w.name(scene_name);
+  w.name("");
+  w.u16(0); w.u16(std::uint16_t(cams.size())); w.u16(0); w.u16(0);
+  w.ref("camdict"); w.ref(""); w.ref(""); w.ref("");
+  std::vector<std::pair<std::string, std::string>> e;
+  for (std::size_t i = 0; i < cams.size(); ++i) e.push_back({cams[i].name, "fcam" + std::to_string(i)});
+  dict("camdict", e);
+  for (std::size_t i = 0; i < cams.size(); ++i) {
+    const auto& c = cams[i];
+    const std::string C = "cam" + std::to_string(i);
+    w.mark("fcam" + std::to_string(i));
+    w.raw("FCAM", 4);
+    w.u16(c.flags); w.u16(0);
+    w.u32(std::uint32_t(c.frame_count));
+    w.u8(std::uint8_t(c.curves.size())); w.u8(0); w.u16(0);
+    w.u32(0);
+    w.name(c.name);
+    w.ref(c.curves.empty() ? "" : C + "curves");
+    w.ref(C + "base");
+    w.ref("");
+    w.mark(C + "base");
+    for (float v : c.base) w.f32(v);
+    if (!c.curves.empty()) w.mark(C + "curves");
+    for (std::size_t k = 0; k < c.curves.size(); ++k) {
+      const auto& cv = c.curves[k];
+      const int per = ((cv.flags >> 4) & 7) == 0 ? 4 : ((cv.flags >> 4) & 7) == 1 ? 2 : 1;
+      w.u16(cv.flags);
+      w.u16(std::uint16_t(cv.frames.empty() ? cv.keys.size() / std::size_t(per) : cv.frames.size()));
+      w.u32(cv.target);
+      w.f32(cv.start); w.f32(cv.end); w.f32(cv.scale); w.f32(cv.offset); w.f32(cv.delta);
+      w.ref(C + "f" + std::to_string(k));
+      w.ref(C + "k" + std::to_string(k));
+    }
+    for (std::size_t k = 0; k < c.curves.size(); ++k) {
+      const auto& cv = c.curves[k];
+      const int ft = cv.flags & 3, kt = (cv.flags >> 2) & 3;
+      w.mark(C + "f" + std::to_string(k));
+      for (auto v : cv.frames) ft == 0 ? w.u32(std::uint32_t(v)) : ft == 1 ? w.u16(std::uint16_t(v)) : w.u8(std::uint8_t(v));
+      w.align4();
+      w.mark(C + "k" + std::to_string(k));
+      for (auto v : cv.keys) kt == 0 ? w.u32(std::uint32_t(v)) : kt == 1 ? w.u16(std::uint16_t(v)) : w.u8(std::uint8_t(v));
+      w.align4();
     }
   }
   w.finish();

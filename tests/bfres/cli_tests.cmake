@@ -103,3 +103,15 @@ rigrip_cli_test(bfres_switch_dump_raw ARGS dump --raw ${BFRES_EVENTPACK}/Model/D
 rigrip_cli_test(bfres_info_tex1 ARGS info ${BF}/Animal_Bass.Tex1.sbfres EXPECT "textures: 8")
 rigrip_cli_test(bfres_preview_tex1 ARGS preview ${BF}/Animal_Bass.Tex1.sbfres -o ${OUT}/bfres/Animal_Bass.Tex1.png
   EXPECT "preview: wrote .*Animal_Bass.Tex1.png \\(255x255, 8 frames")
+# BotW cameras (issue 20): each .bcamanim of the event pack holds one .brtcamera that becomes an
+# animated glTF camera (validator: 0 errors; the unit tests also require 0 warnings).
+foreach(c C51-0 C52-0 C53-0)
+  rigrip_cli_test(bfres_switch_camera_${c} ARGS convert ${BFRES_EVENTPACK}/Camera/Demo344_1/${c}.bcamanim
+    -o ${OUT}/bfres/camera_${c}.glb VALIDATE ${OUT}/bfres/camera_${c}.glb)
+endforeach()
+rigrip_cli_test(bfres_switch_camera_info ARGS info ${BFRES_EVENTPACK}/Camera/Demo344_1/C51-0.bcamanim
+  EXPECT "camera 'C51-0': perspective.*camera animation 'C51-0': 7.000 s")
+rigrip_cli_test(bfres_switch_camera_dump_raw ARGS dump --raw ${BFRES_EVENTPACK}/Camera/Demo344_1/C52-0.bcamanim
+  EXPECT "\"external_files\".*\"end_frame\": 380.0.*\"name\": \"C52-0.brtcamera\"")
+rigrip_cli_test(bfres_switch_camera_dump ARGS dump ${BFRES_EVENTPACK}/Camera/Demo344_1/C53-0.bcamanim
+  EXPECT "\"camera_animations\".*\"lens\".*\"cameras\".*\"projection\": \"perspective\"")

@@ -12,6 +12,7 @@
 
 #include "core/failure.hpp"
 #include "core/math.hpp"
+#include "formats/bfres/camera.hpp"
 #include "formats/bfres/decode_model.hpp"
 #include "scene/pose.hpp"
 
@@ -306,6 +307,20 @@ std::vector<texture_file> load_texture_files(const std::string& model_path, cons
     }
   }
   return out;
+}
+
+// Embedded BotW cameras (`X.brtcamera` in a .bcamanim): one animated scene camera each,
+// named after the file. Returns how many were read.
+std::size_t add_cameras(const file& f, const read_context& ctx, scene& s) {
+  std::size_t n = 0;
+  const double fps = ctx.options.fps.value_or(30.0);
+  for (const auto& e : f.external_files) {
+    const auto cam = embedded_camera(f, e);
+    if (!cam) continue;
+    add_rt_camera(*cam, e.name.substr(0, e.name.size() - std::string_view(".brtcamera").size()), fps, s);
+    ++n;
+  }
+  return n;
 }
 
 }  // namespace
@@ -604,13 +619,21 @@ scene to_scene(const file& f, const read_context& ctx) {
     static const char* const kinds[] = {"models (FMDL)", nullptr, "material animations", "bone-visibility animations",
                                         "shape animations", "scene/camera animations", "embedded files"};
     std::string rest;
-    for (std::size_t i = 0; i < f.sw->counts.size(); ++i)
-      if (kinds[i] && f.sw->counts[i])
-        rest += (rest.empty() ? "" : ", ") + std::to_string(f.sw->counts[i]) + " " + kinds[i];
+    for (std::size_t i = 0; i < f.sw->counts.size(); ++i) {
+      std::size_t n = f.sw->counts[i];
+      if (i == 6) n -= add_cameras(f, ctx, s);  // embedded .brtcamera files are read
+      if (i == 5) n = 0;                        // scene animations are read (their cameras)
+      if (kinds[i] && n) rest += (rest.empty() ? "" : ", ") + std::to_string(n) + " " + kinds[i];
+    }
     if (!rest.empty())
-      ctx.warn(code::w_unsupported_part, "Switch FRES: " + rest + " not read yet (only skeletal animations are)", 0xBC);
+      ctx.warn(code::w_unsupported_part, "Switch FRES: " + rest + " not read yet (skeletal animations and .brtcamera files are)", 0xBC);
   }
 
+  // Scene animations: their cameras (lights and fogs are reported, not read).
+  if (!f.scene_anims.empty())
+    if (const std::size_t rest = add_scene_cameras(f, fps, 50000ull + 8ull * f.image.size(), s))
+      ctx.warn(code::w_unsupported_part, std::to_string(rest) + " scene-animation lights/fogs not read (cameras are)",
+               f.scene_anims.front().at);
   std::deque<file> others;  // keeps loaded rigs alive while the scene is built
   std::vector<rig> candidates;
   add_candidates(f, ctx, others, candidates);

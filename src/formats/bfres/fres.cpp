@@ -1,4 +1,5 @@
 #include "formats/bfres/fres.hpp"
+#include "formats/bfres/camera.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -697,6 +698,7 @@ file parse(std::vector<std::uint8_t> image) {
       if (!at) fail(code::bad_offset, "animation dictionary entry without data", f.dicts[2]->nodes[i].at + 12);
       f.anims.push_back(parse_anim(r, at, v34));
     }
+  if (f.dicts[10]) f.scene_anims = parse_scene_anims_wiiu(r, *f.dicts[10], v34);
   return f;
 }
 
@@ -734,6 +736,18 @@ std::vector<std::uint8_t> serialise(const file& f) {
   for (const auto& a : f.anims) patch_anim(p, a, v34);
   return out;
 }
+
+namespace {
+// A skeletal or camera curve in the raw dump (the contract's curve keys).
+nlohmann::json curve_json(const curve& c) {
+  using nlohmann::json;
+  return json{{"target", c.target}, {"flags", c.flags}, {"curve_type", static_cast<int>(c.type())},
+              {"frame_type", c.frame_type()}, {"key_type", c.key_type()},
+              {"start", c.start}, {"end", c.end}, {"scale", c.scale()}, {"offset", c.offset()},
+              {"delta", c.delta ? json(*c.delta) : json(nullptr)},
+              {"frames", c.frames}, {"keys", c.keys}};
+}
+}  // namespace
 
 nlohmann::json to_json(const file& f) {
   using nlohmann::json;
@@ -783,12 +797,7 @@ nlohmann::json to_json(const file& f) {
     json bas = json::array();
     for (const auto& b : a.bone_anims) {
       json curves = json::array();
-      for (const auto& c : b.curves)
-        curves.push_back(json{{"target", c.target}, {"flags", c.flags}, {"curve_type", static_cast<int>(c.type())},
-                              {"frame_type", c.frame_type()}, {"key_type", c.key_type()},
-                              {"start", c.start}, {"end", c.end}, {"scale", c.scale()}, {"offset", c.offset()},
-                              {"delta", c.delta ? json(*c.delta) : json(nullptr)},
-                              {"frames", c.frames}, {"keys", c.keys}});
+      for (const auto& c : b.curves) curves.push_back(curve_json(c));
       bas.push_back(json{{"name", b.name}, {"flags", b.flags}, {"base", b.base},
                          {"segment_scale_compensate", b.segment_scale_compensate()}, {"curves", curves}});
     }
@@ -797,6 +806,30 @@ nlohmann::json to_json(const file& f) {
                                    {"scale_mode", a.scale_mode()}, {"frame_count", a.frame_count},
                                    {"curve_count", a.num_curves}, {"baked_size", a.baked_size},
                                    {"user_data", user_json(a.user)}, {"bone_animations", bas}});
+  }
+  if (!f.scene_anims.empty()) {  // optional key: FSCN with their FCAM cameras
+    j["scene_animations"] = json::array();
+    for (const auto& sa : f.scene_anims) {
+      json cams = json::array();
+      for (const auto& c : sa.cameras) {
+        json curves = json::array();
+        for (const auto& cv : c.curves) curves.push_back(curve_json(cv));
+        cams.push_back(json{{"name", c.name}, {"flags", c.flags}, {"frame_count", c.frame_count},
+                            {"rotation_mode", c.euler_zxy() ? "euler_zxy" : "aim"}, {"perspective", c.perspective()},
+                            {"base", c.base}, {"curves", curves}});
+      }
+      j["scene_animations"].push_back(json{{"name", sa.name}, {"path", sa.path}, {"cameras", cams},
+                                           {"lights", sa.num_lights}, {"fogs", sa.num_fogs}});
+    }
+  }
+  // Switch: embedded files (optional key), a BotW camera decoded in place.
+  if (!f.external_files.empty()) {
+    j["external_files"] = json::array();
+    for (const auto& e : f.external_files) {
+      json je{{"name", e.name}, {"offset", e.data_at}, {"size", e.size}};
+      if (const auto cam = embedded_camera(f, e)) je["camera"] = to_json(*cam);
+      j["external_files"].push_back(std::move(je));
+    }
   }
   return j;
 }

@@ -192,6 +192,38 @@ struct switch_header {
   std::uint32_t bone_anim_size = 0; // 0x28 or 0x38
 };
 
+// FCAM: a camera of a scene animation. Base values and curve targets index
+// `base` by byte offset / 4: near, far, aspect, fov, position xyz, rotation (Euler ZXY
+// angles) or aim target xyz, twist.
+struct camera_anim {
+  std::uint32_t at = 0;
+  std::string name;
+  std::uint16_t flags = 0;  // bit 0 baked, 2 loop, 8 Euler ZXY (else aim + twist), 10 perspective
+  std::int32_t frame_count = 0;
+  std::uint32_t baked_size = 0;
+  std::uint16_t num_user_data = 0;
+  std::array<float, 11> base{};
+  std::vector<curve> curves;
+  [[nodiscard]] bool loop() const { return (flags >> 2) & 1; }
+  [[nodiscard]] bool euler_zxy() const { return (flags >> 8) & 1; }
+  [[nodiscard]] bool perspective() const { return (flags >> 10) & 1; }
+};
+// FSCN: a scene animation (cameras; its lights and fogs are counted, not read).
+struct scene_anim {
+  std::uint32_t at = 0;
+  std::string name, path;
+  std::uint16_t num_lights = 0, num_fogs = 0;
+  std::vector<camera_anim> cameras;
+};
+
+// An embedded file of a Switch FRES: an entry {u64 offset, u64 size} of the external-file
+// array, named by the external-file dictionary (BotW's .bcamanim: one `.brtcamera`).
+struct external_file {
+  std::uint32_t entry_at = 0;
+  std::string name;
+  std::uint64_t data_at = 0, size = 0;
+};
+
 struct file {
   std::vector<std::uint8_t> image;  // the decompressed file, kept whole
   platform plat = platform::wiiu;
@@ -210,6 +242,8 @@ struct file {
   std::vector<skeletal_anim> anims;
   std::vector<ftex> textures;  // FTEX dictionary (headers; image bytes stay in `image`)
   std::vector<texture_pattern_anim> texture_patterns;  // FTXP (version 3.4 and later)
+  std::vector<scene_anim> scene_anims;  // FSCN (dictionary 10 / the Switch scene-animation array)
+  std::vector<external_file> external_files;  // Switch: embedded files (dictionary in dicts[11])
   std::vector<std::pair<std::uint32_t, std::string>> strings;  // string pool entries (position of length)
   // Curves carry `delta` and skeletons inverse-matrix tables: Wii U 3.4+ and every Switch file.
   [[nodiscard]] bool v34() const { return plat == platform::switch_ || version >= 0x03040000; }

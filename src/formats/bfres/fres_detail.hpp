@@ -34,4 +34,13 @@ void reset_work(std::size_t file_size);
 [[nodiscard]] curve parse_curve_at(const core::byte_reader& file, std::uint32_t at, bool v34);
 [[nodiscard]] texture_pattern_anim parse_texture_pattern(const core::byte_reader& file, std::uint32_t at);
 
+// Scene animations (fres_scene.cpp): the Wii U FSCN dictionary, the Switch FSCN array.
+[[nodiscard]] std::vector<scene_anim> parse_scene_anims_wiiu(const core::byte_reader& file, const dict& d, bool v34);
+[[nodiscard]] std::vector<scene_anim> parse_scene_anims_switch(const core::byte_reader& file, std::uint32_t array_at,
+                                                               std::uint32_t count);
+// A Switch curve (0x30 bytes) and a Switch name (u16 length, characters) at `at`.
+[[nodiscard]] curve parse_switch_curve_at(const core::byte_reader& file, std::uint32_t at);
+[[nodiscard]] std::string switch_name_at(const core::byte_reader& file, std::uint32_t at);
+[[nodiscard]] std::uint32_t switch_offset_at(const core::byte_reader& file, std::uint64_t field);
+
 }  // namespace rigrip::bfres::detail

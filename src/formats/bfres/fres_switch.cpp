@@ -170,6 +170,12 @@ skeletal_anim parse_switch_anim(const byte_reader& file, std::uint32_t at, const
 
 }  // namespace
 
+namespace detail {
+curve parse_switch_curve_at(const byte_reader& file, std::uint32_t at) { return parse_switch_curve(file, at); }
+std::string switch_name_at(const byte_reader& file, std::uint32_t at) { return name_at(file, at); }
+std::uint32_t switch_offset_at(const byte_reader& file, std::uint64_t field) { return offset_at(file, field); }
+}  // namespace detail
+
 file parse_switch(std::vector<std::uint8_t> image) {
   file f;
   f.image = std::move(image);
@@ -221,6 +227,33 @@ file parse_switch(std::vector<std::uint8_t> image) {
     r.checked_count_at(fska_array, n_fska, h.fska_size, "skeletal animations");
     for (std::uint32_t i = 0; i < n_fska; ++i) f.anims.push_back(parse_switch_anim(r, fska_array + i * h.fska_size, h));
   }
+  // Scene animations (cameras): the array holds the FSCNs back to back.
+  if (const std::uint16_t n_scn = h.counts[5]) {
+    const std::uint32_t scn_array = offset_at(r, 0x78);
+    if (!scn_array) fail(code::bad_offset, "scene animations counted but no array", 0x78);
+    f.scene_anims = parse_scene_anims_switch(r, scn_array, n_scn);
+  }
+  // Embedded files: the array holds {u64 offset, u64 size}; the dictionary names them.
+  const std::uint32_t ext_array = offset_at(r, 0x98), ext_dict = offset_at(r, 0xA0);
+  const std::uint16_t n_ext = h.counts[6];
+  if (ext_dict) f.dicts[11] = parse_switch_dict(r, ext_dict);
+  if (n_ext) {
+    if (!ext_array) fail(code::bad_offset, "embedded files counted but no array", 0x98);
+    if (!f.dicts[11] || f.dicts[11]->count != n_ext)
+      fail(code::bad_count, "embedded-file dictionary does not have the " + std::to_string(n_ext) + " entries counted", 0xA0);
+    r.checked_count_at(ext_array, n_ext, 16, "embedded files");
+    for (std::uint32_t i = 0; i < n_ext; ++i) {
+      external_file e;
+      e.entry_at = ext_array + 16 * i;
+      e.data_at = r.u64_at(e.entry_at);
+      e.size = r.u64_at(e.entry_at + 8);
+      e.name = f.dicts[11]->nodes[i + 1].name;
+      if (e.data_at > f.image.size() || e.size > f.image.size() - e.data_at)
+        fail(code::bad_offset, "embedded file '" + e.name + "' (" + std::to_string(e.size) + " bytes at " +
+                                   std::to_string(e.data_at) + ") lies outside the file", e.entry_at);
+      f.external_files.push_back(std::move(e));
+    }
+  }
   f.sw = h;
   return f;
 }
@@ -248,7 +281,8 @@ std::vector<std::uint8_t> serialise_switch(const file& f) {
   for (std::uint32_t i = 0; i < h.offsets.size(); ++i) u64(0x20 + 8 * i, h.offsets[i]);
   p.u32(0xB8, h.string_table_size);
   for (std::uint32_t i = 0; i < h.counts.size(); ++i) p.u16(0xBC + 2 * i, h.counts[i]);
-  if (const auto& d = f.dicts[2]) {
+  for (const auto& d : {f.dicts[2], f.dicts[11]}) {
+    if (!d) continue;
     p.u32(d->at, d->size);
     p.u32(d->at + 4, static_cast<std::uint32_t>(d->count));
     for (const auto& n : d->nodes) {
@@ -257,6 +291,10 @@ std::vector<std::uint8_t> serialise_switch(const file& f) {
       p.u16(n.at + 6, n.right);
       u64(n.at + 8, n.name_at);
     }
+  }
+  for (const auto& e : f.external_files) {
+    u64(e.entry_at, e.data_at);
+    u64(e.entry_at + 8, e.size);
   }
   for (const auto& a : f.anims) {
     p.magic(a.at, "FSKA");
