@@ -52,7 +52,7 @@ set_tests_properties(cli.telltale_pack_skl_from_glb PROPERTIES DEPENDS cli.tellt
 
 # A lip-sync-only .anm decodes, but holds nothing a glTF can carry: a clear message, no empty .glb.
 rigrip_cli_test(telltale_lipsync_convert ARGS convert ${TT}/a371405036.anm -o ${OUT}/telltale/lipsync.glb EXIT 1
-  EXPECT "E_UNSUPPORTED_FEATURE \\[telltale-anm\\]: nothing to convert: no skeleton, animation or mesh"
+  EXPECT "E_UNSUPPORTED_FEATURE \\[telltale-anm\\]: nothing to convert: no skeleton, animation, mesh or camera"
   ABSENT ${OUT}/telltale/lipsync.glb)
 rigrip_cli_test(telltale_lipsync_json ARGS convert ${TT}/a371405036.anm -o ${OUT}/telltale/lipsync.json
   EXPECT_FILE ${OUT}/telltale/lipsync.json)
