@@ -46,8 +46,8 @@ result<preview_written> write_texture_preview(const scene& s, const std::string&
 }  // namespace
 
 namespace {
-// A scene of cameras only: each camera drawn as a bone from its position along its view
-// direction (local -Z), each camera clip as a clip moving those bones, so the preview shows
+// A scene of cameras only: each camera drawn as bones from its position along its view
+// direction (local -Z) and its up (+Y), each camera clip as a clip moving those bones, so the preview shows
 // where the cameras go and look.
 scene cameras_as_bones(const scene& s) {
   scene out;
@@ -66,7 +66,7 @@ scene cameras_as_bones(const scene& s) {
           lo[i % 3] = std::min(lo[i % 3], t.values[i]);
           hi[i % 3] = std::max(hi[i % 3], t.values[i]);
         }
-  const float reach = std::max({1.0f, 0.25f * (hi[0] - lo[0]), 0.25f * (hi[1] - lo[1]), 0.25f * (hi[2] - lo[2])});
+  const float reach = std::max({1.0f, 0.5f * (hi[0] - lo[0]), 0.5f * (hi[1] - lo[1]), 0.5f * (hi[2] - lo[2])});
   skeleton sk;
   sk.name = "cameras";
   for (const auto& c : s.cameras) {
@@ -80,6 +80,11 @@ scene cameras_as_bones(const scene& s) {
     view.parent = static_cast<int>(sk.bones.size() - 1);
     view.translation = {0, 0, -reach};
     sk.bones.push_back(view);
+    bone up;  // and its up (local +Y): seen from any side, and shows the roll
+    up.name = c.name + " up";
+    up.parent = view.parent;
+    up.translation = {0, 0.5f * reach, 0};
+    sk.bones.push_back(up);
   }
   out.skeletons.push_back(std::move(sk));
   for (const auto& ca : s.camera_animations) {

@@ -109,6 +109,16 @@ void repair_utf8(scene& s) {
     repair_utf8(m.name);
     repair_utf8(m.extras);
   }
+  for (auto& c : s.cameras) {
+    repair_utf8(c.name);
+    repair_utf8(c.extras);
+  }
+  for (auto& a : s.camera_animations) {
+    repair_utf8(a.name);
+    repair_utf8(a.extras);
+    for (auto& t : a.tracks) repair_utf8(t.bone);  // same mapping as the camera names
+    for (auto& l : a.lens) repair_utf8(l.camera);
+  }
 }
 
 }  // namespace rigrip::scene_ops
