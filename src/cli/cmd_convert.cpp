@@ -138,7 +138,7 @@ bool has_content(const scene& s) {
 // .glb helps nobody and some importers refuse it, so say so instead. JSON keeps the metadata.
 void refuse_empty_scene(json& rep, const job& jb, const scene& s) {
   std::string why =
-      "nothing to convert: no skeleton, animation, mesh or camera (see `rigrip info`; "
+      "nothing to convert: no skeleton, animation or mesh (see `rigrip info`; "
       "`--format json` keeps the file's metadata)";
   if (jb.from_directory)
     mark_skipped(rep, why);

@@ -1,6 +1,7 @@
 // rigrip preview: a picture of a file without a GPU or a browser, drawn by the library's
 // software rasteriser (src/render): a PNG of one frame or a contact sheet of several, or an
 // animated GIF of a clip.
+#include <algorithm>
 #include <fnmatch.h>
 
 #include <chrono>
@@ -44,7 +45,64 @@ result<preview_written> write_texture_preview(const scene& s, const std::string&
 }
 }  // namespace
 
+namespace {
+// A scene of cameras only: each camera drawn as bones from its position along its view
+// direction (local -Z) and its up (+Y), each camera clip as a clip moving those bones, so the preview shows
+// where the cameras go and look.
+scene cameras_as_bones(const scene& s) {
+  scene out;
+  out.format = s.format;
+  out.metadata = s.metadata;
+  float lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+  for (std::size_t i = 0; i < s.cameras.size(); ++i)
+    for (int k = 0; k < 3; ++k) {
+      const float v = s.cameras[i].translation[static_cast<std::size_t>(k)];
+      lo[k] = i ? std::min(lo[k], v) : v, hi[k] = i ? std::max(hi[k], v) : v;
+    }
+  for (const auto& a : s.camera_animations)
+    for (const auto& t : a.tracks)
+      if (t.path == path::translation)
+        for (std::size_t i = 0; i < t.values.size(); ++i) {
+          lo[i % 3] = std::min(lo[i % 3], t.values[i]);
+          hi[i % 3] = std::max(hi[i % 3], t.values[i]);
+        }
+  const float reach = std::max({1.0f, 0.5f * (hi[0] - lo[0]), 0.5f * (hi[1] - lo[1]), 0.5f * (hi[2] - lo[2])});
+  skeleton sk;
+  sk.name = "cameras";
+  for (const auto& c : s.cameras) {
+    bone b;
+    b.name = c.name;
+    b.translation = c.translation;
+    b.rotation = c.rotation;
+    sk.bones.push_back(b);
+    bone view;
+    view.name = c.name + " view";
+    view.parent = static_cast<int>(sk.bones.size() - 1);
+    view.translation = {0, 0, -reach};
+    sk.bones.push_back(view);
+    bone up;  // and its up (local +Y): seen from any side, and shows the roll
+    up.name = c.name + " up";
+    up.parent = view.parent;
+    up.translation = {0, 0.5f * reach, 0};
+    sk.bones.push_back(up);
+  }
+  out.skeletons.push_back(std::move(sk));
+  for (const auto& ca : s.camera_animations) {
+    animation a;
+    a.name = ca.name;
+    a.duration = ca.duration;
+    a.fps = ca.fps;
+    a.tracks = ca.tracks;
+    out.animations.push_back(std::move(a));
+  }
+  return out;
+}
+}  // namespace
+
 result<preview_written> write_preview(const scene& s, const std::string& path, const preview_request& r) {
+  bool drawable = !s.meshes.empty();
+  for (const auto& sk : s.skeletons) drawable = drawable || !sk.bones.empty();
+  if (!drawable && !s.cameras.empty()) return write_preview(cameras_as_bones(s), path, r);
   const std::string ext = lower(fs::path(path).extension().string());
   if (ext != ".png" && ext != ".gif")
     return make_error(code::usage, "cannot write '" + ext + "' pictures (" + path + "): preview writes .png or .gif");

@@ -116,7 +116,7 @@ void repair_utf8(scene& s) {
   for (auto& a : s.camera_animations) {
     repair_utf8(a.name);
     repair_utf8(a.extras);
-    for (auto& t : a.tracks) repair_utf8(t.bone);  // camera names, mapped as above
+    for (auto& t : a.tracks) repair_utf8(t.bone);  // same mapping as the camera names
     for (auto& l : a.lens) repair_utf8(l.camera);
   }
 }

@@ -1,6 +1,7 @@
 // Switch FRES (src/formats/bfres/fres_switch.cpp): a hand-built little-endian file laid
 // out from the notes (../shared/specs/bfres.md §7) by an independent writer below, its
 // damage cases, and the real Breath of the Wild event pack (read in place when present).
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -47,6 +48,26 @@ struct le_buffer {
     raw(s.c_str());
     u8(0);
   }
+  // The 0xD0-byte Switch FRES 0.5.0.3 header: the name at 0x20 ("s:file"), the u64 offset fields
+  // 0x28..0xB0 given by position (others 0), the 7 counts. No relocation table.
+  void switch_header(const std::map<std::uint32_t, std::string>& offsets, const std::array<std::uint16_t, 7>& counts) {
+    raw("FRES    ");
+    u32(0x00050003);
+    u8(0xFF), u8(0xFE), u8(3), u8(0);
+    u32(0), u16(0), u16(0xD0), u32(0), u32(0);  // file name chars and file size: finish_switch()
+    ptr("s:file");
+    for (std::uint32_t at = 0x28; at <= 0xB0; at += 8) ptr(offsets.count(at) ? offsets.at(at) : "");
+    u32(0);  // string table size
+    for (auto c : counts) u16(c);
+    pad_to(0xD0);
+  }
+  // Resolves the offsets, then patches the file name's characters and the file size.
+  void finish_switch() {
+    finish();
+    const auto name_chars = std::uint32_t(labels["s:file"] + 2), size = std::uint32_t(b.size());
+    std::memcpy(b.data() + 0x10, &name_chars, 4);
+    std::memcpy(b.data() + 0x1C, &size, 4);
+  }
   void finish() {
     for (auto& [at, l] : fixups) {
       std::uint64_t v = labels.at(l);
@@ -59,22 +80,8 @@ struct le_buffer {
 // and one linear curve on translate x: keys (1, +2) at frame 0 and (3, 0) at frame 20.
 std::vector<std::uint8_t> switch_file() {
   le_buffer w;
-  w.raw("FRES    ");
-  w.u32(0x00050003);
-  w.u8(0xFF), w.u8(0xFE), w.u8(3), w.u8(0);
-  w.u32(0);  // file name (characters), patched below
-  w.u16(0), w.u16(0xD0);
-  w.u32(0);  // relocation table: none in this vector
-  w.u32(0);  // file size, patched below
-  w.ptr("s:file");                             // 0x20 name
-  w.ptr(""), w.ptr("");                        // models
-  w.ptr("fska"), w.ptr("dict");                // 0x38, 0x40 skeletal animations
-  for (int i = 0; i < 13; ++i) w.ptr("");      // 0x48 .. 0xA8
-  w.ptr("s:empty");                            // 0xB0 string table
-  w.u32(0);                                    // string table size
-  w.u16(0), w.u16(1);                          // models, skeletal animations
-  for (int i = 0; i < 5; ++i) w.u16(0);
-  w.pad_to(0xD0);
+  // skeletal animations (array, dictionary), string table
+  w.switch_header({{0x38, "fska"}, {0x40, "dict"}, {0xB0, "s:empty"}}, {0, 1, 0, 0, 0, 0, 0});
   w.mark("fska");
   w.raw("FSKA"), w.u32(0x60), w.u32(0x60), w.u32(0);
   w.ptr("s:Walk"), w.ptr("s:Walk"), w.ptr(""), w.ptr("bind"), w.ptr("ba"), w.ptr(""), w.ptr("");
@@ -106,10 +113,7 @@ std::vector<std::uint8_t> switch_file() {
   w.str("s:Walk", "Walk");
   w.str("s:Hip", "Hip");
   w.align(8);
-  w.finish();
-  const auto name_chars = std::uint32_t(w.labels["s:file"] + 2), size = std::uint32_t(w.b.size());
-  std::memcpy(w.b.data() + 0x10, &name_chars, 4);
-  std::memcpy(w.b.data() + 0x1C, &size, 4);
+  w.finish_switch();
   return w.b;
 }
 
@@ -121,19 +125,8 @@ struct cam_key {
 };
 std::vector<std::uint8_t> bcamanim_file(const std::vector<cam_key>& keys, float end_frame) {
   le_buffer w;
-  w.raw("FRES    ");
-  w.u32(0x00050003);
-  w.u8(0xFF), w.u8(0xFE), w.u8(3), w.u8(0);
-  w.u32(0), w.u16(0), w.u16(0xD0), w.u32(0), w.u32(0);
-  w.ptr("s:file");
-  for (int i = 0; i < 14; ++i) w.ptr("");  // 0x28 .. 0x90
-  w.ptr("ext"), w.ptr("extdict");           // 0x98, 0xA0
-  w.ptr("");                                // 0xA8
-  w.ptr("s:empty");                         // 0xB0 string table
-  w.u32(0);
-  for (int i = 0; i < 6; ++i) w.u16(0);
-  w.u16(1);  // one embedded file
-  w.pad_to(0xD0);
+  // one embedded file (array, dictionary), string table
+  w.switch_header({{0x98, "ext"}, {0xA0, "extdict"}, {0xB0, "s:empty"}}, {0, 0, 0, 0, 0, 0, 1});
   w.mark("ext");
   w.ptr("cam");
   w.u32(0), w.u32(0);  // size, patched below
@@ -159,11 +152,8 @@ std::vector<std::uint8_t> bcamanim_file(const std::vector<cam_key>& keys, float 
   }
   const auto cam_size = std::uint32_t(w.b.size() - cam_at);
   w.align(8);
-  w.finish();
+  w.finish_switch();
   std::memcpy(w.b.data() + w.labels["ext"] + 8, &cam_size, 4);
-  const auto name_chars = std::uint32_t(w.labels["s:file"] + 2), size = std::uint32_t(w.b.size());
-  std::memcpy(w.b.data() + 0x10, &name_chars, 4);
-  std::memcpy(w.b.data() + 0x1C, &size, 4);
   return w.b;
 }
 
@@ -511,17 +501,7 @@ namespace {
 // notes' FSCN 0x68 / FCAM 0x48 / curve 0x30 layouts).
 std::vector<std::uint8_t> switch_scene_file(const std::string& scene_name, const std::vector<bfres_test::t_camera>& cams) {
   le_buffer w;
-  w.raw("FRES    ");
-  w.u32(0x00050003);
-  w.u8(0xFF), w.u8(0xFE), w.u8(3), w.u8(0);
-  w.u32(0), w.u16(0), w.u16(0xD0), w.u32(0), w.u32(0);
-  w.ptr("s:file");
-  for (int i = 0; i < 10; ++i) w.ptr("");  // 0x28 .. 0x70
-  w.ptr("fscn"), w.ptr("");                 // 0x78, 0x80 scene animations
-  for (int i = 0; i < 6; ++i) w.ptr("");    // 0x88 .. 0xB0
-  w.u32(0);
-  for (int i = 0; i < 7; ++i) w.u16(i == 5 ? 1 : 0);
-  w.pad_to(0xD0);
+  w.switch_header({{0x78, "fscn"}}, {0, 0, 0, 0, 0, 1, 0});  // one scene animation (array)
   w.mark("fscn");
   w.raw("FSCN"), w.u32(0), w.u32(0), w.u32(0);
   w.ptr("s:scene"), w.ptr("s:empty"), w.ptr("fcam");
@@ -563,10 +543,7 @@ std::vector<std::uint8_t> switch_scene_file(const std::string& scene_name, const
   w.str("s:scene", scene_name);
   for (const auto& c : cams) w.str("s:" + c.name, c.name);
   w.align(8);
-  w.finish();
-  const auto name_chars = std::uint32_t(w.labels["s:file"] + 2), size = std::uint32_t(w.b.size());
-  std::memcpy(w.b.data() + 0x10, &name_chars, 4);
-  std::memcpy(w.b.data() + 0x1C, &size, 4);
+  w.finish_switch();
   return w.b;
 }
 
