@@ -1,4 +1,5 @@
 #include "core/math.hpp"
+#include "core/euler.hpp"
 
 #include <algorithm>
 
@@ -51,7 +52,29 @@ quat from_rotation_matrix(const double r[3][3]) {
   return normalize({static_cast<float>(q.x), static_cast<float>(q.y), static_cast<float>(q.z), static_cast<float>(q.w)});
 }
 
+namespace {
+// glm::angleAxis about a unit axis, then normalize(): the two parts of axis_angle().
+struct half_turn {
+  float s, c;
+};
+half_turn axis_half(float radians) {
+  float s = std::sin(radians * 0.5f), c = std::cos(radians * 0.5f);
+  const float n = std::sqrt(s * s + c * c);
+  if (!(n > 1e-12f) || !std::isfinite(n)) return {0, 1};
+  return {s / n, c / n};
+}
+}  // namespace
+
+// X, then Y, then Z (BFRES, once per key and bone): the products of from_euler's general
+// path with the zero terms left out, in the same order, so the result is the same floats.
+quat from_euler_xyz(const vec3& r) {
+  const half_turn x = axis_half(r[0]), y = axis_half(r[1]), z = axis_half(r[2]);
+  const float a = y.c * x.s, b = y.s * x.c, c = -(y.s * x.s), d = y.c * x.c;  // Ry * Rx
+  return normalize({z.c * a - z.s * b, z.c * b + z.s * a, z.c * c + z.s * d, z.c * d - z.s * c});
+}
+
 quat from_euler(const vec3& r, std::string_view order) {
+  if (order == "XYZ") return from_euler_xyz(r);
   quat q{0, 0, 0, 1};
   for (char c : order) {
     quat step{0, 0, 0, 1};
