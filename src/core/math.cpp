@@ -53,24 +53,24 @@ quat from_rotation_matrix(const double r[3][3]) {
 }
 
 namespace {
-// glm::angleAxis about a unit axis, then normalize(): the two parts of axis_angle().
-struct half_turn {
-  float s, c;
-};
-half_turn axis_half(float radians) {
-  float s = std::sin(radians * 0.5f), c = std::cos(radians * 0.5f);
-  const float n = std::sqrt(s * s + c * c);
-  if (!(n > 1e-12f) || !std::isfinite(n)) return {0, 1};
-  return {s / n, c / n};
+// axis_angle() about world axis `k`: glm::angleAxis (w = cos, xyz = axis * sin, the zero
+// components as 0 * sin, signs included) and normalize(), without normalising the axis.
+quat world_axis_angle(std::size_t k, float radians) {
+  const float s = std::sin(radians * 0.5f), c = std::cos(radians * 0.5f);
+  quat q{0.0f * s, 0.0f * s, 0.0f * s, c};
+  q[k] = 1.0f * s;
+  return normalize(q);
 }
 }  // namespace
 
-// X, then Y, then Z (BFRES, once per key and bone): the products of from_euler's general
-// path with the zero terms left out, in the same order, so the result is the same floats.
+// X, then Y, then Z (BFRES, once per key and bone): from_euler's general path without the
+// walk over the order string, so the same products in the same order give the same floats,
+// signed zeros included.
 quat from_euler_xyz(const vec3& r) {
-  const half_turn x = axis_half(r[0]), y = axis_half(r[1]), z = axis_half(r[2]);
-  const float a = y.c * x.s, b = y.s * x.c, c = -(y.s * x.s), d = y.c * x.c;  // Ry * Rx
-  return normalize({z.c * a - z.s * b, z.c * b + z.s * a, z.c * c + z.s * d, z.c * d - z.s * c});
+  quat q = multiply(world_axis_angle(0, r[0]), quat{0, 0, 0, 1});
+  q = multiply(world_axis_angle(1, r[1]), q);
+  q = multiply(world_axis_angle(2, r[2]), q);
+  return normalize(q);
 }
 
 quat from_euler(const vec3& r, std::string_view order) {

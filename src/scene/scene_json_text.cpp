@@ -165,12 +165,15 @@ void put_mesh(writer& w, const mesh& m) {
   w.close('}');
 }
 
-// A rough size so the text is allocated about once: ~12 bytes per float.
-std::size_t estimate(const scene& s) {
+// A rough size so the text is allocated once: ~12 bytes per float, plus (pretty) its line's
+// indentation (keys sit 6-7 levels deep), newline and comma; a little too much costs only
+// untouched address space, too little a copy of the whole text.
+std::size_t estimate(const scene& s, int indent) {
+  const std::size_t per_float = 14 + (indent < 0 ? 0 : 3 + 7 * static_cast<std::size_t>(indent));
   std::size_t n = 4096;
   for (const auto& sk : s.skeletons) n += sk.bones.size() * 256;
   for (const auto& a : s.animations)
-    for (const auto& t : a.tracks) n += 128 + (t.times.size() + t.values.size()) * 14;
+    for (const auto& t : a.tracks) n += 128 + (t.times.size() + t.values.size()) * per_float;
   for (const auto& m : s.meshes)
     n += (m.positions.size() + m.normals.size() + m.tangents.size()) * 48 + m.indices.size() * 8 + m.joints.size() * 64;
   return n;
@@ -178,7 +181,7 @@ std::size_t estimate(const scene& s) {
 }  // namespace
 
 void append_text(const scene& s, int indent, std::string& out) {
-  out.reserve(out.size() + estimate(s));
+  out.reserve(out.size() + estimate(s, indent));
   writer w(out, indent < 0 ? -1 : indent);
   w.open('{');
   w.key("animations");
