@@ -1,4 +1,5 @@
 #include "core/math.hpp"
+#include "core/euler.hpp"
 
 #include <algorithm>
 
@@ -51,7 +52,29 @@ quat from_rotation_matrix(const double r[3][3]) {
   return normalize({static_cast<float>(q.x), static_cast<float>(q.y), static_cast<float>(q.z), static_cast<float>(q.w)});
 }
 
+namespace {
+// axis_angle() about world axis `k`: glm::angleAxis (w = cos, xyz = axis * sin, the zero
+// components as 0 * sin, signs included) and normalize(), without normalising the axis.
+quat world_axis_angle(std::size_t k, float radians) {
+  const float s = std::sin(radians * 0.5f), c = std::cos(radians * 0.5f);
+  quat q{0.0f * s, 0.0f * s, 0.0f * s, c};
+  q[k] = 1.0f * s;
+  return normalize(q);
+}
+}  // namespace
+
+// X, then Y, then Z (BFRES, once per key and bone): from_euler's general path without the
+// walk over the order string, so the same products in the same order give the same floats,
+// signed zeros included.
+quat from_euler_xyz(const vec3& r) {
+  quat q = multiply(world_axis_angle(0, r[0]), quat{0, 0, 0, 1});
+  q = multiply(world_axis_angle(1, r[1]), q);
+  q = multiply(world_axis_angle(2, r[2]), q);
+  return normalize(q);
+}
+
 quat from_euler(const vec3& r, std::string_view order) {
+  if (order == "XYZ") return from_euler_xyz(r);
   quat q{0, 0, 0, 1};
   for (char c : order) {
     quat step{0, 0, 0, 1};

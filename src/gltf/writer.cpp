@@ -21,6 +21,7 @@
 #include "scene/ssc.hpp"
 #include "rigrip/bone_lookup.hpp"
 #include "rigrip/gltf.hpp"
+#include "gltf/model_json.hpp"
 
 namespace rigrip::gltf {
 namespace {
@@ -59,6 +60,7 @@ tg::Value to_value(const json& j) {
 class builder {
  public:
   explicit builder(tg::Model& m) : m_(m) { m_.buffers.resize(1); }
+  void reserve(std::size_t n) { m_.buffers[0].data.reserve(n); }
 
   int view(const void* data, std::size_t size, int target = 0) {
     auto& buf = m_.buffers[0].data;
@@ -407,7 +409,10 @@ scene prepare(const scene& in, const write_options& o, diagnostics& diags) {
       std::size_t n = static_cast<std::size_t>(components(t.path)) * t.elements_per_key();
       std::vector<float> times, values;
       std::size_t dropped = 0;
-      for (std::size_t k = 0; k < t.times.size(); ++k) {
+      // (nearly every track's times already increase: then nothing is rebuilt)
+      const bool increasing = std::adjacent_find(t.times.begin(), t.times.end(),
+                                                 [](float a, float b) { return !(b > a); }) == t.times.end();
+      for (std::size_t k = 0; !increasing && k < t.times.size(); ++k) {
         if (!times.empty() && !(t.times[k] > times.back())) {
           ++dropped;
           continue;
@@ -567,7 +572,7 @@ skeleton_nodes add_skeletons(const scene& s, tg::Model& m, builder& b) {
         parent_node = hidx;
       }
       int idx = static_cast<int>(m.nodes.size());
-      m.nodes.push_back(n);
+      m.nodes.push_back(std::move(n));
       bone_nodes[si].push_back(idx);
       m.nodes[static_cast<std::size_t>(parent_node)].children.push_back(idx);
     }
@@ -866,19 +871,20 @@ void add_animations(const scene& s, const write_options& o, const skeleton_nodes
       int ncomp = components(p);
       smp.output = b.floats(values, ncomp == 4 ? TINYGLTF_TYPE_VEC4 : TINYGLTF_TYPE_VEC3, ncomp, false);
       smp.interpolation = std::string(to_string(in));
-      anim.samplers.push_back(smp);
+      anim.samplers.push_back(std::move(smp));
       tg::AnimationChannel ch;
       ch.sampler = static_cast<int>(anim.samplers.size() - 1);
       ch.target_node = node;
       ch.target_path = std::string(to_string(p));
-      anim.channels.push_back(ch);
+      anim.channels.push_back(std::move(ch));
     };
     const bone_lookup bone_of(sk);
     for (const auto& t : a.tracks) {
       int bi = bone_of.find(t.bone);
       if (bi < 0) continue;
-      std::vector<float> values = t.values;
+      std::vector<float> values;  // rotations only: renormalised copies
       if (t.path == path::rotation) {
+        values = t.values;
         std::size_t e = t.elements_per_key();
         for (std::size_t k = 0; k < t.times.size(); ++k) {  // renormalise values (not tangents)
           float* q = &values[(k * e + (e == 3 ? 1 : 0)) * 4];
@@ -889,7 +895,7 @@ void add_animations(const scene& s, const write_options& o, const skeleton_nodes
       }
       const auto skel = static_cast<std::size_t>(a.skeleton);
       const int helper = helper_nodes[skel][static_cast<std::size_t>(bi)];
-      add_channel(ga, t.times, values, t.path, t.interpolation,
+      add_channel(ga, t.times, t.path == path::rotation ? values : t.values, t.path, t.interpolation,
                   t.path == path::translation && helper >= 0 ? helper : bone_nodes[skel][static_cast<std::size_t>(bi)]);
     }
     // SSC helpers follow their parent bone's animated scale with 1/s (per frame; exact
@@ -929,7 +935,7 @@ void add_animations(const scene& s, const write_options& o, const skeleton_nodes
     }
     ex["skeleton"] = a.skeleton;
     ga.extras = to_value(ex);
-    m.animations.push_back(ga);
+    m.animations.push_back(std::move(ga));
   }
 }
 
@@ -1035,9 +1041,21 @@ void add_cameras(const scene& s, const write_options& o, tg::Model& m, builder& 
   }
 }
 
-// The model as .glb bytes, or as .gltf JSON whose buffer is the external `bin_name`.
-result<encoded> serialise_model(tg::Model& m, const write_options& o, const std::string& bin_name) {
-  if (m.buffers[0].data.empty()) m.buffers.clear();
+// About the size of the binary buffer (the animation and mesh data, bind matrices), so it is
+// allocated about once; textures (PNG) are not counted.
+std::size_t binary_size_estimate(const scene& s) {
+  std::size_t n = 1024;
+  for (const auto& sk : s.skeletons) n += sk.bones.size() * 68;
+  for (const auto& a : s.animations)
+    for (const auto& t : a.tracks) n += (t.times.size() + t.values.size()) * 4 + 8;
+  for (const auto& m : s.meshes)
+    n += m.positions.size() * (12 + 12 + 16 + 8 + 8 + 16 + 8 + 16) + m.indices.size() * 4 + 64;
+  return n;
+}
+
+// The model as .glb bytes, or as .gltf JSON whose buffer is the external `bin_name`, through
+// tinygltf's serialiser: kept as the reference the streaming writer is tested against.
+result<encoded> serialise_with_tinygltf(tg::Model& m, const write_options& o, const std::string& bin_name) {
   tg::TinyGLTF gltf;
   std::ostringstream os;
   if (!gltf.WriteGltfSceneToStream(&m, os, !o.binary, o.binary))
@@ -1060,10 +1078,25 @@ result<encoded> serialise_model(tg::Model& m, const write_options& o, const std:
   return out;
 }
 
-}  // namespace
+// The same document written straight to text (detail::model_json) and laid out once into
+// the GLB; the binary buffer is copied once (into the GLB) or moved out (.gltf's .bin).
+result<encoded> serialise_model(tg::Model& m, const write_options& o, const std::string& bin_name, bool reference) {
+  if (m.buffers[0].data.empty()) m.buffers.clear();
+  if (reference) return serialise_with_tinygltf(m, o, bin_name);
+  encoded out;
+  if (o.binary) {
+    const std::string text = detail::model_json(m, -1, {});
+    out.main = detail::glb(text, m.buffers.empty() ? byte_view() : byte_view(m.buffers[0].data));
+    return out;
+  }
+  const std::string text = detail::model_json(m, 1, bin_name);
+  out.main.assign(text.begin(), text.end());
+  if (!m.buffers.empty()) out.bin = std::move(m.buffers[0].data);
+  return out;
+}
 
-result<encoded> write(const scene& input, const write_options& o, diagnostics& diags,
-                      const std::string& bin_name) {
+result<encoded> write_model(const scene& input, const write_options& o, diagnostics& diags,
+                            const std::string& bin_name, bool reference) {
   auto valid = input.validate();
   if (!valid) return valid.error();
   scene s = prepare(input, o, diags);
@@ -1078,6 +1111,7 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
   if (!s.metadata.is_null() && !s.metadata.empty()) asset_extras["source_metadata"] = s.metadata;
   m.asset.extras = to_value(asset_extras);
   builder b(m);
+  b.reserve(binary_size_estimate(s));
   m.scenes.resize(1);
   m.defaultScene = 0;
 
@@ -1089,7 +1123,19 @@ result<encoded> write(const scene& input, const write_options& o, diagnostics& d
   add_meshes(s, o, sn, m, b);
   add_animations(s, o, sn, m, b, diags);
   add_cameras(s, o, m, b, diags);
-  return serialise_model(m, o, bin_name);
+  return serialise_model(m, o, bin_name, reference);
+}
+
+}  // namespace
+
+result<encoded> write(const scene& input, const write_options& o, diagnostics& diags,
+                      const std::string& bin_name) {
+  return write_model(input, o, diags, bin_name, false);
+}
+
+result<encoded> detail::write_with_tinygltf(const scene& input, const write_options& o, diagnostics& diags,
+                                            const std::string& bin_name) {
+  return write_model(input, o, diags, bin_name, true);
 }
 
 result<void> write_file(const scene& s, const std::string& path, const write_options& o,

@@ -24,7 +24,8 @@ pose sample_pose(const skeleton& s, const animation& a, float time) {
   for (const auto& t : a.tracks) {
     int bi = bones.find(t.bone);
     if (bi < 0) continue;
-    auto v = sample(t, time);
+    float v[4];
+    sample(t, time, v);
     const auto i = static_cast<std::size_t>(bi);
     if (t.path == path::translation) p.translation[i] = {v[0], v[1], v[2]};
     else if (t.path == path::rotation) p.rotation[i] = normalize({v[0], v[1], v[2], v[3]});
@@ -40,7 +41,13 @@ vec3 compensation(const vec3& s) {
 }
 
 std::vector<mat4> world_matrices(const skeleton& s, const pose& p) {
-  std::vector<mat4> w(s.bones.size());
+  std::vector<mat4> w;
+  world_matrices(s, p, w);
+  return w;
+}
+
+void world_matrices(const skeleton& s, const pose& p, std::vector<mat4>& w) {
+  w.resize(s.bones.size());
   for (std::size_t i = 0; i < s.bones.size(); ++i) {
     const bone& b = s.bones[i];
     const bool has_parent = b.parent >= 0 && static_cast<std::size_t>(b.parent) < i;
@@ -57,28 +64,27 @@ std::vector<mat4> world_matrices(const skeleton& s, const pose& p) {
       w[i] = multiply(w[pi], compose(p.translation[i], p.rotation[i], p.scale[i]));
     }
   }
-  return w;
 }
 
 std::vector<mat4> world_matrices(const skeleton& s) { return world_matrices(s, rest_pose(s)); }
 
-std::vector<float> sample(const track& t, float time) {
+void sample(const track& t, float time, float* out) {
   const std::size_t n = static_cast<std::size_t>(components(t.path));
   const std::size_t e = t.elements_per_key();
   const std::size_t keys = t.times.size();
-  std::vector<float> out(n, 0.0f);
-  if (keys == 0 || t.values.size() < keys * n * e) return out;
+  std::fill_n(out, n, 0.0f);
+  if (keys == 0 || t.values.size() < keys * n * e) return;
   auto value = [&](std::size_t k, std::size_t which) {  // which: 0 in, 1 value, 2 out for cubic
     std::size_t idx = (k * e + (e == 3 ? which : 0)) * n;
     return &t.values[idx];
   };
   if (time <= t.times.front() || keys == 1) {
-    std::copy_n(value(0, 1), n, out.begin());
-    return out;
+    std::copy_n(value(0, 1), n, out);
+    return;
   }
   if (time >= t.times.back()) {
-    std::copy_n(value(keys - 1, 1), n, out.begin());
-    return out;
+    std::copy_n(value(keys - 1, 1), n, out);
+    return;
   }
   std::size_t k = static_cast<std::size_t>(
       std::upper_bound(t.times.begin(), t.times.end(), time) - t.times.begin()) - 1;
@@ -86,19 +92,19 @@ std::vector<float> sample(const track& t, float time) {
   float dt = t1 - t0;
   float u = dt > 0 ? (time - t0) / dt : 0.0f;
   if (t.interpolation == interpolation::step) {
-    std::copy_n(value(k, 1), n, out.begin());
-    return out;
+    std::copy_n(value(k, 1), n, out);
+    return;
   }
   if (t.interpolation == interpolation::linear) {
     const float* a = value(k, 1);
     const float* b = value(k + 1, 1);
     if (t.path == path::rotation) {
       quat q = slerp({a[0], a[1], a[2], a[3]}, {b[0], b[1], b[2], b[3]}, u);
-      std::copy(q.begin(), q.end(), out.begin());
+      std::copy(q.begin(), q.end(), out);
     } else {
       for (std::size_t i = 0; i < n; ++i) out[i] = a[i] + (b[i] - a[i]) * u;
     }
-    return out;
+    return;
   }
   // CUBICSPLINE as glTF defines it: tangents scaled by the segment length.
   const float* p0 = value(k, 1);
@@ -111,8 +117,13 @@ std::vector<float> sample(const track& t, float time) {
     out[i] = h00 * p0[i] + h10 * dt * m0[i] + h01 * p1[i] + h11 * dt * m1[i];
   if (t.path == path::rotation) {
     quat q = normalize({out[0], out[1], out[2], out[3]});
-    std::copy(q.begin(), q.end(), out.begin());
+    std::copy(q.begin(), q.end(), out);
   }
+}
+
+std::vector<float> sample(const track& t, float time) {
+  std::vector<float> out(static_cast<std::size_t>(components(t.path)), 0.0f);
+  sample(t, time, out.data());
   return out;
 }
 

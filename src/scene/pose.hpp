@@ -28,10 +28,14 @@ struct pose {
 // which equals Maya's W_parent * S_parent^-1 * T(s_parent . t) * R * S (scene-model.md).
 [[nodiscard]] std::vector<mat4> world_matrices(const skeleton& s, const pose& p);
 [[nodiscard]] std::vector<mat4> world_matrices(const skeleton& s);  // rest pose
+// world_matrices(s, p) into `out` (resized; its storage reused across frames).
+void world_matrices(const skeleton& s, const pose& p, std::vector<mat4>& out);
 
 // Samples a track at time t (seconds) with its own interpolation, returning
 // components(path) floats. Clamps outside the key range.
 [[nodiscard]] std::vector<float> sample(const track& t, float time);
+// The same into out[0, components(path)) without allocating (per bone and frame in loops).
+void sample(const track& t, float time, float* out);
 
 // An additive clip's keys are deltas from identity/zero (rotation, translation) or one
 // (scale): on their own they fold every bone to the origin. Layered onto the rest pose

@@ -11,167 +11,17 @@
 #include <span>
 
 #include "rigrip/gltf.hpp"
+#include "scene/json_out.hpp"
 #include "rigrip/scene_text.hpp"
 
 namespace rigrip::scene_json {
 namespace {
 using nlohmann::json;
 
-// nlohmann's layout of a number given its shortest digits: value = digits * 10^(n - k).
-// Mirrors nlohmann::detail::dtoa_impl::format_buffer (min_exp -4, max_exp 15).
-void lay_out(std::string& o, bool negative, std::string_view digits, int n) {
-  const int k = static_cast<int>(digits.size());
-  if (negative) o += '-';
-  if (k <= n && n <= 15) {
-    o += digits;
-    o.append(static_cast<std::size_t>(n - k), '0');
-    o += ".0";
-  } else if (0 < n && n <= 15) {
-    o += digits.substr(0, static_cast<std::size_t>(n));
-    o += '.';
-    o += digits.substr(static_cast<std::size_t>(n));
-  } else if (-4 < n && n <= 0) {
-    o += "0.";
-    o.append(static_cast<std::size_t>(-n), '0');
-    o += digits;
-  } else {
-    o += digits[0];
-    if (k > 1) {
-      o += '.';
-      o += digits.substr(1);
-    }
-    int e = n - 1;
-    o += 'e';
-    o += e < 0 ? '-' : '+';
-    e = e < 0 ? -e : e;
-    if (e < 10) o += '0';
-    char buf[8];
-    auto r = std::to_chars(buf, buf + sizeof buf, e);
-    o.append(buf, r.ptr);
-  }
-}
-
-// The shortest round-trip text of a float or double (std::to_chars, which picks fixed or
-// scientific form: the same text the DOM path parsed, so the same value), re-laid out as
-// nlohmann prints a double.
-template <class F>
-void put_number(std::string& o, F v) {
-  if (!std::isfinite(v)) {
-    o += "null";
-    return;
-  }
-  if (v == 0) {
-    o += std::signbit(v) ? "-0.0" : "0.0";
-    return;
-  }
-  char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  const char* p = buf;
-  bool negative = false;
-  if (*p == '-') {
-    negative = true;
-    ++p;
-  }
-  char digits[48];
-  int k = 0, point = -1;
-  for (; p < r.ptr && *p != 'e'; ++p) {
-    if (*p == '.') point = k;
-    else if (k < 48) digits[k++] = *p;
-  }
-  if (point < 0) point = k;
-  int exp10 = 0;
-  if (p < r.ptr) std::from_chars(p + 1 + (p[1] == '+' ? 1 : 0), r.ptr, exp10);
-  int n = point + exp10;  // value = 0.digits * 10^n
-  int first = 0;
-  while (first < k - 1 && digits[first] == '0') ++first, --n;
-  while (k - first > 1 && digits[k - 1] == '0') --k;
-  lay_out(o, negative, std::string_view(digits + first, static_cast<std::size_t>(k - first)), n);
-}
-
-template <class I>
-void put_int(std::string& o, I v) {
-  char buf[24];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  o.append(buf, r.ptr);
-}
-
-// Strings: printable ASCII without quotes or backslashes is copied; anything else goes
-// through nlohmann's own escaping (with invalid UTF-8 replaced, as the CLI prints).
-void put_string(std::string& o, std::string_view s) {
-  bool plain = true;
-  for (unsigned char c : s)
-    if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
-      plain = false;
-      break;
-    }
-  if (plain) {
-    o += '"';
-    o += s;
-    o += '"';
-    return;
-  }
-  o += json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
-// Containers with nlohmann's separators: pretty ("{\n<indent>\"k\": v,\n...\n}") or compact.
-class writer {
- public:
-  writer(std::string& o, int step) : o_(o), step_(step) {}
-  std::string& o_;
-
-  void open(char c) {
-    o_ += c;
-    first_.push_back(true);
-  }
-  void close(char c) {
-    const bool empty = first_.back();
-    first_.pop_back();
-    if (!empty) newline();
-    o_ += c;
-  }
-  void item() {  // before each array element
-    if (!first_.back()) o_ += ',';
-    first_.back() = false;
-    newline();
-  }
-  void key(std::string_view k) {  // keys are fixed ASCII names
-    item();
-    o_ += '"';
-    o_ += k;
-    o_ += step_ >= 0 ? "\": " : "\":";
-  }
-  // A free-form subtree (extras, metadata): nlohmann's dump, indented to this depth.
-  void value(const json& j) {
-    std::string t = j.dump(step_, ' ', false, json::error_handler_t::replace);
-    if (step_ < 0) {
-      o_ += t;
-      return;
-    }
-    const std::size_t pad = first_.size() * static_cast<std::size_t>(step_);
-    for (char c : t) {
-      o_ += c;
-      if (c == '\n') o_.append(pad, ' ');
-    }
-  }
-  template <class A>
-  void floats(const A& a) {
-    open('[');
-    for (float f : a) {
-      item();
-      put_number(o_, f);
-    }
-    close(']');
-  }
-
- private:
-  void newline() {
-    if (step_ < 0) return;
-    o_ += '\n';
-    o_.append(first_.size() * static_cast<std::size_t>(step_), ' ');
-  }
-  int step_;
-  std::vector<bool> first_;
-};
+using json_out::put_int;
+using json_out::put_number;
+using json_out::put_string;
+using json_out::writer;
 
 bool has(const json& j) { return !j.is_null() && !j.empty(); }
 
@@ -396,12 +246,15 @@ void put_mesh(writer& w, const mesh& m) {
   w.close('}');
 }
 
-// A rough size so the text is allocated about once: ~12 bytes per float.
-std::size_t estimate(const scene& s) {
+// A rough size so the text is allocated once: ~12 bytes per float, plus (pretty) its line's
+// indentation (keys sit 6-7 levels deep), newline and comma; a little too much costs only
+// untouched address space, too little a copy of the whole text.
+std::size_t estimate(const scene& s, int indent) {
+  const std::size_t per_float = 14 + (indent < 0 ? 0 : 3 + 7 * static_cast<std::size_t>(indent));
   std::size_t n = 4096;
   for (const auto& sk : s.skeletons) n += sk.bones.size() * 256;
   for (const auto& a : s.animations)
-    for (const auto& t : a.tracks) n += 128 + (t.times.size() + t.values.size()) * 14;
+    for (const auto& t : a.tracks) n += 128 + (t.times.size() + t.values.size()) * per_float;
   for (const auto& m : s.meshes)
     n += (m.positions.size() + m.normals.size() + m.tangents.size()) * 48 + m.indices.size() * 8 + m.joints.size() * 64;
   return n;
@@ -409,7 +262,7 @@ std::size_t estimate(const scene& s) {
 }  // namespace
 
 void append_text(const scene& s, int indent, std::string& out) {
-  out.reserve(out.size() + estimate(s));
+  out.reserve(out.size() + estimate(s, indent));
   writer w(out, indent < 0 ? -1 : indent);
   w.open('{');
   w.key("animations");

@@ -219,7 +219,8 @@ struct residual {
 void solve_locals(const skeleton& sk, const std::vector<mat4>& target, const std::vector<bool>& solve,
                   pose& p, residual& res) {
   const std::size_t n = sk.bones.size();
-  std::vector<affine> plain(n);
+  std::vector<affine> plain(n), inverse(n);
+  std::vector<char> inverted(n, 0);  // a parent's inverse is made once for all its children
   for (std::size_t i = 0; i < n; ++i) {
     const affine goal = from_mat(target[i]);
     const int parent = sk.bones[i].parent;
@@ -227,8 +228,10 @@ void solve_locals(const skeleton& sk, const std::vector<mat4>& target, const std
       plain[i] = goal;
       continue;
     }
-    const affine& pw = plain[static_cast<std::size_t>(parent)];
-    const local_trs l = decompose(mul(pseudo_inverse(pw), goal));
+    const auto pi = static_cast<std::size_t>(parent);
+    const affine& pw = plain[pi];
+    if (!inverted[pi]) inverse[pi] = pseudo_inverse(pw), inverted[pi] = 1;
+    const local_trs l = decompose(mul(inverse[pi], goal));
     if (core::finite(l.t) && core::finite(l.r) && core::finite(l.s)) {
       p.translation[i] = l.t, p.rotation[i] = l.r, p.scale[i] = l.s;
     }
@@ -360,24 +363,27 @@ std::vector<channel_tracks> tracks_by_bone(const skeleton& sk, const animation& 
   return out;
 }
 
-// sample_pose with the track lookup done once (sample_pose finds bones by name).
-pose sample_channels(const skeleton& sk, const std::vector<channel_tracks>& ch, float time) {
-  pose p = rest_pose(sk);
+// sample_pose with the track lookup done once (sample_pose finds bones by name), into a
+// pose whose storage is reused from frame to frame (`rest`: the skeleton's rest pose).
+void sample_channels(const pose& rest, const std::vector<channel_tracks>& ch, float time, pose& p) {
+  p.translation.assign(rest.translation.begin(), rest.translation.end());
+  p.rotation.assign(rest.rotation.begin(), rest.rotation.end());
+  p.scale.assign(rest.scale.begin(), rest.scale.end());
   for (std::size_t i = 0; i < ch.size(); ++i) {
+    float v[4];
     if (ch[i].t) {
-      const auto v = sample(*ch[i].t, time);
+      sample(*ch[i].t, time, v);
       p.translation[i] = {v[0], v[1], v[2]};
     }
     if (ch[i].r) {
-      const auto v = sample(*ch[i].r, time);
+      sample(*ch[i].r, time, v);
       p.rotation[i] = normalize({v[0], v[1], v[2], v[3]});
     }
     if (ch[i].s) {
-      const auto v = sample(*ch[i].s, time);
+      sample(*ch[i].s, time, v);
       p.scale[i] = {v[0], v[1], v[2]};
     }
   }
-  return p;
 }
 
 double bake_animation(const skeleton& sk0, const skeleton& sk, animation& a,
@@ -457,9 +463,12 @@ double bake_animation(const skeleton& sk0, const skeleton& sk, animation& a,
   const auto times = sample_times(a0, keyed);
   std::vector<std::vector<float>> tv(n), rv(n), sv(n);
   residual res;
+  const pose rest = rest_pose(sk0);
+  pose p;
+  std::vector<mat4> target;
   for (float tm : times) {
-    pose p = sample_channels(sk0, ch, tm);
-    const auto target = world_matrices(sk0, p);
+    sample_channels(rest, ch, tm, p);
+    world_matrices(sk0, p, target);
     solve_locals(sk0, target, solve, p, res);
     for (std::size_t i = 0; i < n; ++i) {
       if (!solve[i]) continue;
@@ -597,8 +606,18 @@ bake_error measure_bake_error(const scene& original, const scene& baked, int ani
   std::sort(times.begin(), times.end());
   times.erase(std::unique(times.begin(), times.end()), times.end());
   if (times.size() > 8192) times.resize(8192);
-  for (float t : times)
-    accumulate(world_matrices(sa, sample_pose(sa, a, t)), world_matrices(sb, sample_pose(sb, b, t)), e);
+  // (sample_pose per time, with the bone lookup, rest pose and matrices made once)
+  const auto cha = tracks_by_bone(sa, a), chb = tracks_by_bone(sb, b);
+  const pose resta = rest_pose(sa), restb = rest_pose(sb);
+  pose pa, pb;
+  std::vector<mat4> wa, wb;
+  for (float t : times) {
+    sample_channels(resta, cha, t, pa);
+    sample_channels(restb, chb, t, pb);
+    world_matrices(sa, pa, wa);
+    world_matrices(sb, pb, wb);
+    accumulate(wa, wb, e);
+  }
   return e;
 }
 }  // namespace rigrip::scene_ops

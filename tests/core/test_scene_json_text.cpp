@@ -17,6 +17,7 @@
 #include "rigrip/gltf.hpp"
 #include "rigrip/registry.hpp"
 #include "rigrip/scene_text.hpp"
+#include "decoded_samples.hpp"
 #include "test_support.hpp"
 
 using namespace rigrip;
@@ -170,18 +171,8 @@ TEST(SceneJsonText, EveryFloatSpelledAsBeforeAndReadsBackExactly) {
 
 // Every shared sample that decodes: the dump has the same values as the DOM path.
 TEST(SceneJsonText, SamplesDumpIdentically) {
-  auto root = test::sample("");
-  if (!root) GTEST_SKIP() << "shared samples not present";
-  int compared = 0;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(*root)) {
-    if (!e.is_regular_file() || e.file_size() > (8u << 20)) continue;
-    diagnostics d;
-    auto s = read_scene(e.path().string(), read_options{}, d);
-    if (!s) continue;
-    SCOPED_TRACE(e.path().string());
-    expect_same(s.value(), 1);
-    ++compared;
-  }
+  const int compared = test::for_each_decoded_sample([](const std::string&, const scene& s) { expect_same(s, 1); });
+  if (compared < 0) GTEST_SKIP() << "shared samples not present";
   std::printf("compared %d sample dumps\n", compared);
   EXPECT_GT(compared, 0);
 }

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "core/failure.hpp"
+#include "core/euler.hpp"
 #include "core/math.hpp"
 #include "formats/bfres/camera.hpp"
 #include "formats/bfres/decode_model.hpp"
@@ -29,9 +30,13 @@ quat rotation_of(const std::array<float, 4>& r, bool euler) {
 struct channel_source {
   std::array<const curve*, 10> curves{};
   std::array<float, 10> constant{};  // base value, else the bind bone's value
+  // The segment each curve was last evaluated in: frames are sampled in increasing order,
+  // so the next one is found by a step (curve::value with a cursor; same values).
+  mutable std::array<std::size_t, 10> cursor{};
   [[nodiscard]] float at(int comp, float frame) const {
-    const curve* c = curves[static_cast<std::size_t>(comp)];
-    return c ? c->eval(frame) : constant[static_cast<std::size_t>(comp)];
+    const auto k = static_cast<std::size_t>(comp);
+    const curve* c = curves[k];
+    return c ? c->eval(frame, cursor[k]) : constant[k];
   }
   [[nodiscard]] bool animated(int first, int n) const {
     for (int k = first; k < first + n; ++k)
@@ -51,7 +56,7 @@ bool spline_exact(const curve& c, float end) {
 float seconds(float frame, double fps) { return static_cast<float>(frame / fps); }
 
 // Keeps times strictly increasing after the division by fps.
-std::vector<float> distinct_times(const std::set<float>& frames, double fps) {
+std::vector<float> distinct_times(const std::vector<float>& frames, double fps) {
   std::vector<float> out;
   for (float f : frames)
     if (out.empty() || seconds(f, fps) > seconds(out.back(), fps)) out.push_back(f);
@@ -73,13 +78,21 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
   t.interpolation = interpolation::linear;
   const bool exact = std::all_of(cs.begin(), cs.end(), [&](const curve* c) { return spline_exact(*c, end); });
   const bool cubic = std::any_of(cs.begin(), cs.end(), [](const curve* c) { return c->type() == curve_type::cubic; });
-  std::set<float> frames{0.0f, end};
+  // The key frames (sorted, distinct) in [0, end], or every frame.
+  std::vector<float> frames;
   if (exact) {
+    frames = {0.0f, end};
     for (const curve* c : cs)
       for (float f : c->frames)
-        if (f > 0 && f < end) frames.insert(f);
+        if (f > 0 && f < end) frames.push_back(f);
+    std::sort(frames.begin(), frames.end());
+    frames.erase(std::unique(frames.begin(), frames.end()), frames.end());
   } else {
-    for (std::int32_t f = 1; f < frame_count; ++f) frames.insert(static_cast<float>(f));
+    frames.reserve(static_cast<std::size_t>(std::max(frame_count, 0)) + 1);
+    frames.push_back(0.0f);
+    for (std::int32_t f = 1; f < frame_count; ++f) frames.push_back(static_cast<float>(f));
+    if (end != 0.0f) frames.push_back(end);
+    if (end < 0) std::sort(frames.begin(), frames.end());
   }
   const std::vector<float> fr = distinct_times(frames, fps);
   // A key whose value differs from the previous segment's end makes a jump: the seed's
@@ -325,7 +338,7 @@ std::size_t add_cameras(const file& f, const read_context& ctx, scene& s) {
 
 }  // namespace
 
-quat euler_to_quat(const vec3& r) { return core::from_euler(r, "XYZ"); }
+quat euler_to_quat(const vec3& r) { return core::from_euler_xyz(r); }
 
 vec3 quat_to_euler(const quat& qin, const std::optional<vec3>& near) {
   // In double, with atan2 for y: asin loses precision near +-90 degrees (bind poses
@@ -585,6 +598,8 @@ void add_bone_tracks(const channel_source& cs, const rigrip::bone& rb, bool eule
     t.bone = rb.name;
     t.path = path::rotation;
     t.interpolation = interpolation::linear;
+    t.times.reserve(static_cast<std::size_t>(frame_count) + 1);
+    t.values.reserve((static_cast<std::size_t>(frame_count) + 1) * 4);
     for (std::int32_t fr = 0; fr <= frame_count; ++fr) {
       quat q = rot_at(static_cast<float>(fr));
       t.times.push_back(seconds(static_cast<float>(fr), fps));

@@ -237,6 +237,8 @@ void read_curve_data(const byte_reader& file, curve& c) {
   if (c.frames_at) {
     byte_reader f = file.peek(c.frames_at);
     f.checked_count(c.num_keys, frame_size(c), "curve frames");
+    c.frames_raw.reserve(c.num_keys);
+    c.frames.reserve(c.num_keys);
     for (std::uint32_t i = 0; i < c.num_keys; ++i) {
       switch (c.frame_type()) {
         case 0: {
@@ -272,6 +274,8 @@ void read_curve_data(const byte_reader& file, curve& c) {
   std::size_t n = key_elements_stored(c);
   spend(n + c.num_keys + 1, at);
   k.checked_count(n, key_size(c), "curve keys");
+  c.keys_raw.reserve(n);
+  c.keys.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
     switch (c.key_type()) {
       case 0: {
@@ -535,6 +539,15 @@ std::size_t segment(const curve& c, double f) {
   if (it == c.frames.begin()) return 0;
   return static_cast<std::size_t>(it - c.frames.begin()) - 1;
 }
+// segment() starting from the last one found: frames visited in order stay in it or move
+// to the next one; anything else searches again.
+std::size_t segment(const curve& c, double f, std::size_t& cursor) {
+  const std::size_t n = c.frames.size(), i = cursor;
+  auto holds = [&](std::size_t k) { return k < n && c.frames[k] <= f && (k + 1 == n || f < c.frames[k + 1]); };
+  if (holds(i)) return i;
+  if (holds(i + 1)) return cursor = i + 1;
+  return cursor = segment(c, f);
+}
 double poly(const curve& c, std::size_t i, double t) {
   const float* k = &c.keys[i * static_cast<std::size_t>(c.elements_per_key())];
   if (c.type() == curve_type::cubic) return ((static_cast<double>(k[3]) * t + k[2]) * t + k[1]) * t + k[0];
@@ -543,13 +556,18 @@ double poly(const curve& c, std::size_t i, double t) {
 }  // namespace
 
 double curve::value(double frame) const {
+  std::size_t cursor = static_cast<std::size_t>(-1);
+  return value(frame, cursor);
+}
+
+double curve::value(double frame, std::size_t& cursor) const {
   const double f = wrap(*this, frame);
   const std::size_t n = num_keys;
   double v = 0;
   switch (type()) {
     case curve_type::cubic:
     case curve_type::linear: {
-      const std::size_t i = segment(*this, f);
+      const std::size_t i = segment(*this, f, cursor);
       double t = 0;
       if (i + 1 < n && f > frames[i]) {
         const double span = static_cast<double>(frames[i + 1]) - frames[i];
