@@ -10,6 +10,7 @@
 #include "formats/bfres/gx2.hpp"
 #include "formats/bfres/vertex.hpp"
 #include "scene/pose.hpp"
+#include "scene/tangents.hpp"
 
 namespace rigrip::bfres {
 namespace {
@@ -111,6 +112,44 @@ std::map<std::string, attrib_view> attribute_views(const file& f, const vertex_b
   return views;
 }
 
+// Tangents from `_t0` (xyz), made unit and orthogonal to the normal. Handedness: the
+// binormal `_b0` when present (the side of the normal-tangent plane it lies on: then the
+// glTF bitangent cross(n, t) * w points the way the game's binormal does), else the
+// tangent's own w when it is +-1, else +1. Vertices whose tangent is parallel to the normal
+// or zero are listed in `g.degenerate_tangents` (add_models gives them UV tangents).
+void read_tangents(mesh& me, const std::vector<std::uint32_t>& used, const attrib_view& tv, const attrib_view* bv,
+                   model_geometry& g) {
+  me.tangents.reserve(used.size());
+  int from_binormal = 0, from_w = 0;
+  for (std::size_t vi = 0; vi < used.size(); ++vi) {
+    const auto t = value_at(tv, used[vi]);
+    const vec3& n = me.normals[vi];
+    const double nl = std::sqrt(double(n[0]) * n[0] + double(n[1]) * n[1] + double(n[2]) * n[2]);
+    std::array<double, 3> nn{n[0] / (nl > 0 ? nl : 1), n[1] / (nl > 0 ? nl : 1), n[2] / (nl > 0 ? nl : 1)};
+    std::array<double, 3> x{t[0], t[1], t[2]};
+    const double d = nn[0] * x[0] + nn[1] * x[1] + nn[2] * x[2];
+    for (int k = 0; k < 3; ++k) x[static_cast<std::size_t>(k)] -= nn[static_cast<std::size_t>(k)] * d;
+    const double l = std::sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+    float w = 1;
+    if (bv) {
+      const auto b = value_at(*bv, used[vi]);
+      const std::array<double, 3> c{nn[1] * x[2] - nn[2] * x[1], nn[2] * x[0] - nn[0] * x[2], nn[0] * x[1] - nn[1] * x[0]};
+      w = c[0] * b[0] + c[1] * b[1] + c[2] * b[2] < 0 ? -1.0f : 1.0f;
+      ++from_binormal;
+    } else if (tv.fmt.count >= 4 && std::fabs(t[3]) >= 0.5f) {
+      w = t[3] < 0 ? -1.0f : 1.0f;
+      ++from_w;
+    }
+    if (!(nl > 1e-6) || !(l > 1e-3 * std::max(1.0, std::sqrt(double(t[0]) * t[0] + double(t[1]) * t[1] + double(t[2]) * t[2])))) {
+      g.degenerate_tangents.push_back(static_cast<std::uint32_t>(vi));
+      me.tangents.push_back({1, 0, 0, w});  // replaced in add_models
+      continue;
+    }
+    me.tangents.push_back({static_cast<float>(x[0] / l), static_cast<float>(x[1] / l), static_cast<float>(x[2] / l), w});
+  }
+  g.tangent_source = from_binormal ? "_t0 + _b0" : from_w ? "_t0 (w)" : "_t0";
+}
+
 // Joints and weights of every used vertex from the index (_i0, _i1) and weight (_w0, _w1)
 // attributes; rigid-matrix vertices are moved out of their bone's space. True when a
 // vertex had more than 4 influences.
@@ -149,6 +188,13 @@ bool skin_vertices(mesh& me, const std::vector<std::uint32_t>& used, const attri
             auto& q = me.normals[vi];
             q = {m4[0] * q[0] + m4[4] * q[1] + m4[8] * q[2], m4[1] * q[0] + m4[5] * q[1] + m4[9] * q[2],
                  m4[2] * q[0] + m4[6] * q[1] + m4[10] * q[2]};
+          }
+          if (vi < me.tangents.size()) {  // the bone's rotation (rest poses carry no shear)
+            auto& q = me.tangents[vi];
+            const vec3 t{m4[0] * q[0] + m4[4] * q[1] + m4[8] * q[2], m4[1] * q[0] + m4[5] * q[1] + m4[9] * q[2],
+                         m4[2] * q[0] + m4[6] * q[1] + m4[10] * q[2]};
+            const float l = std::sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
+            if (l > 0) q = {t[0] / l, t[1] / l, t[2] / l, q[3]};
           }
         }
       }
@@ -225,6 +271,8 @@ model_geometry decode_shape(const file& f, const model& m, const shape& sh, int 
       auto p = value_at(n->second, v);
       me.normals.push_back({p[0], p[1], p[2]});
     }
+  if (auto t = views.find("_t0"); t != views.end() && !me.normals.empty())
+    read_tangents(me, used, t->second, views.count("_b0") ? &views.at("_b0") : nullptr, g);
   if (auto u = views.find("_u0"); u != views.end())
     for (std::uint32_t v : used) {
       auto p = value_at(u->second, v);
@@ -242,7 +290,7 @@ model_geometry decode_shape(const file& f, const model& m, const shape& sh, int 
     }
   for (const auto& [name, v] : views)
     if (name != "_p0" && name != "_n0" && name != "_u0" && name != "_u1" && name != "_c0" && !starts_with(name, "_i") &&
-        !starts_with(name, "_w"))
+        !starts_with(name, "_w") && !((name == "_t0" || name == "_b0") && !me.tangents.empty()))
       g.unused_attribs.push_back(name);
 
   // Skinning: vertex skin count 0 = the shape follows its bone; otherwise indices into the
@@ -540,6 +588,7 @@ void add_models(const file& f, const std::vector<int>& skeleton_of_model, const 
     if (!ctx.file_exists(p)) tb.looked_for.push_back(p);
   for (const auto& t : textures)
     if (t.f) tb.sources.emplace_back(t.f, t.path);
+  const std::size_t meshes_before = s.meshes.size();
   const int want_lod = ctx.options.lod.value_or(0);
   bool lod_clamped = false;
   float offset_x = 0;
@@ -589,6 +638,17 @@ void add_models(const file& f, const std::vector<int>& skeleton_of_model, const 
                        {"skin_count", sh.skin_count}, {"bone", sh.bone},
                        {"material", sh.material < m.materials.size() ? m.materials[sh.material].name : std::string()}};
       if (!g.unused_attribs.empty()) g.mesh.extras["unconverted_attributes"] = g.unused_attribs;
+      if (!g.mesh.tangents.empty()) {
+        g.mesh.extras["tangents"] = g.tangent_source;
+        if (!g.degenerate_tangents.empty()) {
+          // Unusable file tangents: from the UV gradients of the normal map's UV set.
+          const int tc = g.mesh.material >= 0 ? s.materials[static_cast<std::size_t>(g.mesh.material)].normal_texcoord : 0;
+          const auto& uv = tc == 1 && !g.mesh.uvs1.empty() ? g.mesh.uvs1 : g.mesh.uvs;
+          const auto made = scene_ops::uv_tangents(g.mesh.positions, g.mesh.normals, uv, g.mesh.indices);
+          for (std::uint32_t v : g.degenerate_tangents) g.mesh.tangents[v] = made[v];
+          g.mesh.extras["tangents_from_uv"] = g.degenerate_tangents.size();
+        }
+      }
       if (!sh.key_shapes.empty()) g.mesh.extras["key_shapes"] = sh.key_shapes;
       s.meshes.push_back(std::move(g.mesh));
     }
@@ -601,6 +661,13 @@ void add_models(const file& f, const std::vector<int>& skeleton_of_model, const 
       offset_x += radius * 1.25f;
     }
   }
+  // Meshes whose file has no tangents but whose material has a normal map: tangents from
+  // the UV gradients (glTF convention), so the map goes into glTF's normalTexture.
+  std::vector<bool> had(s.meshes.size());
+  for (std::size_t i = 0; i < s.meshes.size(); ++i) had[i] = !s.meshes[i].tangents.empty();
+  scene_ops::add_missing_tangents(s);
+  for (std::size_t i = meshes_before; i < s.meshes.size(); ++i)
+    if (!had[i] && !s.meshes[i].tangents.empty()) s.meshes[i].extras["tangents"] = "computed from UV gradients";
   if (lod_clamped)
     ctx.warn(code::w_fallback, "--lod " + std::to_string(want_lod) + " is beyond some shapes' LOD count; their last LOD is used");
 }
