@@ -160,6 +160,36 @@ inline std::vector<std::uint8_t> build_fres(const std::vector<t_bone>& bones, co
       w.ref(entries[i].second);
     }
   };
+  // Curve headers at label P, then each curve's frame and key arrays (an empty frame
+  // array still gets its label: baked curves point at their keys).
+  auto curves = [&](const std::string& P, const std::vector<t_curve>& cs) {
+    if (cs.empty()) return;
+    w.mark(P);
+    for (std::size_t ci = 0; ci < cs.size(); ++ci) {
+      const auto& c = cs[ci];
+      const std::string C = P + std::to_string(ci);
+      w.u16(c.flags);
+      const int type = (c.flags >> 4) & 7;
+      const int per = type == 0 ? 4 : type == 1 ? 2 : 1;
+      w.u16(std::uint16_t(c.frames.empty() ? c.keys.size() / std::size_t(per) : c.frames.size()));
+      w.u32(c.target);
+      w.f32(c.start); w.f32(c.end); w.f32(c.scale); w.f32(c.offset);
+      if (v34) w.f32(c.delta);
+      w.ref(C + "f");
+      w.ref(C + "k");
+    }
+    for (std::size_t ci = 0; ci < cs.size(); ++ci) {
+      const auto& c = cs[ci];
+      const std::string C = P + std::to_string(ci);
+      const int ft = c.flags & 3, kt = (c.flags >> 2) & 3;
+      w.mark(C + "f");
+      for (auto v : c.frames) ft == 0 ? w.u32(std::uint32_t(v)) : ft == 1 ? w.u16(std::uint16_t(v)) : w.u8(std::uint8_t(v));
+      w.align4();
+      w.mark(C + "k");
+      for (auto v : c.keys) kt == 0 ? w.u32(std::uint32_t(v)) : kt == 1 ? w.u16(std::uint16_t(v)) : w.u8(std::uint8_t(v));
+      w.align4();
+    }
+  };
   if (!bones.empty()) {
     dict("dict0", {{"Skeleton", "fmdl"}});
     w.mark("fmdl");
@@ -238,67 +268,13 @@ inline std::vector<std::uint8_t> build_fres(const std::vector<t_bone>& bones, co
     for (std::size_t bi = 0; bi < a.bones.size(); ++bi) {
       const auto& b = a.bones[bi];
       const std::string B = A + "b" + std::to_string(bi);
-      if (!b.curves.empty()) w.mark(B + "c");
-      for (std::size_t ci = 0; ci < b.curves.size(); ++ci) {
-        const auto& c = b.curves[ci];
-        const std::string C = B + "c" + std::to_string(ci);
-        w.u16(c.flags);
-        const int per = ((c.flags >> 4) & 7) == 0 ? 4 : ((c.flags >> 4) & 7) == 1 ? 2 : 1;
-        w.u16(std::uint16_t(c.frames.empty() ? c.keys.size() / std::size_t(per) : c.frames.size()));
-        w.u32(c.target);
-        w.f32(c.start); w.f32(c.end); w.f32(c.scale); w.f32(c.offset);
-        if (v34) w.f32(c.delta);
-        w.ref(C + "f");
-        w.ref(C + "k");
-      }
-      for (std::size_t ci = 0; ci < b.curves.size(); ++ci) {
-        const auto& c = b.curves[ci];
-        const std::string C = B + "c" + std::to_string(ci);
-        const int ft = c.flags & 3, kt = (c.flags >> 2) & 3;
-        w.mark(C + "f");
-        for (auto v : c.frames) ft == 0 ? w.u32(std::uint32_t(v)) : ft == 1 ? w.u16(std::uint16_t(v)) : w.u8(std::uint8_t(v));
-        w.align4();
-        w.mark(C + "k");
-        for (auto v : c.keys) kt == 0 ? w.u32(std::uint32_t(v)) : kt == 1 ? w.u16(std::uint16_t(v)) : w.u8(std::uint8_t(v));
-        w.align4();
-      }
+      curves(B + "c", b.curves);
       if (!b.base.empty()) {
         w.mark(B + "base");
         for (float v : b.base) w.f32(v);
       }
     }
   }
-  // Curve headers at label P, then each curve's frame and key arrays.
-  auto curves = [&](const std::string& P, const std::vector<t_curve>& cs) {
-    if (cs.empty()) return;
-    w.mark(P);
-    for (std::size_t ci = 0; ci < cs.size(); ++ci) {
-      const auto& c = cs[ci];
-      const std::string C = P + std::to_string(ci);
-      w.u16(c.flags);
-      const int type = (c.flags >> 4) & 7;
-      const int per = type == 0 ? 4 : type == 1 ? 2 : 1;
-      w.u16(std::uint16_t(c.frames.empty() ? c.keys.size() / std::size_t(per) : c.frames.size()));
-      w.u32(c.target);
-      w.f32(c.start); w.f32(c.end); w.f32(c.scale); w.f32(c.offset);
-      if (v34) w.f32(c.delta);
-      w.ref(c.frames.empty() ? "" : C + "f");
-      w.ref(C + "k");
-    }
-    for (std::size_t ci = 0; ci < cs.size(); ++ci) {
-      const auto& c = cs[ci];
-      const std::string C = P + std::to_string(ci);
-      const int ft = c.flags & 3, kt = (c.flags >> 2) & 3;
-      if (!c.frames.empty()) {
-        w.mark(C + "f");
-        for (auto v : c.frames) ft == 0 ? w.u32(std::uint32_t(v)) : ft == 1 ? w.u16(std::uint16_t(v)) : w.u8(std::uint8_t(v));
-        w.align4();
-      }
-      w.mark(C + "k");
-      for (auto v : c.keys) kt == 0 ? w.u32(std::uint32_t(v)) : kt == 1 ? w.u16(std::uint16_t(v)) : w.u8(std::uint8_t(v));
-      w.align4();
-    }
-  };
   for (auto& [di, entries] : extra_dicts) dict("dict" + std::to_string(di), entries);
   for (std::size_t i = 0; i < extras.vis.size(); ++i) {  // FVIS (0x34 bytes from 3.4)
     const auto& a = extras.vis[i];

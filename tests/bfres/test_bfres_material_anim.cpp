@@ -307,3 +307,62 @@ TEST(MaterialAnims, MaterialExtrasCarryTheirAnimations) {
   ASSERT_TRUE(ex.contains("visibility_animations"));
   EXPECT_EQ(ex["visibility_animations"][0]["keys"][0]["visible"], false);
 }
+
+// A texture SRT scroll (Maya mode, uniform scale, no rotation) on a material in the scene
+// becomes glTF texture-transform tracks through KHR_animation_pointer: offset = (-tx, ty)
+// here (the runtime's Maya matrix), sampled at every frame; the glb validates with no warning.
+TEST(MaterialAnims, TextureSrtBecomesKhrTextureTransformTracks) {
+  const bfres::file f = bfres::load(build());
+  scene s;
+  s.format = "bfres";
+  skeleton sk;
+  sk.name = "Skeleton";
+  sk.bones.push_back(bone{"Root"});
+  s.skeletons.push_back(sk);
+  s.textures.push_back(texture{"t", 1, 1, {200, 100, 50, 255}});
+  material m;
+  m.name = "Mt_A";
+  m.texture = 0;
+  s.materials.push_back(m);
+  mesh me;
+  me.name = "quad";
+  me.skeleton = 0;
+  me.bone = 0;
+  me.material = 0;
+  me.positions = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
+  me.uvs = {{0, 0}, {1, 0}, {0, 1}};
+  me.indices = {0, 1, 2};
+  s.meshes.push_back(me);
+  read_context ctx;
+  diagnostics d;
+  ctx.diags = &d;
+  bfres::add_material_animations(f, ctx, 30.0, s);
+  const animation* scroll = nullptr;
+  for (const auto& a : s.animations)
+    if (a.name == "Scroll") scroll = &a;
+  ASSERT_TRUE(scroll);
+  ASSERT_EQ(scroll->material_tracks.size(), 1u);  // offset only: no rotation, unit scale
+  const auto& t = scroll->material_tracks[0];
+  EXPECT_EQ(t.property, material_track::target::offset);
+  EXPECT_EQ(t.texcoord, 0);  // tex_srt0
+  ASSERT_EQ(t.times.size(), 61u);
+  EXPECT_NEAR(t.values[2 * 30], -0.5f, 1e-6);
+  EXPECT_NEAR(t.values[2 * 30 + 1], 0.0f, 1e-6);
+  EXPECT_NEAR(t.values[2 * 60], -1.0f, 1e-6);
+  EXPECT_EQ(scroll->extras["material_animation"]["texture_srt"][0]["gltf"], "KHR_texture_transform");
+  ASSERT_TRUE(s.validate());
+  gltf::write_options go;
+  diagnostics wd;
+  const std::string out = test::out_path("bfres_texture_srt.glb");
+  auto w = gltf::write_file(s, out, go, wd);
+  ASSERT_TRUE(w) << w.error().to_string();
+  const auto glb = test::read_bytes(out);
+  const std::string text(glb.begin(), glb.end());
+  EXPECT_NE(text.find("KHR_texture_transform/offset"), std::string::npos);
+  EXPECT_EQ(text.find("\"node\":-1"), std::string::npos);
+  std::string report;
+  const int errors = test::gltf_validator_errors(out, &report);
+  if (errors < 0) GTEST_SKIP() << "node/gltf-validator not available";
+  EXPECT_EQ(errors, 0) << report;
+  EXPECT_NE(report.find(" 0 warnings"), std::string::npos) << report;
+}

@@ -1,8 +1,11 @@
-// scene_ops::uv_tangents / add_missing_tangents: tangent spaces from UV gradients.
+// scene_ops::uv_tangents / add_missing_tangents: tangent spaces from UV gradients; and the
+// scene model's material tracks (validation, scene JSON).
 #include <cmath>
 
 #include <gtest/gtest.h>
 
+#include "rigrip/gltf.hpp"
+#include "rigrip/scene_text.hpp"
 #include "scene/tangents.hpp"
 
 using namespace rigrip;
@@ -88,4 +91,33 @@ TEST(Tangents, AddMissingOnlyWhereANormalMapNeedsThem) {
   EXPECT_TRUE(s.meshes[1].tangents.empty());
   EXPECT_TRUE(s.meshes[2].tangents.empty());
   EXPECT_TRUE(s.validate());
+}
+
+// Material tracks: validated, and both scene-JSON writers print the same optional key.
+
+TEST(MaterialTracks, ValidatedAndInSceneJson) {
+  scene s;
+  skeleton sk;
+  sk.bones.push_back(bone{"root"});
+  s.skeletons.push_back(sk);
+  s.materials.push_back(material{});
+  animation a;
+  a.name = "scroll";
+  a.duration = 1;
+  material_track t;
+  t.material = 0;
+  t.times = {0, 1};
+  t.values = {0, 0, 0.5f, 0};
+  a.material_tracks.push_back(t);
+  s.animations.push_back(a);
+  ASSERT_TRUE(s.validate());
+  const auto dom = scene_json::to_json(s);
+  ASSERT_TRUE(dom["animations"][0].contains("material_tracks"));
+  EXPECT_EQ(dom["animations"][0]["material_tracks"][0]["property"], "offset");
+  EXPECT_EQ(nlohmann::json::parse(scene_json::to_text(s, 1)), nlohmann::json::parse(dom.dump()));
+  s.animations[0].material_tracks[0].values.pop_back();  // 3 values for 2 keys
+  EXPECT_FALSE(s.validate());
+  s.animations[0].material_tracks[0].values.push_back(0);
+  s.animations[0].material_tracks[0].material = 4;
+  EXPECT_FALSE(s.validate());
 }

@@ -3,6 +3,8 @@
 // track (rest scale <-> 0) where that shows exactly what the game hides; everything is
 // also kept, decoded, in extras (materials, animations, metadata).
 #include <algorithm>
+#include <array>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -163,12 +165,119 @@ std::string inexact_reason(const scene& s, int skel, int bone) {
   return {};
 }
 
+// A texture SRT parameter (TexSrt, Maya mode) as glTF texture-transform tracks. The
+// runtime's Maya matrix (nw::g3d) maps uv to
+//   u' = sx (c u + s v) + sx (0.5 - 0.5 c - 0.5 s - tx)
+//   v' = sy (-s u + c v) + sy (0.5 s - 0.5 c - 0.5 + ty) + 1          (c, s of r)
+// i.e. linear part S * R(-r) and translation as above; glTF's T * R * S equals it when
+// the scale is uniform or r is a multiple of pi (then R and S commute): rotation -r,
+// scale (sx, sy), offset the translation. Sampled at every frame. Returns why not, or "".
+std::string texture_srt_tracks(const shader_param_anim& a, const shader_param_anim::material_anim& m,
+                               const shader_param_anim::param& p, const bfres::material* rm, int material, double fps,
+                               animation& an) {
+  // Which UV set: the parameter name's trailing digit (tex_srt0 -> UV set 0), an assumption
+  // (the shader decides); 0 or 1 only.
+  if (p.name.empty() || !std::isdigit(static_cast<unsigned char>(p.name.back()))) return "no UV set digit in its name";
+  const int texcoord = p.name.back() - '0';
+  if (texcoord > 1) return "UV set " + std::to_string(texcoord) + " (only 0 and 1 exist in the scene)";
+  std::array<double, 6> base{0, 1, 1, 0, 0, 0};  // mode, sx, sy, r, tx, ty
+  if (rm)
+    for (const auto& sp : rm->params)
+      if (sp.name == p.name && sp.value.is_object()) {
+        const auto& v = sp.value;
+        auto num = [](const json& x, double d) { return x.is_number() ? x.get<double>() : d; };
+        base = {num(v.value("mode", json()), 0), num(v["scale"][0], 1), num(v["scale"][1], 1), num(v.value("rotate", json()), 0),
+                num(v["translate"][0], 0), num(v["translate"][1], 0)};
+      }
+  for (std::uint32_t k = 0; k < p.num_constants; ++k) {
+    const std::size_t ci = std::size_t{p.begin_constant} + k;
+    if (ci >= m.constants.size()) break;
+    const auto& cs = m.constants[ci];
+    if (cs.target % 4 || cs.target / 4 >= 6) return "a constant at offset " + std::to_string(cs.target);
+    float fv;
+    std::memcpy(&fv, &cs.bits, 4);
+    base[cs.target / 4] = cs.target == 0 ? static_cast<double>(static_cast<std::int32_t>(cs.bits)) : fv;
+  }
+  std::array<const curve*, 6> cv{};
+  for (std::uint32_t k = 0; k < std::uint32_t{p.num_float_curves} + p.num_int_curves; ++k) {
+    const std::size_t ci = std::size_t{p.begin_curve} + k;
+    if (ci >= m.curves.size()) break;
+    const curve& c = m.curves[ci];
+    if (c.target % 4 || c.target / 4 >= 6) return "a curve at offset " + std::to_string(c.target);
+    cv[c.target / 4] = &c;
+  }
+  if (cv[0] || base[0] != 0) return "its mode is not Maya (0)";
+  std::vector<float> times, off, rot, scl;
+  bool rotates = false, scales = false;
+  for (std::int32_t fr = 0; fr <= a.frame_count; ++fr) {
+    std::array<double, 6> v = base;
+    for (std::size_t k = 1; k < 6; ++k)
+      if (cv[k]) v[k] = cv[k]->value(fr);
+    const double sx = v[1], sy = v[2], r = v[3], tx = v[4], ty = v[5];
+    const double c = std::cos(r), sn = std::sin(r);
+    if (std::fabs(sx - sy) > 1e-6 * std::max(std::fabs(sx), std::fabs(sy)) && std::fabs(sn) > 1e-6)
+      return "non-uniform scale with rotation at frame " + std::to_string(fr) + " (glTF's T*R*S cannot hold S*R)";
+    times.push_back(static_cast<float>(fr / fps));
+    off.push_back(static_cast<float>(sx * (0.5 - 0.5 * c - 0.5 * sn - tx)));
+    off.push_back(static_cast<float>(sy * (0.5 * sn - 0.5 * c - 0.5 + ty) + 1.0));
+    rot.push_back(static_cast<float>(-r));
+    scl.push_back(static_cast<float>(sx));
+    scl.push_back(static_cast<float>(sy));
+    rotates |= r != 0;
+    scales |= sx != 1 || sy != 1;
+  }
+  if (times.empty()) return "no frames";
+  auto add = [&](material_track::target t, std::vector<float> values) {
+    material_track mt;
+    mt.material = material;
+    mt.texcoord = texcoord;
+    mt.property = t;
+    mt.interpolation = times.size() > 1 ? interpolation::linear : interpolation::step;
+    mt.times = times;
+    mt.values = std::move(values);
+    an.material_tracks.push_back(std::move(mt));
+  };
+  add(material_track::target::offset, off);
+  if (rotates) add(material_track::target::rotation, rot);
+  if (scales) add(material_track::target::scale, scl);
+  return {};
+}
+
 }  // namespace
 
 void add_material_animations(const file& f, const read_context& ctx, double fps, scene& s) {
   json all = json::array();
   for (const auto& a : f.shader_param_anims) {
     json j = shader_param_json(f, a, s);
+    // Texture SRTs of materials in the scene: glTF texture-transform tracks where exact.
+    animation an;
+    an.name = a.name;
+    an.skeleton = 0;
+    an.fps = fps;
+    an.duration = a.frame_count / fps;
+    json srt = json::array();
+    for (std::size_t mi = 0; mi < a.materials.size(); ++mi) {
+      const auto& m = a.materials[mi];
+      const bfres::material* rm = raw_material(f, m.material);
+      const int sm = scene_material(s, m.material);
+      for (const auto& p : m.params) {
+        int type = -1;
+        if (rm)
+          for (const auto& sp : rm->params)
+            if (sp.name == p.name) type = sp.type;
+        if (type < 0 && a.dict == 5) type = 30;
+        if (type != 30 && type != 31) continue;
+        std::string why = sm < 0 ? "material not in the scene" : s.skeletons.empty() ? "no skeleton to hold an animation" : "";
+        if (why.empty()) why = texture_srt_tracks(a, m, p, rm, sm, fps, an);
+        srt.push_back(why.empty() ? json{{"material", m.material}, {"param", p.name}, {"gltf", "KHR_texture_transform"}}
+                                  : json{{"material", m.material}, {"param", p.name}, {"extras_only", why}});
+      }
+    }
+    if (!srt.empty()) j["texture_srt"] = srt;
+    if (!an.material_tracks.empty()) {
+      an.extras = {{"loop", a.loop()}, {"bfres_frame_count", a.frame_count}, {"material_animation", j}};
+      s.animations.push_back(std::move(an));
+    }
     for (const auto& m : j["materials"])
       if (m["scene_material"].is_number()) {
         auto& ex = s.materials[m["scene_material"].get<std::size_t>()].extras;

@@ -399,6 +399,57 @@ struct texture_builder {
     return out;
   }
 
+  // Mip levels 1.. of `t` (GX2 layout: level 1 at the mip data + mipOffsets[0] - image size,
+  // level k >= 2 at the mip data + mipOffsets[k-1]), each untiled with its own tile mode and
+  // pitch (gx2::mip_layout). A level that does not fit the mip data stops the chain with a
+  // warning naming it; BotW .Tex1 files keep their mips in .Tex2, which is not read.
+  template <class Finish>
+  std::vector<texture::level> decode_mips(const ftex& t, const file& tf, const gx2::surface& sf, const std::string& where,
+                                          Finish& finish) {
+    std::vector<texture::level> out;
+    if (t.mip_count <= 1) return out;
+    // BotW: the mips live in .Tex2, and the offsets point there even when they happen to land
+    // inside this file.
+    if (tf.name.find(".Tex1") != std::string::npos) return out;
+    if (t.mip_data_outside || !t.mip_data_at || std::uint64_t{t.mip_data_at} + t.mip_size > tf.image.size()) {
+      ctx.warn(code::w_suspicious_value, where + ": its mip chain (" + std::to_string(t.mip_count) + " levels, " +
+                                             std::to_string(t.mip_size) + " bytes) runs past the data; only the base level is used",
+               t.at + 0x2C);
+      return out;
+    }
+    const std::uint32_t levels = std::min<std::uint32_t>(t.mip_count, 13);
+    for (std::uint32_t k = 1; k < levels; ++k) {
+      const gx2::mip_level lv = gx2::mip_layout(sf, k);
+      const std::uint64_t rel = k == 1 ? std::uint64_t{t.mip_offsets[0]} - std::min(t.mip_offsets[0], t.image_size)
+                                       : t.mip_offsets[k - 1];
+      if ((k == 1 && t.mip_offsets[0] < t.image_size) || rel + lv.size > t.mip_size) {
+        ctx.warn(code::w_suspicious_value, where + ": mip chain level " + std::to_string(k) + " (" + std::to_string(lv.width) + "x" +
+                                               std::to_string(lv.height) + ", " + std::to_string(lv.size) + " bytes at +" +
+                                               std::to_string(rel) + ") runs past the " + std::to_string(t.mip_size) +
+                                               " bytes of mip data; levels from " + std::to_string(k) + " on are skipped",
+                 t.at + 0x44 + 4 * (k - 1));
+        break;
+      }
+      gx2::surface ls = sf;
+      ls.width = lv.width;
+      ls.height = lv.height;
+      ls.tile_mode = lv.tile_mode;
+      ls.pitch = lv.pitch;
+      texture::level l{lv.width, lv.height, {}};
+      try {
+        l.rgba = gx2::decode_rgba(ls, std::span<const std::uint8_t>(tf.image).subspan(t.mip_data_at + rel, lv.size),
+                                  t.mip_data_at + rel);
+      } catch (const core::failure& e) {
+        ctx.warn(code::w_suspicious_value, where + ": mip level " + std::to_string(k) + ": " + e.error().message +
+                                               "; levels from " + std::to_string(k) + " on are skipped", e.error().offset);
+        break;
+      }
+      finish(l.rgba);
+      out.push_back(std::move(l));
+    }
+    return out;
+  }
+
   // Scene texture index for FTEX `name` sampled by `smp` in role `r`, or -1.
   int get(const std::string& name, const sampler* smp, role r, const std::string& material_name) {
     const texture_wrap ws = smp ? wrap_of(smp->wrap_u()) : texture_wrap::repeat;
@@ -435,17 +486,6 @@ struct texture_builder {
     if (!t.data_at || end > ft->f->image.size())
       return skip("image data (" + std::to_string(t.image_size) + " bytes at " + hex(t.data_at) + ") runs past the file's " +
                       std::to_string(ft->f->image.size()) + " bytes", t.at + 0xB0);
-    // Mip levels are not converted; a chain that cannot be where it says is still reported.
-    if (t.mip_count > 1 && (t.mip_data_at || t.mip_data_outside)) {
-      const bool tex1 = ft->f->name.find(".Tex1") != std::string::npos;  // BotW: mips live in .Tex2
-      std::uint64_t last = 0;
-      for (std::uint32_t k = 1; k < std::min<std::uint32_t>(t.mip_count, 13); ++k)
-        last = std::max<std::uint64_t>(last, t.mip_offsets[k]);
-      if (!tex1 && (t.mip_data_outside || std::uint64_t{t.mip_data_at} + t.mip_size > ft->f->image.size() || last > t.mip_size))
-        ctx.warn(code::w_suspicious_value, where + ": its mip chain (" + std::to_string(t.mip_count) + " levels, " +
-                                               std::to_string(t.mip_size) + " bytes) runs past the data; only the base level is used",
-                 t.at + 0x2C);
-    }
     gx2::surface sf;
     sf.width = t.width;
     sf.height = t.height;
@@ -463,21 +503,20 @@ struct texture_builder {
       return skip(e.error().message, e.error().offset);
     }
     const auto fi = *gx2::describe(t.format);
-    bool encoded = false;
-    if ((r == role::albedo || r == role::emission) && !fi.srgb) {
-      // The GPU returns these values as linear colour; glTF colour textures are sRGB.
-      for (std::size_t i = 0; i < rgba.size(); ++i)
-        if (i % 4 != 3) rgba[i] = linear_to_srgb(rgba[i]);
-      encoded = true;
-    }
-    if (r == role::normal && (fi.kind == gx2::layout::bc5 || fi.kind == gx2::layout::r8g8 || fi.kind == gx2::layout::r4g4)) {
-      // Two-channel normal maps: glTF wants the z component too.
-      for (std::size_t i = 0; i < rgba.size(); i += 4) {
-        const double x = rgba[i] / 127.5 - 1, y = rgba[i + 1] / 127.5 - 1;
-        rgba[i + 2] = static_cast<std::uint8_t>(std::lround((std::sqrt(std::max(0.0, 1 - x * x - y * y)) + 1) * 127.5));
-        rgba[i + 3] = 255;
-      }
-    }
+    const bool encoded = (r == role::albedo || r == role::emission) && !fi.srgb;
+    auto finish = [&](std::vector<std::uint8_t>& px) {
+      if (encoded)  // the GPU returns these values as linear colour; glTF colour textures are sRGB
+        for (std::size_t i = 0; i < px.size(); ++i)
+          if (i % 4 != 3) px[i] = linear_to_srgb(px[i]);
+      if (r == role::normal && (fi.kind == gx2::layout::bc5 || fi.kind == gx2::layout::r8g8 || fi.kind == gx2::layout::r4g4))
+        for (std::size_t i = 0; i < px.size(); i += 4) {  // two-channel normal maps: glTF wants z too
+          const double x = px[i] / 127.5 - 1, y = px[i + 1] / 127.5 - 1;
+          px[i + 2] = static_cast<std::uint8_t>(std::lround((std::sqrt(std::max(0.0, 1 - x * x - y * y)) + 1) * 127.5));
+          px[i + 3] = 255;
+        }
+    };
+    finish(rgba);
+    std::vector<texture::level> mips = decode_mips(t, *ft->f, sf, where, finish);
     texture tx;
     tx.name = name;
     tx.width = t.width;
@@ -487,9 +526,11 @@ struct texture_builder {
     tx.wrap_t = wt;
     tx.mag_filter = lin_mag ? texture_filter::linear : texture_filter::nearest;
     tx.min_filter = lin_min ? texture_filter::linear : texture_filter::nearest;
+    tx.mips = std::move(mips);
     tx.extras = {{"gx2_format", fi.name}, {"tile_mode", gx2::tile_mode_name(t.tile_mode)}, {"mip_count", t.mip_count},
                  {"source_file", std::filesystem::path(ft->path).filename().string()}, {"srgb", fi.srgb}};
     if (encoded) tx.extras["encoded_to_srgb"] = true;
+    if (t.mip_count > 1) tx.extras["mips_decoded"] = tx.mips.size();
     s.textures.push_back(std::move(tx));
     const int idx = static_cast<int>(s.textures.size() - 1);
     cache[key] = idx;
