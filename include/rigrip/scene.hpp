@@ -80,8 +80,8 @@ struct animation {
   double duration = 0;   // seconds
   std::optional<double> fps;  // source frame rate, when the format has one
   std::vector<track> tracks;
-  std::vector<material_track> material_tracks;  // material animation (optional)
   nlohmann::json extras;  // e.g. {"additive": true, "root_motion_bone": "..."}
+  std::vector<material_track> material_tracks;  // material animation (optional)
 };
 
 // How a texture is sampled (glTF sampler). The defaults keep retro texels crisp and
@@ -94,6 +94,9 @@ struct texture {
   std::uint32_t width = 0;
   std::uint32_t height = 0;
   std::vector<std::uint8_t> rgba;  // width * height * 4 bytes, rows top to bottom
+  texture_wrap wrap_s = texture_wrap::clamp_to_edge, wrap_t = texture_wrap::clamp_to_edge;
+  texture_filter mag_filter = texture_filter::nearest, min_filter = texture_filter::nearest;
+  nlohmann::json extras;
   // The smaller mip levels (1, 2, ...) when the source stores them: each width * height * 4
   // bytes. Writers that keep one image (glTF) use `rgba`, level 0.
   struct level {
@@ -101,9 +104,6 @@ struct texture {
     std::vector<std::uint8_t> rgba;
   };
   std::vector<level> mips;
-  texture_wrap wrap_s = texture_wrap::clamp_to_edge, wrap_t = texture_wrap::clamp_to_edge;
-  texture_filter mag_filter = texture_filter::nearest, min_filter = texture_filter::nearest;
-  nlohmann::json extras;
 };
 
 struct material {

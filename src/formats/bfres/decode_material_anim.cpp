@@ -207,6 +207,8 @@ std::string texture_srt_tracks(const shader_param_anim& a, const shader_param_an
     cv[c.target / 4] = &c;
   }
   if (cv[0] || base[0] != 0) return "its mode is not Maya (0)";
+  if (a.frame_count > 100000)  // sampled per frame: bounded like the skeletal sampling
+    return "frame count " + std::to_string(a.frame_count) + " is beyond the per-frame sampling limit of 100,000";
   std::vector<float> times, off, rot, scl;
   bool rotates = false, scales = false;
   for (std::int32_t fr = 0; fr <= a.frame_count; ++fr) {
