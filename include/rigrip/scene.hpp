@@ -59,6 +59,21 @@ struct track {
   }
 };
 
+// A material's texture-coordinate transform over time (glTF: KHR_texture_transform on
+// every texture of `material` that reads UV set `texcoord`, animated through
+// KHR_animation_pointer). uv' = T(offset) * R(rotation) * S(scale) * uv, as glTF defines it.
+struct material_track {
+  enum class target { offset, rotation, scale };
+  int material = -1;  // index into scene::materials
+  int texcoord = 0;   // 0 = mesh::uvs, 1 = mesh::uvs1
+  target property = target::offset;
+  rigrip::interpolation interpolation = interpolation::linear;  // step or linear
+  std::vector<float> times;   // seconds, strictly increasing, within [0, duration]
+  std::vector<float> values;  // 2 (offset, scale) or 1 (rotation, radians) per key
+  [[nodiscard]] std::size_t components() const { return property == target::rotation ? 1 : 2; }
+};
+[[nodiscard]] std::string_view to_string(material_track::target t);
+
 struct animation {
   std::string name;
   int skeleton = 0;      // index into scene::skeletons
@@ -66,6 +81,7 @@ struct animation {
   std::optional<double> fps;  // source frame rate, when the format has one
   std::vector<track> tracks;
   nlohmann::json extras;  // e.g. {"additive": true, "root_motion_bone": "..."}
+  std::vector<material_track> material_tracks;  // material animation (optional)
 };
 
 // How a texture is sampled (glTF sampler). The defaults keep retro texels crisp and
@@ -81,6 +97,13 @@ struct texture {
   texture_wrap wrap_s = texture_wrap::clamp_to_edge, wrap_t = texture_wrap::clamp_to_edge;
   texture_filter mag_filter = texture_filter::nearest, min_filter = texture_filter::nearest;
   nlohmann::json extras;
+  // The smaller mip levels (1, 2, ...) when the source stores them: each width * height * 4
+  // bytes. Writers that keep one image (glTF) use `rgba`, level 0.
+  struct level {
+    std::uint32_t width = 0, height = 0;
+    std::vector<std::uint8_t> rgba;
+  };
+  std::vector<level> mips;
 };
 
 struct material {

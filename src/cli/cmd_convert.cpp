@@ -93,6 +93,14 @@ std::vector<std::string> write_textures(const scene& s, const std::string& outpu
       if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
     fs::path p = dir / (stem + "_tex" + std::to_string(i) + "_" + name + ".png");
     if (save_file(p.string(), encode_png(t))) written.push_back(p.string());
+    for (std::size_t k = 0; k < t.mips.size(); ++k) {  // smaller levels: <...>_mip<k>.png
+      texture lv;
+      lv.width = t.mips[k].width;
+      lv.height = t.mips[k].height;
+      lv.rgba = t.mips[k].rgba;
+      fs::path pm = dir / (stem + "_tex" + std::to_string(i) + "_" + name + "_mip" + std::to_string(k + 1) + ".png");
+      if (save_file(pm.string(), encode_png(lv))) written.push_back(pm.string());
+    }
   }
   return written;
 }

@@ -214,7 +214,8 @@ void animation(out& j, const tg::Animation& a) {
         j.num("sampler", c.sampler);
         j.object("target", [&] {
           j.extensions(c.target_extensions);
-          j.num("node", c.target_node);
+          // A KHR_animation_pointer target has no node (tinygltf writes -1; see the writer).
+          if (c.target_node >= 0) j.num("node", c.target_node);
           j.str("path", c.target_path);
         });
       });

@@ -789,6 +789,10 @@ void read_animations(const tg::Model& m, const bone_nodes& bn, scene& s, diagnos
     int skel = -1;
     double max_t = 0;
     for (const auto& ch : ga.channels) {
+      if (ch.target_path == "pointer") {  // KHR_animation_pointer (material animation): not read back
+        diags.warn(code::w_lossy, "animation '" + ga.name + "': a KHR_animation_pointer channel is not read back; skipped");
+        continue;
+      }
       int target = ch.target_node;
       if (auto h = helper_to_bone_node.find(target); h != helper_to_bone_node.end()) {
         if (ch.target_path == "scale") continue;  // 1/parent scale: derived, not data

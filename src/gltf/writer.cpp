@@ -854,8 +854,57 @@ std::vector<float> compensation_times(const track& ps, const animation& a, const
   return times;
 }
 
+// Material tracks animate KHR_texture_transform (offset / rotation / scale) of every
+// texture of the material that reads the track's UV set, through KHR_animation_pointer.
+// Returns the JSON pointers of those texture infos ("/materials/i/...Texture").
+std::vector<std::string> texture_info_pointers(const tg::Material& gm, int mi, int texcoord) {
+  std::vector<std::string> out;
+  const std::string base = "/materials/" + std::to_string(mi);
+  if (gm.pbrMetallicRoughness.baseColorTexture.index >= 0 && gm.pbrMetallicRoughness.baseColorTexture.texCoord == texcoord)
+    out.push_back(base + "/pbrMetallicRoughness/baseColorTexture");
+  if (gm.normalTexture.index >= 0 && gm.normalTexture.texCoord == texcoord) out.push_back(base + "/normalTexture");
+  if (gm.emissiveTexture.index >= 0 && gm.emissiveTexture.texCoord == texcoord) out.push_back(base + "/emissiveTexture");
+  return out;
+}
+
+// Gives the animated texture infos a KHR_texture_transform holding each property's first
+// key (from the first animation that moves it): the pointer targets must exist.
+void add_texture_transforms(const scene& s, tg::Model& m) {
+  std::map<std::pair<int, int>, std::map<std::string, std::vector<float>>> start;  // (material, texcoord) -> property -> value
+  for (const auto& a : s.animations)
+    for (const auto& t : a.material_tracks) {
+      auto& props = start[{t.material, t.texcoord}];
+      props.try_emplace(std::string(to_string(t.property)), t.values.begin(),
+                        t.values.begin() + static_cast<std::ptrdiff_t>(t.components()));
+    }
+  if (start.empty()) return;
+  for (const auto& [key, props] : start) {
+    auto& gm = m.materials[static_cast<std::size_t>(key.first)];
+    tg::Value::Object ext;
+    for (const auto& [name, v] : props) {
+      if (v.size() == 1) {
+        ext[name] = tg::Value(static_cast<double>(v[0]));
+      } else {
+        tg::Value::Array arr;
+        for (float x : v) arr.emplace_back(static_cast<double>(x));
+        ext[name] = tg::Value(arr);
+      }
+    }
+    auto put = [&](tg::ExtensionMap& e, int tc) {
+      if (tc == key.second) e["KHR_texture_transform"] = tg::Value(ext);
+    };
+    if (gm.pbrMetallicRoughness.baseColorTexture.index >= 0)
+      put(gm.pbrMetallicRoughness.baseColorTexture.extensions, gm.pbrMetallicRoughness.baseColorTexture.texCoord);
+    if (gm.normalTexture.index >= 0) put(gm.normalTexture.extensions, gm.normalTexture.texCoord);
+    if (gm.emissiveTexture.index >= 0) put(gm.emissiveTexture.extensions, gm.emissiveTexture.texCoord);
+  }
+  m.extensionsUsed.push_back("KHR_texture_transform");
+  m.extensionsUsed.push_back("KHR_animation_pointer");
+}
+
 void add_animations(const scene& s, const write_options& o, const skeleton_nodes& sn, tg::Model& m, builder& b,
                     diagnostics& diags) {
+  add_texture_transforms(s, m);
   const auto& bone_nodes = sn.bone_nodes;
   const auto& helper_nodes = sn.helper_nodes;
   std::set<std::string> animation_names;
@@ -920,6 +969,25 @@ void add_animations(const scene& s, const write_options& o, const skeleton_nodes
       }
       add_channel(ga, times, values, path::scale,
                   ps->interpolation == interpolation::step ? interpolation::step : interpolation::linear, helpers[bi]);
+    }
+    for (const auto& t : a.material_tracks) {
+      const auto& gm = m.materials[static_cast<std::size_t>(t.material)];
+      for (const auto& ptr : texture_info_pointers(gm, t.material, t.texcoord)) {
+        tg::AnimationSampler smp;
+        smp.input = b.floats(t.times, TINYGLTF_TYPE_SCALAR, 1, true);
+        const int n = static_cast<int>(t.components());
+        smp.output = b.floats(t.values, n == 2 ? TINYGLTF_TYPE_VEC2 : TINYGLTF_TYPE_SCALAR, n, false);
+        smp.interpolation = std::string(to_string(t.interpolation));
+        ga.samplers.push_back(smp);
+        tg::AnimationChannel ch;
+        ch.sampler = static_cast<int>(ga.samplers.size() - 1);
+        ch.target_node = -1;  // dropped when serialised (the extension requires no node)
+        ch.target_path = "pointer";
+        tg::Value::Object pe;
+        pe["pointer"] = tg::Value(ptr + "/extensions/KHR_texture_transform/" + std::string(to_string(t.property)));
+        ch.target_extensions["KHR_animation_pointer"] = tg::Value(pe);
+        ga.channels.push_back(ch);
+      }
     }
     if (ga.channels.empty()) {
       diags.warn(code::w_lossy, "animation '" + a.name + "' has no tracks and was not written");
@@ -1041,6 +1109,46 @@ void add_cameras(const scene& s, const write_options& o, tg::Model& m, builder& 
   }
 }
 
+// tinygltf writes every channel's target node, -1 included; a KHR_animation_pointer
+// target must have none. Rewrites the GLB's JSON chunk (or the .gltf text) without them.
+void drop_pointer_target_nodes(std::string& str, bool binary) {
+  auto fix = [](json& j) {
+    if (!j.contains("animations")) return;
+    for (auto& a : j["animations"])
+      for (auto& c : a["channels"])
+        if (c["target"].value("path", "") == "pointer") c["target"].erase("node");
+  };
+  if (!binary) {
+    json j = json::parse(str, nullptr, false);
+    if (j.is_discarded()) return;
+    fix(j);
+    str = j.dump(2);
+    return;
+  }
+  if (str.size() < 20) return;
+  auto u32 = [&](std::size_t at) {
+    return std::uint32_t(std::uint8_t(str[at])) | std::uint32_t(std::uint8_t(str[at + 1])) << 8 |
+           std::uint32_t(std::uint8_t(str[at + 2])) << 16 | std::uint32_t(std::uint8_t(str[at + 3])) << 24;
+  };
+  const std::uint32_t len = u32(12);
+  if (20ull + len > str.size()) return;
+  json j = json::parse(str.substr(20, len), nullptr, false);
+  if (j.is_discarded()) return;
+  fix(j);
+  std::string text = j.dump();
+  while (text.size() % 4) text += ' ';
+  const std::string rest = str.substr(20 + len);  // the BIN chunk, if any
+  std::string out = str.substr(0, 12);
+  auto put = [&](std::uint32_t v) {
+    for (int k = 0; k < 4; ++k) out += static_cast<char>((v >> (8 * k)) & 0xFF);
+  };
+  put(static_cast<std::uint32_t>(text.size()));
+  put(0x4E4F534A);  // "JSON"
+  out += text + rest;
+  for (int k = 0; k < 4; ++k) out[8 + static_cast<std::size_t>(k)] = static_cast<char>((out.size() >> (8 * k)) & 0xFF);
+  str = std::move(out);
+}
+
 // About the size of the binary buffer (the animation and mesh data, bind matrices), so it is
 // allocated about once; textures (PNG) are not counted.
 std::size_t binary_size_estimate(const scene& s) {
@@ -1062,6 +1170,8 @@ result<encoded> serialise_with_tinygltf(tg::Model& m, const write_options& o, co
     return make_error(code::gltf_error, "tinygltf could not serialise the model");
   encoded out;
   std::string str = os.str();
+  if (std::find(m.extensionsUsed.begin(), m.extensionsUsed.end(), "KHR_animation_pointer") != m.extensionsUsed.end())
+    drop_pointer_target_nodes(str, o.binary);
   if (o.binary) {
     out.main.assign(str.begin(), str.end());
     return out;

@@ -32,6 +32,14 @@ std::string_view to_string(interpolation i) {
   }
   return "LINEAR";
 }
+std::string_view to_string(material_track::target t) {
+  switch (t) {
+    case material_track::target::offset: return "offset";
+    case material_track::target::rotation: return "rotation";
+    case material_track::target::scale: return "scale";
+  }
+  return "offset";
+}
 std::optional<path> path_from_string(std::string_view s) {
   if (s == "translation") return path::translation;
   if (s == "rotation") return path::rotation;
@@ -261,6 +269,20 @@ result<void> scene::validate() const {
       flags = static_cast<std::uint8_t>(flags | bit);
       if (auto r = check_track(tr, a, t, end); !r) return r;
     }
+    for (std::size_t t = 0; t < an.material_tracks.size(); ++t) {
+      const auto& mt = an.material_tracks[t];
+      const std::string w = wa() + ".material_tracks[" + std::to_string(t) + "]";
+      if (mt.material < 0 || mt.material >= static_cast<int>(materials.size()))
+        return bad(w, "material index " + std::to_string(mt.material) + " out of range");
+      if (mt.texcoord < 0 || mt.texcoord > 1) return bad(w, "texcoord is not 0 or 1");
+      if (mt.interpolation == interpolation::cubic_spline) return bad(w, "only STEP or LINEAR");
+      if (mt.times.empty()) return bad(w, "no keys");
+      if (mt.values.size() != mt.times.size() * mt.components()) return bad(w, "value count does not match the keys");
+      for (std::size_t k = 0; k < mt.times.size(); ++k)
+        if (!std::isfinite(mt.times[k]) || mt.times[k] < 0 || mt.times[k] > end || (k > 0 && !(mt.times[k] > mt.times[k - 1])))
+          return bad(w + ".times[" + std::to_string(k) + "]", "time outside [0, duration] or not increasing");
+      if (!all_finite(mt.values)) return bad(w, "non-finite value");
+    }
   }
   for (std::size_t m = 0; m < meshes.size(); ++m)
     if (auto r = check_mesh(meshes[m], m, skeletons, materials); !r) return r;
@@ -269,6 +291,12 @@ result<void> scene::validate() const {
     if (tx.width == 0 || tx.height == 0 ||
         tx.rgba.size() != static_cast<std::size_t>(tx.width) * tx.height * 4)
       return bad("textures[" + std::to_string(t) + "]", "size does not match width*height*4");
+    for (std::size_t k = 0; k < tx.mips.size(); ++k) {
+      const auto& lv = tx.mips[k];
+      if (lv.width == 0 || lv.height == 0 || lv.rgba.size() != static_cast<std::size_t>(lv.width) * lv.height * 4)
+        return bad("textures[" + std::to_string(t) + "].mips[" + std::to_string(k) + "]",
+                   "size does not match width*height*4");
+    }
   }
   for (std::size_t m = 0; m < materials.size(); ++m) {
     const auto& mt = materials[m];

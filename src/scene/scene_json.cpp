@@ -124,6 +124,15 @@ json to_json(const scene& s) {
             {"fps", a.fps ? json(*a.fps) : json(nullptr)},
             {"tracks", std::move(jt)}};
     if (!a.extras.is_null() && !a.extras.empty()) ja["extras"] = a.extras;
+    if (!a.material_tracks.empty()) {  // optional key (flat values, components per key by property)
+      json jm = json::array();
+      for (const auto& t : a.material_tracks)
+        jm.push_back(json{{"material", t.material}, {"texcoord", t.texcoord},
+                          {"property", std::string(to_string(t.property))},
+                          {"interpolation", std::string(to_string(t.interpolation))},
+                          {"times", arr(t.times)}, {"values", arr(t.values)}});
+      ja["material_tracks"] = std::move(jm);
+    }
     out["animations"].push_back(std::move(ja));
   }
   // Extra keys (allowed by the contract): geometry in full, textures summarised.

@@ -104,6 +104,28 @@ void put_animation(writer& w, const animation& a) {
   std::string& o = w.o_;
   w.open('{');
   put_clip_timing(w, a);
+  if (!a.material_tracks.empty()) {
+    w.key("material_tracks");
+    w.open('[');
+    for (const auto& t : a.material_tracks) {
+      w.item();
+      w.open('{');
+      w.key("interpolation");
+      put_string(o, to_string(t.interpolation));
+      w.key("material");
+      put_int(o, t.material);
+      w.key("property");
+      put_string(o, to_string(t.property));
+      w.key("texcoord");
+      put_int(o, t.texcoord);
+      w.key("times");
+      w.floats(t.times);
+      w.key("values");
+      w.floats(t.values);
+      w.close('}');
+    }
+    w.close(']');
+  }
   w.key("name");
   put_string(o, a.name);
   w.key("skeleton");

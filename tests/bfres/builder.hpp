@@ -94,6 +94,39 @@ inline void write_dict(be_buffer& w, const std::string& label,
   }
 }
 
+// FVIS (bone or material visibility) and FSHU (shader parameter / colour / texture SRT)
+// animations, laid out from the nw::g3d tables (3.4+: s32 frame counts; curves 0x24).
+struct t_vis_anim {
+  std::string name;
+  std::uint16_t flags = 0;  // bit 2 loop, bit 8 material visibility
+  std::int32_t frame_count = 0;
+  std::vector<std::string> names;
+  std::vector<bool> base;        // one per name
+  std::vector<t_curve> curves;   // target = index into names
+  int dict = 7;                  // 7 bone, 8 material
+};
+struct t_param_info {
+  std::string name;
+  std::uint16_t begin_curve = 0, float_curves = 0, int_curves = 0, begin_constant = 0, constants = 0, sub_bind = 0xFFFF;
+};
+struct t_param_mat {
+  std::string material;
+  std::vector<t_param_info> params;
+  std::vector<t_curve> curves;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> constants;  // target, bits
+};
+struct t_param_anim {
+  std::string name;
+  int dict = 5;  // 3 shader params, 4 colours, 5 texture SRTs
+  std::uint32_t flags = 0;
+  std::int32_t frame_count = 0;
+  std::vector<t_param_mat> materials;
+};
+struct t_extras {
+  std::vector<t_vis_anim> vis;
+  std::vector<t_param_anim> params;
+};
+
 inline int bit_of_target(std::uint32_t t) {
   switch (t) {
     case 0x04: return 0; case 0x08: return 1; case 0x0C: return 2;
@@ -106,7 +139,7 @@ inline int bit_of_target(std::uint32_t t) {
 // given) and the FSKAs. Dictionaries get plain nodes (readers iterate them).
 inline std::vector<std::uint8_t> build_fres(const std::vector<t_bone>& bones, const std::vector<t_anim>& anims,
                                             std::uint32_t version = 0x04050003,
-                                            std::uint32_t skeleton_flags = 0x1200) {
+                                            std::uint32_t skeleton_flags = 0x1200, const t_extras& extras = {}) {
   const bool v34 = version >= 0x03040000;
   be_buffer w;
   w.raw("FRES", 4);
@@ -118,11 +151,50 @@ inline std::vector<std::uint8_t> build_fres(const std::vector<t_bone>& bones, co
   w.name("test");
   w.u32(0);
   w.ref("");  // string pool (not needed by the reader)
-  for (int i = 0; i < 12; ++i) w.ref(i == 0 && !bones.empty() ? "dict0" : i == 2 && !anims.empty() ? "dict2" : "");
-  for (int i = 0; i < 12; ++i) w.u16(std::uint16_t(i == 0 ? (bones.empty() ? 0 : 1) : i == 2 ? anims.size() : 0));
+  std::map<int, std::vector<std::pair<std::string, std::string>>> extra_dicts;  // dictionary index -> entries
+  for (std::size_t i = 0; i < extras.vis.size(); ++i)
+    extra_dicts[extras.vis[i].dict].push_back({extras.vis[i].name, "fvis" + std::to_string(i)});
+  for (std::size_t i = 0; i < extras.params.size(); ++i)
+    extra_dicts[extras.params[i].dict].push_back({extras.params[i].name, "fshu" + std::to_string(i)});
+  for (int i = 0; i < 12; ++i)
+    w.ref(i == 0 && !bones.empty() ? "dict0" : i == 2 && !anims.empty() ? "dict2"
+          : extra_dicts.count(i) ? "dict" + std::to_string(i) : "");
+  for (int i = 0; i < 12; ++i)
+    w.u16(std::uint16_t(i == 0 ? (bones.empty() ? 0 : 1) : i == 2 ? anims.size()
+                        : extra_dicts.count(i) ? extra_dicts[i].size() : 0));
   w.u32(0);
   auto dict = [&](const std::string& label, const std::vector<std::pair<std::string, std::string>>& entries) {
     write_dict(w, label, entries);
+  };
+  // Curve headers at label P, then each curve's frame and key arrays (an empty frame
+  // array still gets its label: baked curves point at their keys).
+  auto curves = [&](const std::string& P, const std::vector<t_curve>& cs) {
+    if (cs.empty()) return;
+    w.mark(P);
+    for (std::size_t ci = 0; ci < cs.size(); ++ci) {
+      const auto& c = cs[ci];
+      const std::string C = P + std::to_string(ci);
+      w.u16(c.flags);
+      const int type = (c.flags >> 4) & 7;
+      const int per = type == 0 ? 4 : type == 1 ? 2 : 1;
+      w.u16(std::uint16_t(c.frames.empty() ? c.keys.size() / std::size_t(per) : c.frames.size()));
+      w.u32(c.target);
+      w.f32(c.start); w.f32(c.end); w.f32(c.scale); w.f32(c.offset);
+      if (v34) w.f32(c.delta);
+      w.ref(C + "f");
+      w.ref(C + "k");
+    }
+    for (std::size_t ci = 0; ci < cs.size(); ++ci) {
+      const auto& c = cs[ci];
+      const std::string C = P + std::to_string(ci);
+      const int ft = c.flags & 3, kt = (c.flags >> 2) & 3;
+      w.mark(C + "f");
+      for (auto v : c.frames) ft == 0 ? w.u32(std::uint32_t(v)) : ft == 1 ? w.u16(std::uint16_t(v)) : w.u8(std::uint8_t(v));
+      w.align4();
+      w.mark(C + "k");
+      for (auto v : c.keys) kt == 0 ? w.u32(std::uint32_t(v)) : kt == 1 ? w.u16(std::uint16_t(v)) : w.u8(std::uint8_t(v));
+      w.align4();
+    }
   };
   if (!bones.empty()) {
     dict("dict0", {{"Skeleton", "fmdl"}});
@@ -202,34 +274,100 @@ inline std::vector<std::uint8_t> build_fres(const std::vector<t_bone>& bones, co
     for (std::size_t bi = 0; bi < a.bones.size(); ++bi) {
       const auto& b = a.bones[bi];
       const std::string B = A + "b" + std::to_string(bi);
-      if (!b.curves.empty()) w.mark(B + "c");
-      for (std::size_t ci = 0; ci < b.curves.size(); ++ci) {
-        const auto& c = b.curves[ci];
-        const std::string C = B + "c" + std::to_string(ci);
-        w.u16(c.flags);
-        const int per = ((c.flags >> 4) & 7) == 0 ? 4 : ((c.flags >> 4) & 7) == 1 ? 2 : 1;
-        w.u16(std::uint16_t(c.frames.empty() ? c.keys.size() / std::size_t(per) : c.frames.size()));
-        w.u32(c.target);
-        w.f32(c.start); w.f32(c.end); w.f32(c.scale); w.f32(c.offset);
-        if (v34) w.f32(c.delta);
-        w.ref(C + "f");
-        w.ref(C + "k");
-      }
-      for (std::size_t ci = 0; ci < b.curves.size(); ++ci) {
-        const auto& c = b.curves[ci];
-        const std::string C = B + "c" + std::to_string(ci);
-        const int ft = c.flags & 3, kt = (c.flags >> 2) & 3;
-        w.mark(C + "f");
-        for (auto v : c.frames) ft == 0 ? w.u32(std::uint32_t(v)) : ft == 1 ? w.u16(std::uint16_t(v)) : w.u8(std::uint8_t(v));
-        w.align4();
-        w.mark(C + "k");
-        for (auto v : c.keys) kt == 0 ? w.u32(std::uint32_t(v)) : kt == 1 ? w.u16(std::uint16_t(v)) : w.u8(std::uint8_t(v));
-        w.align4();
-      }
+      curves(B + "c", b.curves);
       if (!b.base.empty()) {
         w.mark(B + "base");
         for (float v : b.base) w.f32(v);
       }
+    }
+  }
+  for (auto& [di, entries] : extra_dicts) dict("dict" + std::to_string(di), entries);
+  for (std::size_t i = 0; i < extras.vis.size(); ++i) {  // FVIS (0x34 bytes from 3.4)
+    const auto& a = extras.vis[i];
+    const std::string A = "fvis" + std::to_string(i);
+    w.mark(A);
+    w.raw("FVIS", 4);
+    w.name(a.name);
+    w.name("");
+    w.u16(a.flags);
+    w.u16(0);  // user data
+    w.u32(std::uint32_t(a.frame_count));
+    w.u16(std::uint16_t(a.names.size()));
+    w.u16(std::uint16_t(a.curves.size()));
+    w.u32(0);  // baked size
+    w.ref("");  // bind model
+    w.ref(A + "bind");
+    w.ref(A + "names");
+    w.ref(a.curves.empty() ? "" : A + "c");
+    w.ref(A + "base");
+    w.ref("");  // user data
+    w.mark(A + "bind");
+    for (std::size_t k = 0; k < a.names.size(); ++k) w.u16(std::uint16_t(k));
+    w.align4();
+    w.mark(A + "names");
+    for (const auto& n : a.names) w.name(n);
+    w.mark(A + "base");
+    for (std::size_t k = 0; k < (a.names.size() + 31) / 32; ++k) {
+      std::uint32_t bits = 0;
+      for (std::size_t b = 0; b < 32 && k * 32 + b < a.base.size(); ++b)
+        if (a.base[k * 32 + b]) bits |= 1u << b;
+      w.u32(bits);
+    }
+    curves(A + "c", a.curves);
+  }
+  for (std::size_t i = 0; i < extras.params.size(); ++i) {  // FSHU (0x34 bytes from 3.4)
+    const auto& a = extras.params[i];
+    const std::string A = "fshu" + std::to_string(i);
+    int nparam = 0, ncurve = 0;
+    for (const auto& m : a.materials) nparam += int(m.params.size()), ncurve += int(m.curves.size());
+    w.mark(A);
+    w.raw("FSHU", 4);
+    w.name(a.name);
+    w.name("");
+    w.u32(a.flags);
+    w.u32(std::uint32_t(a.frame_count));
+    w.u16(std::uint16_t(a.materials.size()));
+    w.u16(0);  // user data
+    w.u32(std::uint32_t(nparam));
+    w.u32(std::uint32_t(ncurve));
+    w.u32(0);  // baked size
+    w.ref("");  // bind model
+    w.ref(A + "bind");
+    w.ref(A + "mats");
+    w.ref("");  // user data
+    w.mark(A + "bind");
+    for (std::size_t k = 0; k < a.materials.size(); ++k) w.u16(0xFFFF);
+    w.align4();
+    w.mark(A + "mats");
+    int begin_curve = 0, begin_param = 0;
+    for (std::size_t k = 0; k < a.materials.size(); ++k) {  // 0x20 each
+      const auto& m = a.materials[k];
+      const std::string M = A + "m" + std::to_string(k);
+      w.u16(std::uint16_t(m.params.size()));
+      w.u16(std::uint16_t(m.curves.size()));
+      w.u16(std::uint16_t(m.constants.size()));
+      w.u16(0);
+      w.u32(std::uint32_t(begin_curve));
+      w.u32(std::uint32_t(begin_param));
+      begin_curve += int(m.curves.size());
+      begin_param += int(m.params.size());
+      w.name(m.material);
+      w.ref(m.params.empty() ? "" : M + "p");
+      w.ref(m.curves.empty() ? "" : M + "c");
+      w.ref(m.constants.empty() ? "" : M + "k");
+    }
+    for (std::size_t k = 0; k < a.materials.size(); ++k) {
+      const auto& m = a.materials[k];
+      const std::string M = A + "m" + std::to_string(k);
+      if (!m.params.empty()) w.mark(M + "p");
+      for (const auto& p : m.params) {  // 0x10 each
+        w.u16(p.begin_curve); w.u16(p.float_curves); w.u16(p.int_curves);
+        w.u16(p.begin_constant); w.u16(p.constants); w.u16(p.sub_bind);
+        w.name(p.name);
+      }
+      curves(M + "c", m.curves);
+      if (!m.constants.empty()) w.mark(M + "k");
+      for (const auto& [t, bits] : m.constants) w.u32(t), w.u32(bits);
     }
   }
   w.finish();

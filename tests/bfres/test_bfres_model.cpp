@@ -20,6 +20,7 @@
 #include "formats/bfres/vertex.hpp"
 #include "rigrip/gltf.hpp"
 #include "scene/pose.hpp"
+#include "scene/tangents.hpp"
 #include "test_support.hpp"
 
 using namespace rigrip;
@@ -100,6 +101,86 @@ TEST(Gx2, MacroTiledOffsetsSpreadTilesOverPipesAndBanks) {
   EXPECT_EQ(gx2::element_offset(0, 0, 32, 4, 32, 0x100), 256u);
   EXPECT_EQ(gx2::element_offset(0, 0, 32, 4, 32, 0x200), 512u);
   EXPECT_EQ(gx2::element_offset(8, 0, 32, 4, 32, 0x100), 512u);  // pipe 1 ^ 1 = 0, bank 1
+}
+
+// Linear, 2D thin2 and thin4 offsets, derived by hand from the same address rules.
+TEST(Gx2, LinearThin2Thin4Offsets) {
+  EXPECT_EQ(gx2::element_offset(3, 2, 32, 1, 64, 0), (2u * 64 + 3) * 4);  // linear: rows of `pitch`
+  // 2D thin2 (macro tile 16x32 elements, 2048 bytes at 32 bpp), pitch 16.
+  EXPECT_EQ(gx2::element_offset(0, 16, 32, 5, 16, 0), 1024u);  // bank bit 1 (y/16 ^ x4): bank 2
+  EXPECT_EQ(gx2::element_offset(0, 32, 32, 5, 16, 0), 2560u);  // next macro row (2048) + bank 1
+  // 2D thin4 (macro tile 8x64 elements), pitch 8.
+  EXPECT_EQ(gx2::element_offset(0, 48, 32, 6, 8, 0), 1536u);   // banks 1 | 2 = 3
+  EXPECT_EQ(gx2::element_offset(0, 64, 32, 6, 8, 0), 2048u);   // next macro tile
+}
+
+// Mip levels: padded to powers of two, 2D tiling falling back to 1D when a level is
+// narrower than a macro tile (x the pipe-interleave factor for small elements), pitches
+// aligned per mode.
+TEST(Gx2, MipLayoutFollowsTheAddressRules) {
+  gx2::surface bc1{128, 128, 0x31, 4, 0, 32};
+  auto l1 = gx2::mip_layout(bc1, 1);
+  EXPECT_EQ(l1.width, 64u);
+  EXPECT_EQ(l1.tile_mode, 2u);  // 16 blocks < 32: 1D
+  EXPECT_EQ(l1.pitch, 16u);
+  EXPECT_EQ(l1.size, 2048u);
+  EXPECT_EQ(gx2::mip_layout(bc1, 2).size, 512u);   // 8x8 blocks
+  EXPECT_EQ(gx2::mip_layout(bc1, 7).size, 512u);   // 1x1 pixel: one block in an 8x8 micro tile
+  EXPECT_EQ(gx2::mip_layout(bc1, 7).width, 1u);
+  gx2::surface rgba{256, 256, 0x1A, 4, 0, 256};
+  EXPECT_EQ(gx2::mip_layout(rgba, 1).tile_mode, 4u);  // 128 wide: still 2D
+  EXPECT_EQ(gx2::mip_layout(rgba, 1).size, 128u * 128 * 4);
+  EXPECT_EQ(gx2::mip_layout(rgba, 3).tile_mode, 4u);  // 32 x 32
+  EXPECT_EQ(gx2::mip_layout(rgba, 4).tile_mode, 2u);  // 16 < 32
+  EXPECT_EQ(gx2::mip_layout(rgba, 4).size, 16u * 16 * 4);
+  gx2::surface r8{256, 256, 0x01, 4, 0, 256};
+  EXPECT_EQ(gx2::mip_layout(r8, 1).tile_mode, 4u);    // 128 >= 4 x 32 (64-byte micro tiles)
+  EXPECT_EQ(gx2::mip_layout(r8, 1).pitch, 128u);
+  EXPECT_EQ(gx2::mip_layout(r8, 2).tile_mode, 2u);    // 64 < 128
+  EXPECT_EQ(gx2::mip_layout(r8, 2).pitch, 64u);       // 1D pitch align: 256 bytes / 8 rows = 32
+  EXPECT_EQ(gx2::mip_layout(r8, 2).size, 64u * 64);
+  gx2::surface odd{100, 60, 0x1A, 1, 0, 128};  // linear, not a power of two
+  auto o1 = gx2::mip_layout(odd, 1);
+  EXPECT_EQ(o1.width, 50u);
+  EXPECT_EQ(o1.height, 30u);
+  EXPECT_EQ(o1.pitch, 64u);  // 64 padded, linear align 64
+  EXPECT_EQ(o1.size, 64u * 32 * 4);
+  // A level's own pixels come back through its layout (R8, 1D: known values per texel).
+  gx2::surface base{16, 16, 0x01, 2, 0, 32};
+  const auto lv = gx2::mip_layout(base, 1);
+  gx2::surface ls = base;
+  ls.width = lv.width, ls.height = lv.height, ls.tile_mode = lv.tile_mode, ls.pitch = lv.pitch;
+  std::vector<std::uint8_t> lin(64);
+  for (std::size_t i = 0; i < lin.size(); ++i) lin[i] = static_cast<std::uint8_t>(3 * i + 1);
+  const auto tiled = gx2::tile(ls, lin, lv.size);
+  const auto px = gx2::decode_rgba(ls, tiled, 0);
+  ASSERT_EQ(px.size(), 64u * 4);
+  for (std::size_t i = 0; i < 64; ++i) EXPECT_EQ(px[4 * i], lin[i]);
+}
+
+// The real BotW headers: every level's computed size matches the gaps between the mip
+// offsets Nintendo's tool wrote (and the mip data size), and the first level that leaves
+// 2D tiling matches the level the surface's swizzle word records (bits 16-23).
+TEST(Gx2, MipLayoutMatchesTheBassHeaders) {
+  RIGRIP_REQUIRE_SAMPLE(tex1, "bfres/Animal_Bass.Tex1.sbfres");
+  auto raw = load_any(test::read_bytes(tex1));
+  int checked = 0;
+  for (const auto& t : raw.textures) {
+    gx2::surface sf{t.width, t.height, t.format, t.tile_mode, t.swizzle, t.pitch};
+    std::uint64_t at = 0;
+    std::uint32_t first_1d = 0;
+    for (std::uint32_t k = 1; k < t.mip_count; ++k) {
+      const auto lv = gx2::mip_layout(sf, k);
+      const std::uint64_t rel = k == 1 ? t.mip_offsets[0] - t.image_size : t.mip_offsets[k - 1];
+      EXPECT_EQ(rel, at) << t.name << " level " << k;
+      at = rel + lv.size;
+      if (!first_1d && t.tile_mode == 4 && lv.tile_mode == 2) first_1d = k;
+      ++checked;
+    }
+    EXPECT_EQ(at, t.mip_size) << t.name;
+    if (t.tile_mode == 4) EXPECT_EQ(first_1d, (t.swizzle >> 16) & 0xFF) << t.name;
+  }
+  EXPECT_EQ(checked, 3 * 7 + 4 + 2 + 2 + 7 + 6);
 }
 
 // A small surface with distinct texels, tiled by the element_offset rules, must untile
@@ -355,6 +436,55 @@ TEST(BassModel, MeshesMaterialsSkinning) {
   EXPECT_FALSE(has_warning(l.diags, code::w_missing_texture, ""));
 }
 
+// Tangents come from the file (_t0 xyz, handedness from the binormal _b0): unit, orthogonal
+// to the normals, one per vertex; with them the normal map goes into glTF's normalTexture and
+// the glb validates with no warning. Compared with tangents made from the gradients of the
+// normal map's UV set (glTF convention), they mostly point the same way.
+TEST(BassModel, TangentsFromTheFileAndNormalTextureInGlb) {
+  RIGRIP_REQUIRE_SAMPLE(path, "bfres/Animal_Bass.bfres");
+  RIGRIP_REQUIRE_SAMPLE(tex1, "bfres/Animal_Bass.Tex1.sbfres");
+  const loaded l = read_path(path);
+  std::size_t total = 0, same_dir = 0, same_hand = 0, negative = 0;
+  for (const auto& me : l.s.meshes) {
+    ASSERT_EQ(me.tangents.size(), me.positions.size()) << me.name;
+    EXPECT_EQ(me.extras.value("tangents", std::string()), "_t0 + _b0") << me.name;
+    EXPECT_FALSE(me.extras.contains("unconverted_attributes")) << me.name;  // _t0 and _b0 are used
+    const auto& mat = l.s.materials[static_cast<std::size_t>(me.material)];
+    const auto& uv = mat.normal_texcoord == 1 ? me.uvs1 : me.uvs;
+    const auto ref = scene_ops::uv_tangents(me.positions, me.normals, uv, me.indices);
+    for (std::size_t v = 0; v < me.tangents.size(); ++v) {
+      const auto& t = me.tangents[v];
+      const auto& n = me.normals[v];
+      EXPECT_NEAR(std::sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]), 1, 1e-5);
+      const double nl = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+      EXPECT_NEAR((t[0] * n[0] + t[1] * n[1] + t[2] * n[2]) / nl, 0, 1e-5);
+      EXPECT_TRUE(t[3] == 1.0f || t[3] == -1.0f);
+      negative += t[3] < 0;
+      ++total;
+      same_dir += t[0] * ref[v][0] + t[1] * ref[v][1] + t[2] * ref[v][2] > 0.7;
+      same_hand += t[3] == ref[v][3];
+    }
+  }
+  std::printf("Bass tangents: %zu vertices, %zu with w = -1; vs UV-gradient tangents: %zu within 45 deg, %zu same handedness\n",
+              total, negative, same_dir, same_hand);
+  EXPECT_GE(same_dir, total * 95 / 100);  // measured: 738 of 752
+  EXPECT_GE(same_hand, total * 95 / 100);  // measured: 742 of 752 (BotW binormals follow glTF's convention)
+  gltf::write_options go;
+  diagnostics wd;
+  const std::string out = test::out_path("bfres_bass_tangents.glb");
+  auto w = gltf::write_file(l.s, out, go, wd);
+  ASSERT_TRUE(w) << w.error().to_string();
+  const auto glb = test::read_bytes(out);
+  const std::string text(glb.begin(), glb.end());
+  EXPECT_NE(text.find("\"TANGENT\""), std::string::npos);
+  EXPECT_NE(text.find("\"normalTexture\""), std::string::npos);
+  std::string report;
+  const int errors = test::gltf_validator_errors(out, &report);
+  if (errors < 0) GTEST_SKIP() << "node/gltf-validator not available";
+  EXPECT_EQ(errors, 0) << report;
+  EXPECT_NE(report.find(" 0 warnings"), std::string::npos) << report;
+}
+
 // The albedo's colours: the mean of the decoded opaque texels equals the mean of the BC1
 // endpoint colours (read from the raw blocks here, independent of libsquish and of the
 // tiling), a fish's olive/brown; and the body's UVs land on the painted islands, which
@@ -565,6 +695,58 @@ TEST(BassModelHostile, UnknownFormatsAreSkippedWithWarnings) {
   EXPECT_TRUE(has_warning(d, code::w_unsupported_part, "runs past the file"));
   EXPECT_TRUE(has_warning(d, code::w_suspicious_value, "mip chain"));
   EXPECT_EQ(r.value().materials[0].texture, -1);
+}
+
+// A mip chain inside the file is decoded level by level (here the eye albedo's mip data
+// offset is pointed at bytes of the file, as a non-BotW file would hold them): every level
+// comes out with its size; a chain longer than its data stops with a warning naming the level.
+TEST(BassModelHostile, MipLevelsInsideTheFileAreDecoded) {
+  auto b = bass_images();
+  if (!b) GTEST_SKIP() << "shared samples not present";
+  auto t = b->tex1;
+  const bfres::ftex *eye = nullptr, *alb = nullptr;
+  for (const auto& x : b->raw_tex.textures) {
+    if (x.name == "Bass_Eye_Alb") eye = &x;
+    if (x.name == "Bass_Alb.0") alb = &x;
+  }
+  ASSERT_TRUE(eye && alb);
+  const std::uint32_t field = eye->at + 0xB4;  // mip data offset (self-relative)
+  put_be32(t, field, alb->data_at - field);    // the mips "are" the first 2048 bytes of another image
+  const std::string tex_name = "Animal_Bass.Tex1";
+  auto it = std::search(t.begin(), t.end(), tex_name.begin(), tex_name.end());
+  ASSERT_NE(it, t.end());
+  it[15] = '9';  // not a BotW .Tex1 name: mips must be in this file
+  {  // The BotW .Tex1 as it is: its mip offsets point at .Tex2 data, even where they land
+     // inside this file; nothing is read and nothing is said.
+    diagnostics d0;
+    auto r0 = read_pair(b->model, b->tex1, "mips_botw", d0);
+    ASSERT_TRUE(r0) << r0.error().to_string();
+    for (const auto& x : r0.value().textures) EXPECT_TRUE(x.mips.empty()) << x.name;
+    EXPECT_FALSE(has_warning(d0, code::w_suspicious_value, "mip"));
+  }
+  diagnostics d;
+  auto r = read_pair(b->model, t, "mips", d);
+  ASSERT_TRUE(r) << r.error().to_string();
+  const texture* tx = nullptr;
+  for (const auto& x : r.value().textures)
+    if (x.name == "Bass_Eye_Alb") tx = &x;
+  ASSERT_TRUE(tx);
+  ASSERT_EQ(tx->mips.size(), 4u);  // 8, 4, 2, 1
+  for (std::size_t k = 0; k < 4; ++k) {
+    EXPECT_EQ(tx->mips[k].width, 8u >> k);
+    EXPECT_EQ(tx->mips[k].rgba.size(), std::size_t(8u >> k) * (8u >> k) * 4);
+  }
+  EXPECT_EQ(tx->extras.value("mips_decoded", 0), 4);
+  EXPECT_TRUE(r.value().validate());
+  // The same with a mip data size too small for level 3: levels 1-2 only, and a warning.
+  auto t2 = t;
+  put_be32(t2, eye->at + 0x2C, 1024 + 256);
+  diagnostics d2;
+  auto r2 = read_pair(b->model, t2, "mips_short", d2);
+  ASSERT_TRUE(r2) << r2.error().to_string();
+  for (const auto& x : r2.value().textures)
+    if (x.name == "Bass_Eye_Alb") EXPECT_EQ(x.mips.size(), 2u);
+  EXPECT_TRUE(has_warning(d2, code::w_suspicious_value, "mip chain level 3"));
 }
 
 // ---- Curve precision: the scene equals an independent double evaluation --------------------

@@ -666,6 +666,7 @@ scene to_scene(const file& f, const read_context& ctx) {
     } else if (f.models.empty() && !f.textures.empty()) {
       bfres::add_textures(f, ctx, s);  // a texture file (X.Tex1.sbfres): its FTEX on their own
     }
+    add_material_animations(f, ctx, fps, s);
     return s;
   }
 
@@ -776,6 +777,7 @@ scene to_scene(const file& f, const read_context& ctx) {
       s.metadata["model_file"] = file_name(r.source);
     }
   }
+  add_material_animations(f, ctx, fps, s);
   return s;
 }
 

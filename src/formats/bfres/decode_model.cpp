@@ -10,6 +10,7 @@
 #include "formats/bfres/gx2.hpp"
 #include "formats/bfres/vertex.hpp"
 #include "scene/pose.hpp"
+#include "scene/tangents.hpp"
 
 namespace rigrip::bfres {
 namespace {
@@ -111,6 +112,44 @@ std::map<std::string, attrib_view> attribute_views(const file& f, const vertex_b
   return views;
 }
 
+// Tangents from `_t0` (xyz), made unit and orthogonal to the normal. Handedness: the
+// binormal `_b0` when present (the side of the normal-tangent plane it lies on: then the
+// glTF bitangent cross(n, t) * w points the way the game's binormal does), else the
+// tangent's own w when it is +-1, else +1. Vertices whose tangent is parallel to the normal
+// or zero are listed in `g.degenerate_tangents` (add_models gives them UV tangents).
+void read_tangents(mesh& me, const std::vector<std::uint32_t>& used, const attrib_view& tv, const attrib_view* bv,
+                   model_geometry& g) {
+  me.tangents.reserve(used.size());
+  int from_binormal = 0, from_w = 0;
+  for (std::size_t vi = 0; vi < used.size(); ++vi) {
+    const auto t = value_at(tv, used[vi]);
+    const vec3& n = me.normals[vi];
+    const double nl = std::sqrt(double(n[0]) * n[0] + double(n[1]) * n[1] + double(n[2]) * n[2]);
+    std::array<double, 3> nn{n[0] / (nl > 0 ? nl : 1), n[1] / (nl > 0 ? nl : 1), n[2] / (nl > 0 ? nl : 1)};
+    std::array<double, 3> x{t[0], t[1], t[2]};
+    const double d = nn[0] * x[0] + nn[1] * x[1] + nn[2] * x[2];
+    for (int k = 0; k < 3; ++k) x[static_cast<std::size_t>(k)] -= nn[static_cast<std::size_t>(k)] * d;
+    const double l = std::sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+    float w = 1;
+    if (bv) {
+      const auto b = value_at(*bv, used[vi]);
+      const std::array<double, 3> c{nn[1] * x[2] - nn[2] * x[1], nn[2] * x[0] - nn[0] * x[2], nn[0] * x[1] - nn[1] * x[0]};
+      w = c[0] * b[0] + c[1] * b[1] + c[2] * b[2] < 0 ? -1.0f : 1.0f;
+      ++from_binormal;
+    } else if (tv.fmt.count >= 4 && std::fabs(t[3]) >= 0.5f) {
+      w = t[3] < 0 ? -1.0f : 1.0f;
+      ++from_w;
+    }
+    if (!(nl > 1e-6) || !(l > 1e-3 * std::max(1.0, std::sqrt(double(t[0]) * t[0] + double(t[1]) * t[1] + double(t[2]) * t[2])))) {
+      g.degenerate_tangents.push_back(static_cast<std::uint32_t>(vi));
+      me.tangents.push_back({1, 0, 0, w});  // replaced in add_models
+      continue;
+    }
+    me.tangents.push_back({static_cast<float>(x[0] / l), static_cast<float>(x[1] / l), static_cast<float>(x[2] / l), w});
+  }
+  g.tangent_source = from_binormal ? "_t0 + _b0" : from_w ? "_t0 (w)" : "_t0";
+}
+
 // Joints and weights of every used vertex from the index (_i0, _i1) and weight (_w0, _w1)
 // attributes; rigid-matrix vertices are moved out of their bone's space. True when a
 // vertex had more than 4 influences.
@@ -149,6 +188,13 @@ bool skin_vertices(mesh& me, const std::vector<std::uint32_t>& used, const attri
             auto& q = me.normals[vi];
             q = {m4[0] * q[0] + m4[4] * q[1] + m4[8] * q[2], m4[1] * q[0] + m4[5] * q[1] + m4[9] * q[2],
                  m4[2] * q[0] + m4[6] * q[1] + m4[10] * q[2]};
+          }
+          if (vi < me.tangents.size()) {  // the bone's rotation (rest poses carry no shear)
+            auto& q = me.tangents[vi];
+            const vec3 t{m4[0] * q[0] + m4[4] * q[1] + m4[8] * q[2], m4[1] * q[0] + m4[5] * q[1] + m4[9] * q[2],
+                         m4[2] * q[0] + m4[6] * q[1] + m4[10] * q[2]};
+            const float l = std::sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
+            if (l > 0) q = {t[0] / l, t[1] / l, t[2] / l, q[3]};
           }
         }
       }
@@ -225,6 +271,8 @@ model_geometry decode_shape(const file& f, const model& m, const shape& sh, int 
       auto p = value_at(n->second, v);
       me.normals.push_back({p[0], p[1], p[2]});
     }
+  if (auto t = views.find("_t0"); t != views.end() && !me.normals.empty())
+    read_tangents(me, used, t->second, views.count("_b0") ? &views.at("_b0") : nullptr, g);
   if (auto u = views.find("_u0"); u != views.end())
     for (std::uint32_t v : used) {
       auto p = value_at(u->second, v);
@@ -242,7 +290,7 @@ model_geometry decode_shape(const file& f, const model& m, const shape& sh, int 
     }
   for (const auto& [name, v] : views)
     if (name != "_p0" && name != "_n0" && name != "_u0" && name != "_u1" && name != "_c0" && !starts_with(name, "_i") &&
-        !starts_with(name, "_w"))
+        !starts_with(name, "_w") && !((name == "_t0" || name == "_b0") && !me.tangents.empty()))
       g.unused_attribs.push_back(name);
 
   // Skinning: vertex skin count 0 = the shape follows its bone; otherwise indices into the
@@ -351,6 +399,57 @@ struct texture_builder {
     return out;
   }
 
+  // Mip levels 1.. of `t` (GX2 layout: level 1 at the mip data + mipOffsets[0] - image size,
+  // level k >= 2 at the mip data + mipOffsets[k-1]), each untiled with its own tile mode and
+  // pitch (gx2::mip_layout). A level that does not fit the mip data stops the chain with a
+  // warning naming it; BotW .Tex1 files keep their mips in .Tex2, which is not read.
+  template <class Finish>
+  std::vector<texture::level> decode_mips(const ftex& t, const file& tf, const gx2::surface& sf, const std::string& where,
+                                          Finish& finish) {
+    std::vector<texture::level> out;
+    if (t.mip_count <= 1) return out;
+    // BotW: the mips live in .Tex2, and the offsets point there even when they happen to land
+    // inside this file.
+    if (tf.name.find(".Tex1") != std::string::npos) return out;
+    if (t.mip_data_outside || !t.mip_data_at || std::uint64_t{t.mip_data_at} + t.mip_size > tf.image.size()) {
+      ctx.warn(code::w_suspicious_value, where + ": its mip chain (" + std::to_string(t.mip_count) + " levels, " +
+                                             std::to_string(t.mip_size) + " bytes) runs past the data; only the base level is used",
+               t.at + 0x2C);
+      return out;
+    }
+    const std::uint32_t levels = std::min<std::uint32_t>(t.mip_count, 13);
+    for (std::uint32_t k = 1; k < levels; ++k) {
+      const gx2::mip_level lv = gx2::mip_layout(sf, k);
+      const std::uint64_t rel = k == 1 ? std::uint64_t{t.mip_offsets[0]} - std::min(t.mip_offsets[0], t.image_size)
+                                       : t.mip_offsets[k - 1];
+      if ((k == 1 && t.mip_offsets[0] < t.image_size) || rel + lv.size > t.mip_size) {
+        ctx.warn(code::w_suspicious_value, where + ": mip chain level " + std::to_string(k) + " (" + std::to_string(lv.width) + "x" +
+                                               std::to_string(lv.height) + ", " + std::to_string(lv.size) + " bytes at +" +
+                                               std::to_string(rel) + ") runs past the " + std::to_string(t.mip_size) +
+                                               " bytes of mip data; levels from " + std::to_string(k) + " on are skipped",
+                 t.at + 0x44 + 4 * (k - 1));
+        break;
+      }
+      gx2::surface ls = sf;
+      ls.width = lv.width;
+      ls.height = lv.height;
+      ls.tile_mode = lv.tile_mode;
+      ls.pitch = lv.pitch;
+      texture::level l{lv.width, lv.height, {}};
+      try {
+        l.rgba = gx2::decode_rgba(ls, std::span<const std::uint8_t>(tf.image).subspan(t.mip_data_at + rel, lv.size),
+                                  t.mip_data_at + rel);
+      } catch (const core::failure& e) {
+        ctx.warn(code::w_suspicious_value, where + ": mip level " + std::to_string(k) + ": " + e.error().message +
+                                               "; levels from " + std::to_string(k) + " on are skipped", e.error().offset);
+        break;
+      }
+      finish(l.rgba);
+      out.push_back(std::move(l));
+    }
+    return out;
+  }
+
   // Scene texture index for FTEX `name` sampled by `smp` in role `r`, or -1.
   int get(const std::string& name, const sampler* smp, role r, const std::string& material_name) {
     const texture_wrap ws = smp ? wrap_of(smp->wrap_u()) : texture_wrap::repeat;
@@ -387,17 +486,6 @@ struct texture_builder {
     if (!t.data_at || end > ft->f->image.size())
       return skip("image data (" + std::to_string(t.image_size) + " bytes at " + hex(t.data_at) + ") runs past the file's " +
                       std::to_string(ft->f->image.size()) + " bytes", t.at + 0xB0);
-    // Mip levels are not converted; a chain that cannot be where it says is still reported.
-    if (t.mip_count > 1 && (t.mip_data_at || t.mip_data_outside)) {
-      const bool tex1 = ft->f->name.find(".Tex1") != std::string::npos;  // BotW: mips live in .Tex2
-      std::uint64_t last = 0;
-      for (std::uint32_t k = 1; k < std::min<std::uint32_t>(t.mip_count, 13); ++k)
-        last = std::max<std::uint64_t>(last, t.mip_offsets[k]);
-      if (!tex1 && (t.mip_data_outside || std::uint64_t{t.mip_data_at} + t.mip_size > ft->f->image.size() || last > t.mip_size))
-        ctx.warn(code::w_suspicious_value, where + ": its mip chain (" + std::to_string(t.mip_count) + " levels, " +
-                                               std::to_string(t.mip_size) + " bytes) runs past the data; only the base level is used",
-                 t.at + 0x2C);
-    }
     gx2::surface sf;
     sf.width = t.width;
     sf.height = t.height;
@@ -415,21 +503,20 @@ struct texture_builder {
       return skip(e.error().message, e.error().offset);
     }
     const auto fi = *gx2::describe(t.format);
-    bool encoded = false;
-    if ((r == role::albedo || r == role::emission) && !fi.srgb) {
-      // The GPU returns these values as linear colour; glTF colour textures are sRGB.
-      for (std::size_t i = 0; i < rgba.size(); ++i)
-        if (i % 4 != 3) rgba[i] = linear_to_srgb(rgba[i]);
-      encoded = true;
-    }
-    if (r == role::normal && (fi.kind == gx2::layout::bc5 || fi.kind == gx2::layout::r8g8 || fi.kind == gx2::layout::r4g4)) {
-      // Two-channel normal maps: glTF wants the z component too.
-      for (std::size_t i = 0; i < rgba.size(); i += 4) {
-        const double x = rgba[i] / 127.5 - 1, y = rgba[i + 1] / 127.5 - 1;
-        rgba[i + 2] = static_cast<std::uint8_t>(std::lround((std::sqrt(std::max(0.0, 1 - x * x - y * y)) + 1) * 127.5));
-        rgba[i + 3] = 255;
-      }
-    }
+    const bool encoded = (r == role::albedo || r == role::emission) && !fi.srgb;
+    auto finish = [&](std::vector<std::uint8_t>& px) {
+      if (encoded)  // the GPU returns these values as linear colour; glTF colour textures are sRGB
+        for (std::size_t i = 0; i < px.size(); ++i)
+          if (i % 4 != 3) px[i] = linear_to_srgb(px[i]);
+      if (r == role::normal && (fi.kind == gx2::layout::bc5 || fi.kind == gx2::layout::r8g8 || fi.kind == gx2::layout::r4g4))
+        for (std::size_t i = 0; i < px.size(); i += 4) {  // two-channel normal maps: glTF wants z too
+          const double x = px[i] / 127.5 - 1, y = px[i + 1] / 127.5 - 1;
+          px[i + 2] = static_cast<std::uint8_t>(std::lround((std::sqrt(std::max(0.0, 1 - x * x - y * y)) + 1) * 127.5));
+          px[i + 3] = 255;
+        }
+    };
+    finish(rgba);
+    std::vector<texture::level> mips = decode_mips(t, *ft->f, sf, where, finish);
     texture tx;
     tx.name = name;
     tx.width = t.width;
@@ -439,9 +526,11 @@ struct texture_builder {
     tx.wrap_t = wt;
     tx.mag_filter = lin_mag ? texture_filter::linear : texture_filter::nearest;
     tx.min_filter = lin_min ? texture_filter::linear : texture_filter::nearest;
+    tx.mips = std::move(mips);
     tx.extras = {{"gx2_format", fi.name}, {"tile_mode", gx2::tile_mode_name(t.tile_mode)}, {"mip_count", t.mip_count},
                  {"source_file", std::filesystem::path(ft->path).filename().string()}, {"srgb", fi.srgb}};
     if (encoded) tx.extras["encoded_to_srgb"] = true;
+    if (t.mip_count > 1) tx.extras["mips_decoded"] = tx.mips.size();
     s.textures.push_back(std::move(tx));
     const int idx = static_cast<int>(s.textures.size() - 1);
     cache[key] = idx;
@@ -540,6 +629,7 @@ void add_models(const file& f, const std::vector<int>& skeleton_of_model, const 
     if (!ctx.file_exists(p)) tb.looked_for.push_back(p);
   for (const auto& t : textures)
     if (t.f) tb.sources.emplace_back(t.f, t.path);
+  const std::size_t meshes_before = s.meshes.size();
   const int want_lod = ctx.options.lod.value_or(0);
   bool lod_clamped = false;
   float offset_x = 0;
@@ -589,6 +679,17 @@ void add_models(const file& f, const std::vector<int>& skeleton_of_model, const 
                        {"skin_count", sh.skin_count}, {"bone", sh.bone},
                        {"material", sh.material < m.materials.size() ? m.materials[sh.material].name : std::string()}};
       if (!g.unused_attribs.empty()) g.mesh.extras["unconverted_attributes"] = g.unused_attribs;
+      if (!g.mesh.tangents.empty()) {
+        g.mesh.extras["tangents"] = g.tangent_source;
+        if (!g.degenerate_tangents.empty()) {
+          // Unusable file tangents: from the UV gradients of the normal map's UV set.
+          const int tc = g.mesh.material >= 0 ? s.materials[static_cast<std::size_t>(g.mesh.material)].normal_texcoord : 0;
+          const auto& uv = tc == 1 && !g.mesh.uvs1.empty() ? g.mesh.uvs1 : g.mesh.uvs;
+          const auto made = scene_ops::uv_tangents(g.mesh.positions, g.mesh.normals, uv, g.mesh.indices);
+          for (std::uint32_t v : g.degenerate_tangents) g.mesh.tangents[v] = made[v];
+          g.mesh.extras["tangents_from_uv"] = g.degenerate_tangents.size();
+        }
+      }
       if (!sh.key_shapes.empty()) g.mesh.extras["key_shapes"] = sh.key_shapes;
       s.meshes.push_back(std::move(g.mesh));
     }
@@ -601,6 +702,13 @@ void add_models(const file& f, const std::vector<int>& skeleton_of_model, const 
       offset_x += radius * 1.25f;
     }
   }
+  // Meshes whose file has no tangents but whose material has a normal map: tangents from
+  // the UV gradients (glTF convention), so the map goes into glTF's normalTexture.
+  std::vector<bool> had(s.meshes.size());
+  for (std::size_t i = 0; i < s.meshes.size(); ++i) had[i] = !s.meshes[i].tangents.empty();
+  scene_ops::add_missing_tangents(s);
+  for (std::size_t i = meshes_before; i < s.meshes.size(); ++i)
+    if (!had[i] && !s.meshes[i].tangents.empty()) s.meshes[i].extras["tangents"] = "computed from UV gradients";
   if (lod_clamped)
     ctx.warn(code::w_fallback, "--lod " + std::to_string(want_lod) + " is beyond some shapes' LOD count; their last LOD is used");
 }

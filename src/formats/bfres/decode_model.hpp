@@ -19,7 +19,9 @@ struct skeleton_binding {
 struct model_geometry {
   rigrip::mesh mesh;
   int lod = 0;
-  std::vector<std::string> unused_attribs;  // tangents, binormals, extra sets: kept in extras
+  std::vector<std::string> unused_attribs;  // extra sets and attributes not converted: kept in extras
+  std::vector<std::uint32_t> degenerate_tangents;  // vertices whose _t0 is unusable (zero, along the normal)
+  std::string tangent_source;                      // which attributes gave mesh.tangents
 };
 
 // One shape's LOD `lod` (clamped to the shape's LODs) as a scene mesh; positions in the
@@ -43,6 +45,10 @@ void add_models(const file& f, const std::vector<int>& skeleton_of_model, const 
 // Every FTEX of a file that holds textures only (X.Tex1.sbfres opened on its own), decoded
 // as a material would use it (role by name: _Alb colour, _Nrm normal ...).
 void add_textures(const file& f, const read_context& ctx, scene& s);
+
+// FSHU and FVIS animations of `f`: bone visibility as STEP scale tracks (rest scale / 0)
+// where exact, and everything decoded into extras (materials, animations, metadata).
+void add_material_animations(const file& f, const read_context& ctx, double fps, scene& s);
 
 // Sibling texture files by the game's naming rule: X.bfres / X.sbfres -> X.Tex1.sbfres,
 // X.Tex1.bfres, X.Tex.sbfres, X.Tex.bfres (same folder), in that order.

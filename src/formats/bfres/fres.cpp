@@ -710,6 +710,16 @@ file parse(std::vector<std::uint8_t> image) {
   if (f.dicts[6] && v34)
     for (std::size_t i = 1; i < f.dicts[6]->nodes.size(); ++i)
       if (f.dicts[6]->nodes[i].data_at) f.texture_patterns.push_back(parse_texture_pattern(r, f.dicts[6]->nodes[i].data_at));
+  for (int di : {3, 4, 5})
+    if (f.dicts[static_cast<std::size_t>(di)])
+      for (const auto& n : f.dicts[static_cast<std::size_t>(di)]->nodes)
+        if (&n != &f.dicts[static_cast<std::size_t>(di)]->nodes[0] && n.data_at)
+          f.shader_param_anims.push_back(parse_shader_param_anim(r, n.data_at, v34, di));
+  for (int di : {7, 8})
+    if (f.dicts[static_cast<std::size_t>(di)])
+      for (const auto& n : f.dicts[static_cast<std::size_t>(di)]->nodes)
+        if (&n != &f.dicts[static_cast<std::size_t>(di)]->nodes[0] && n.data_at)
+          f.visibility_anims.push_back(parse_visibility_anim(r, n.data_at, v34, di));
   if (f.dicts[2])
     for (std::size_t i = 1; i < f.dicts[2]->nodes.size(); ++i) {
       std::uint32_t at = f.dicts[2]->nodes[i].data_at;
@@ -809,6 +819,50 @@ nlohmann::json to_json(const file& f) {
     j["texture_pattern_animations"].push_back(json{{"name", tp.name}, {"flags", tp.flags}, {"loop", tp.loop()},
                                                    {"frame_count", tp.frame_count}, {"baked_size", tp.baked_size},
                                                    {"textures", tp.textures}, {"materials", mats}});
+  }
+  // Optional keys (present only when the file has such animations).
+  auto curve_json = [](const curve& c) {
+    return json{{"target", c.target}, {"flags", c.flags}, {"curve_type", static_cast<int>(c.type())},
+                {"frame_type", c.frame_type()}, {"key_type", c.key_type()}, {"start", c.start}, {"end", c.end},
+                {"scale", c.scale()}, {"offset", c.offset()}, {"delta", c.delta ? json(*c.delta) : json(nullptr)},
+                {"frames", c.frames}, {"keys", c.keys}};
+  };
+  if (!f.shader_param_anims.empty()) {
+    json arr = json::array();
+    for (const auto& a : f.shader_param_anims) {
+      json mats = json::array();
+      for (const auto& m : a.materials) {
+        json params = json::array();
+        for (const auto& p : m.params)
+          params.push_back(json{{"name", p.name}, {"begin_curve", p.begin_curve}, {"float_curves", p.num_float_curves},
+                                {"int_curves", p.num_int_curves}, {"begin_constant", p.begin_constant},
+                                {"constants", p.num_constants}, {"sub_bind", p.sub_bind}});
+        json curves = json::array();
+        for (const auto& c : m.curves) curves.push_back(curve_json(c));
+        json consts = json::array();
+        for (const auto& c : m.constants) consts.push_back(json{{"target", c.target}, {"bits", c.bits}});
+        mats.push_back(json{{"material", m.material}, {"begin_curve", m.begin_curve}, {"begin_param", m.begin_param},
+                            {"params", params}, {"curves", curves}, {"constants", consts}});
+      }
+      static const char* const kinds[] = {"shader_param", "color", "texture_srt"};
+      arr.push_back(json{{"name", a.name}, {"kind", kinds[a.dict - 3]}, {"flags", a.flags}, {"loop", a.loop()},
+                         {"frame_count", a.frame_count}, {"param_anim_count", a.num_param_anims},
+                         {"curve_count", a.num_curves}, {"baked_size", a.baked_size}, {"bind_indices", a.bind_indices},
+                         {"user_data", user_json(a.user)}, {"materials", mats}});
+    }
+    j["shader_param_animations"] = arr;
+  }
+  if (!f.visibility_anims.empty()) {
+    json arr = json::array();
+    for (const auto& a : f.visibility_anims) {
+      json curves = json::array();
+      for (const auto& c : a.curves) curves.push_back(curve_json(c));
+      arr.push_back(json{{"name", a.name}, {"type", a.material() ? "material" : "bone"}, {"flags", a.flags},
+                         {"loop", a.loop()}, {"frame_count", a.frame_count}, {"baked_size", a.baked_size},
+                         {"names", a.names}, {"bind_indices", a.bind_indices}, {"base", a.base},
+                         {"user_data", user_json(a.user)}, {"curves", curves}});
+    }
+    j["visibility_animations"] = arr;
   }
   j["animations"] = json::array();
   for (const auto& a : f.anims) {

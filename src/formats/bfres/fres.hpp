@@ -161,6 +161,59 @@ struct texture_pattern_anim {
   [[nodiscard]] bool loop() const { return (flags >> 2) & 1; }
 };
 
+// FSHU: shader parameter animation; the same block serves colour and texture SRT
+// animations (header dictionaries 3, 4, 5). Curve and constant targets are byte offsets
+// into the animated parameter's value (TexSrt: mode 0, scale 4/8, rotate 12, translate 16/20).
+struct shader_param_anim {
+  std::uint32_t at = 0;
+  int dict = 3;  // 3 shader parameters, 4 colours, 5 texture SRTs
+  std::string name, path;
+  std::uint32_t flags = 0;  // bit 0 baked, bit 2 loop
+  std::int32_t frame_count = 0;
+  std::int32_t num_param_anims = 0, num_curves = 0;
+  std::uint32_t baked_size = 0;
+  std::vector<std::uint16_t> bind_indices;  // per material animation (0xFFFF: bound at run time)
+  struct param {
+    std::string name;  // the material's shader parameter
+    std::uint16_t begin_curve = 0, num_float_curves = 0, num_int_curves = 0, begin_constant = 0, num_constants = 0,
+                  sub_bind = 0xFFFF;
+  };
+  struct constant {
+    std::uint32_t target = 0;
+    std::uint32_t bits = 0;  // f32 or s32, by the parameter's type
+  };
+  struct material_anim {
+    std::uint32_t at = 0;
+    std::string material;
+    std::int32_t begin_curve = 0, begin_param = 0;
+    std::vector<param> params;
+    std::vector<curve> curves;
+    std::vector<constant> constants;
+  };
+  std::vector<material_anim> materials;
+  std::vector<user_data> user;
+  [[nodiscard]] bool loop() const { return (flags >> 2) & 1; }
+};
+
+// FVIS: bone (dictionary 7) or material (dictionary 8) visibility animation. Each curve
+// (step bool) targets an animation index (its target field); `base` holds every entry's
+// visibility when no curve drives it (bit-packed in 32-bit words, bit i % 32 of word i / 32).
+struct visibility_anim {
+  std::uint32_t at = 0;
+  int dict = 7;
+  std::string name, path;
+  std::uint16_t flags = 0;  // bit 0 baked, bit 2 loop, bit 8 material visibility
+  std::int32_t frame_count = 0;
+  std::uint32_t baked_size = 0;
+  std::vector<std::string> names;  // bones or materials, one per animation index
+  std::vector<std::uint16_t> bind_indices;
+  std::vector<curve> curves;
+  std::vector<bool> base;
+  std::vector<user_data> user;
+  [[nodiscard]] bool loop() const { return (flags >> 2) & 1; }
+  [[nodiscard]] bool material() const { return (flags >> 8) & 1; }
+};
+
 struct skeletal_anim {
   std::uint32_t at = 0;
   std::string name, path;
@@ -248,6 +301,8 @@ struct file {
   std::vector<texture_pattern_anim> texture_patterns;  // FTXP (version 3.4 and later)
   std::vector<scene_anim> scene_anims;  // FSCN (dictionary 10 / the Switch scene-animation array)
   std::vector<external_file> external_files;  // Switch: embedded files (dictionary in dicts[11])
+  std::vector<shader_param_anim> shader_param_anims;  // FSHU (dictionaries 3-5), read-only
+  std::vector<visibility_anim> visibility_anims;      // FVIS (dictionaries 7-8), read-only
   std::vector<std::pair<std::uint32_t, std::string>> strings;  // string pool entries (position of length)
   // Curves carry `delta` and skeletons inverse-matrix tables: Wii U 3.4+ and every Switch file.
   [[nodiscard]] bool v34() const { return plat == platform::switch_ || version >= 0x03040000; }

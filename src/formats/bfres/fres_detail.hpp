@@ -33,6 +33,10 @@ void patch_curve_arrays(core::byte_patcher& p, const curve& c);
 void reset_work(std::size_t file_size);
 [[nodiscard]] curve parse_curve_at(const core::byte_reader& file, std::uint32_t at, bool v34);
 [[nodiscard]] texture_pattern_anim parse_texture_pattern(const core::byte_reader& file, std::uint32_t at);
+[[nodiscard]] shader_param_anim parse_shader_param_anim(const core::byte_reader& file, std::uint32_t at, bool v34,
+                                                        int dict_index);
+[[nodiscard]] visibility_anim parse_visibility_anim(const core::byte_reader& file, std::uint32_t at, bool v34,
+                                                    int dict_index);
 
 // Scene animations (fres_scene.cpp): the Wii U FSCN dictionary, the Switch FSCN array.
 [[nodiscard]] std::vector<scene_anim> parse_scene_anims_wiiu(const core::byte_reader& file, const dict& d, bool v34);

@@ -248,6 +248,52 @@ std::vector<std::uint8_t> tile(const surface& s, std::span<const std::uint8_t> l
   return out;
 }
 
+namespace {
+std::uint32_t next_pow2(std::uint32_t v) {
+  std::uint32_t p = 1;
+  while (p < v && p < (1u << 31)) p <<= 1;
+  return p;
+}
+std::uint32_t align_up(std::uint32_t v, std::uint32_t a) { return (v + a - 1) / a * a; }
+}  // namespace
+
+mip_level mip_layout(const surface& base, std::uint32_t level) {
+  const format_info fi = need_format(base);
+  const std::uint32_t bpp = fi.bits_per_element;
+  mip_level m;
+  m.width = std::max<std::uint32_t>(1, base.width >> std::min<std::uint32_t>(level, 31));
+  m.height = std::max<std::uint32_t>(1, base.height >> std::min<std::uint32_t>(level, 31));
+  const std::uint32_t d = fi.block_compressed ? 4 : 1;
+  // Padded element grid of the level.
+  const std::uint32_t ew = (next_pow2(m.width) + d - 1) / d, eh = (next_pow2(m.height) + d - 1) / d;
+  std::uint32_t mode = base.tile_mode == 0 || base.tile_mode == 16 ? 1 : base.tile_mode;
+  if (mode >= 4 && mode <= 6) {
+    const std::uint32_t micro_tile_bytes = bpp * 64 / 8;
+    const std::uint32_t factor = micro_tile_bytes < 256 ? 256 / micro_tile_bytes : 1;
+    std::uint32_t mt_w = 8 * num_banks, mt_h = 8 * num_pipes;
+    if (mode == 5) mt_w /= 2, mt_h *= 2;
+    if (mode == 6) mt_w /= 4, mt_h *= 4;
+    if (next_pow2(ew) < factor * mt_w || next_pow2(eh) < mt_h) mode = 2;
+  }
+  m.tile_mode = mode;
+  std::uint32_t pitch_align = 1, height_align = 1;
+  if (mode == 1) {
+    pitch_align = std::max<std::uint32_t>(64, 2048 / bpp);
+  } else if (mode == 2) {
+    pitch_align = std::max<std::uint32_t>(8, 256 / bpp);
+    height_align = 8;
+  } else {
+    std::uint32_t mt_w = 8 * num_banks, mt_h = 8 * num_pipes;
+    if (mode == 5) mt_w /= 2, mt_h *= 2;
+    if (mode == 6) mt_w /= 4, mt_h *= 4;
+    pitch_align = std::max(mt_w, mt_w * (256 / bpp / 8));
+    height_align = mt_h;
+  }
+  m.pitch = align_up(ew, pitch_align);
+  m.size = static_cast<std::uint64_t>(m.pitch) * align_up(eh, height_align) * bpp / 8;
+  return m;
+}
+
 std::vector<std::uint8_t> decode_rgba(const surface& s, std::span<const std::uint8_t> data, std::uint64_t data_at) {
   const format_info fi = need_format(s);
   const dims d = element_dims(s, fi);

@@ -57,6 +57,23 @@ struct surface {
 [[nodiscard]] std::vector<std::uint8_t> tile(const surface& s, std::span<const std::uint8_t> linear,
                                              std::size_t size);
 
+// Layout of mip level `level` (>= 1) of a 2D single-sample surface whose base level is
+// `base` (its width, height, format, tile mode and pitch), by the GX2 address library's
+// rules: the level's size is max(1, base >> level) rounded up to a power of two; 2D
+// macro tiling falls back to 1D (thin1) once the padded level is narrower than a macro
+// tile times the pipe-interleave factor or lower than one; the pitch is the padded width
+// aligned for its tile mode (linear: 64 elements or 256 bytes; 1D: 8 elements or
+// 256 bytes per micro-tile row; 2D: a macro tile, 32 / 16 / 8 elements wide). `size` is
+// pitch x aligned height x element bytes. Where the level sits comes from the surface's
+// mip offsets, not from here.
+struct mip_level {
+  std::uint32_t width = 0, height = 0;  // pixels (unpadded: what the level shows)
+  std::uint32_t tile_mode = 0;
+  std::uint32_t pitch = 0;              // elements
+  std::uint64_t size = 0;               // bytes
+};
+[[nodiscard]] mip_level mip_layout(const surface& base, std::uint32_t level);
+
 // Decodes the base level to RGBA8, rows top to bottom, after the component selection.
 // Block formats go through libsquish. Fails with E_UNSUPPORTED_FEATURE for a format or
 // tile mode the decoder does not know.
