@@ -556,8 +556,8 @@ void undo_writer_keys(animation& a, json& ex, const skeleton& sk) {
   }
 }
 
-// Meshes: every triangle primitive of every node with a mesh (the writer's "bone_display"
-// for skeleton-only scenes excepted). Skinned primitives keep their joints, mapped through
+// Meshes: every triangle primitive of every node with a mesh (the writer's "bone_display" and
+// "camera_display" for mesh-less scenes excepted). Skinned primitives keep their joints, mapped through
 // the skin to the skeleton read above; the others get their node's transform up to the
 // rigrip root baked in (source units). Materials keep their name, colour and flags.
 void read_meshes(const tg::Model& m, const std::vector<int>& parent,
@@ -583,7 +583,7 @@ void read_meshes(const tg::Model& m, const std::vector<int>& parent,
     if (node.mesh < 0) continue;
     if (static_cast<std::size_t>(node.mesh) >= m.meshes.size()) throw std::runtime_error("mesh index out of range");
     const auto& gm = m.meshes[static_cast<std::size_t>(node.mesh)];
-    if (gm.name == "bone_display") continue;
+    if (gm.name == "bone_display" || gm.name == "camera_display") continue;
     // The node's transform below the rigrip root (ignored for skinned meshes, as in glTF).
     core::mat4 world = core::identity();
     for (int n = static_cast<int>(ni); n >= 0 && !is_rigrip_root(m.nodes[static_cast<std::size_t>(n)]); n = parent[static_cast<std::size_t>(n)]) {

@@ -1007,6 +1007,43 @@ void add_animations(const scene& s, const write_options& o, const skeleton_nodes
   }
 }
 
+// A camera-only file would hold no mesh: some importers (assimp) refuse such a scene and
+// viewers show nothing, so each camera gets a small pyramid (apex at the eye, opening down -Z as
+// the camera looks), named "camera_display" like the skeletons' "bone_display" and skipped the
+// same way when read back.
+void add_camera_display(tg::Model& m, builder& b, const std::map<std::string, int>& node_of) {
+  const float d = 0.3f, w = 0.2f, h = 0.15f;  // output units (metres by default)
+  const vec3 apex{0, 0, 0};
+  const vec3 c[4] = {{-w, -h, -d}, {w, -h, -d}, {w, h, -d}, {-w, h, -d}};
+  std::vector<float> pos, nrm;
+  auto tri = [&](const vec3& p0, const vec3& p1, const vec3& p2) {
+    const vec3 e1{p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]}, e2{p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]};
+    const vec3 n = unit_or_up({e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]});
+    for (const vec3* p : {&p0, &p1, &p2}) {
+      pos.insert(pos.end(), p->begin(), p->end());
+      nrm.insert(nrm.end(), n.begin(), n.end());
+    }
+  };
+  for (int k = 0; k < 4; ++k) tri(apex, c[(k + 1) % 4], c[k]);
+  tri(c[0], c[1], c[2]);
+  tri(c[0], c[2], c[3]);
+  tg::Primitive prim;
+  prim.mode = TINYGLTF_MODE_TRIANGLES;
+  prim.attributes["POSITION"] = b.floats(pos, TINYGLTF_TYPE_VEC3, 3, true, TINYGLTF_TARGET_ARRAY_BUFFER);
+  prim.attributes["NORMAL"] = b.floats(nrm, TINYGLTF_TYPE_VEC3, 3, false, TINYGLTF_TARGET_ARRAY_BUFFER);
+  tg::Mesh gm;
+  gm.name = "camera_display";
+  gm.primitives.push_back(prim);
+  m.meshes.push_back(gm);
+  for (const auto& [name, node] : node_of) {
+    tg::Node n;
+    n.name = name + "_display";
+    n.mesh = static_cast<int>(m.meshes.size() - 1);
+    m.nodes[static_cast<std::size_t>(node)].children.push_back(static_cast<int>(m.nodes.size()));
+    m.nodes.push_back(n);
+  }
+}
+
 // Cameras: a glTF camera and a node for each, under the root (so its axis conversion
 // applies), and one glTF animation per camera clip moving those nodes. Lens keys (yfov)
 // go into the clip's extras: core glTF cannot animate a camera property.
@@ -1045,6 +1082,7 @@ void add_cameras(const scene& s, const write_options& o, tg::Model& m, builder& 
     m.nodes[0].children.push_back(static_cast<int>(m.nodes.size()));
     m.nodes.push_back(n);
   }
+  if (o.bone_display_mesh && m.meshes.empty() && !s.cameras.empty()) add_camera_display(m, b, node_of);
   std::set<std::string> names;
   for (const auto& ga : m.animations) names.insert(ga.name);
   for (const auto& ca : s.camera_animations) {
