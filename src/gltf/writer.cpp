@@ -890,8 +890,9 @@ void add_texture_transforms(const scene& s, tg::Model& m) {
         ext[name] = tg::Value(arr);
       }
     }
+    const int texcoord = key.second;  // (clang 14 cannot capture a structured binding)
     auto put = [&](tg::ExtensionMap& e, int tc) {
-      if (tc == key.second) e["KHR_texture_transform"] = tg::Value(ext);
+      if (tc == texcoord) e["KHR_texture_transform"] = tg::Value(ext);
     };
     if (gm.pbrMetallicRoughness.baseColorTexture.index >= 0)
       put(gm.pbrMetallicRoughness.baseColorTexture.extensions, gm.pbrMetallicRoughness.baseColorTexture.texCoord);
