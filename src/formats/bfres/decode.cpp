@@ -638,10 +638,11 @@ scene to_scene(const file& f, const read_context& ctx) {
       std::size_t n = f.sw->counts[i];
       if (i == 6) n -= add_cameras(f, ctx, s);  // embedded .brtcamera files are read
       if (i == 5) n = 0;                        // scene animations are read (their cameras)
+      if (i == 0) n -= std::min(n, f.models.size());  // models are read (fres_switch_model.cpp)
       if (kinds[i] && n) rest += (rest.empty() ? "" : ", ") + std::to_string(n) + " " + kinds[i];
     }
     if (!rest.empty())
-      ctx.warn(code::w_unsupported_part, "Switch FRES: " + rest + " not read yet (skeletal animations and .brtcamera files are)", 0xBC);
+      ctx.warn(code::w_unsupported_part, "Switch FRES: " + rest + " not read yet (models, skeletal animations and .brtcamera files are)", 0xBC);
   }
 
   // Scene animations: their cameras (lights and fogs are reported, not read).

@@ -25,6 +25,7 @@ struct attrib_view {
   attrib_format fmt;
   const std::uint8_t* base = nullptr;  // first vertex
   std::uint32_t stride = 0;
+  core::endian order = core::endian::big;  // Wii U big-endian, Switch little-endian
 };
 
 bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
@@ -54,17 +55,29 @@ std::vector<std::uint32_t> triangles(std::uint32_t prim, const std::vector<std::
 }
 
 
-// Attribute value `vertex` (FRES vertex data is big-endian).
+// Attribute value `vertex` in the file's byte order.
 std::array<float, 4> value_at(const attrib_view& v, std::uint32_t vertex) {
-  return decode_attrib(v.fmt, v.base + std::size_t{vertex} * v.stride, core::endian::big);
+  return decode_attrib(v.fmt, v.base + std::size_t{vertex} * v.stride, v.order);
+}
+
+bool is_switch(const file& f) { return f.plat == platform::switch_; }
+
+// The LOD's primitive as a GX2PrimitiveType: Switch files store nn::gfx's topology
+// (3 triangle list, 4 triangle strip; others have no triangle reading here).
+std::uint32_t primitive_of(const file& f, const lod_mesh& lm) {
+  if (!is_switch(f)) return lm.primitive;
+  return lm.primitive == 3 ? 4u : lm.primitive == 4 ? 6u : 0x100u + lm.primitive;
 }
 
 // The LOD's index buffer, each index checked against the vertex count.
 std::vector<std::uint32_t> read_indices(const file& f, const lod_mesh& lm, const vertex_buffer& vb,
                                         const std::string& where) {
-  const std::uint32_t isize = lm.index_format == 4 || lm.index_format == 0 ? 2 : lm.index_format == 9 || lm.index_format == 1 ? 4 : 0;
-  if (!isize) fail(code::bad_value, where + ": index format " + std::to_string(lm.index_format) + " is unknown", lm.at + 4);
-  const core::endian ie = lm.index_format == 4 || lm.index_format == 9 ? core::endian::big : core::endian::little;
+  // GX2IndexFormat (4 u16 / 9 u32 big-endian, 0 / 1 little-endian); Switch nn::gfx (0 u8, 1 u16, 2 u32).
+  const bool sw = is_switch(f);
+  const std::uint32_t isize = sw ? (lm.index_format == 0 ? 1 : lm.index_format == 1 ? 2 : lm.index_format == 2 ? 4 : 0)
+                                 : lm.index_format == 4 || lm.index_format == 0 ? 2 : lm.index_format == 9 || lm.index_format == 1 ? 4 : 0;
+  if (!isize) fail(code::bad_value, where + ": index format " + std::to_string(lm.index_format) + " is unknown", lm.at + (sw ? 0x28 : 4));
+  const core::endian ie = !sw && (lm.index_format == 4 || lm.index_format == 9) ? core::endian::big : core::endian::little;
   if (static_cast<std::uint64_t>(lm.index_count) * isize > lm.index_buffer.size)
     fail(code::truncated, where + ": " + std::to_string(lm.index_count) + " indices need " +
                               std::to_string(std::uint64_t(lm.index_count) * isize) + " bytes, the index buffer has " +
@@ -74,7 +87,7 @@ std::vector<std::uint32_t> read_indices(const file& f, const lod_mesh& lm, const
   std::vector<std::uint32_t> raw(lm.index_count);
   for (auto& v : raw) {
     const std::uint64_t at = ir.abs();
-    const std::uint64_t x = (isize == 2 ? ir.u16() : ir.u32()) + std::uint64_t{lm.first_vertex};
+    const std::uint64_t x = (isize == 1 ? ir.u8() : isize == 2 ? ir.u16() : ir.u32()) + std::uint64_t{lm.first_vertex};
     if (x >= vb.vertex_count)
       fail(code::bad_value, where + ": index " + std::to_string(x) + " (first vertex " + std::to_string(lm.first_vertex) +
                                 ") is beyond the vertex count " + std::to_string(vb.vertex_count), at);
@@ -87,11 +100,13 @@ std::vector<std::uint32_t> read_indices(const file& f, const lod_mesh& lm, const
 std::map<std::string, attrib_view> attribute_views(const file& f, const vertex_buffer& vb, const std::string& where,
                                                    const read_context& ctx) {
   std::map<std::string, attrib_view> views;
+  const bool sw = is_switch(f);
   for (const auto& a : vb.attribs) {
-    auto fmt = describe_gx2_attrib(a.format);
+    auto fmt = sw ? describe_switch_attrib(a.format) : describe_gx2_attrib(a.format);
     if (!fmt) {
-      ctx.warn(code::w_unsupported_part, where + ": attribute '" + a.name + "' has the unknown format " + gx2_attrib_name(a.format) +
-                                             "; attribute skipped", a.at + 8);
+      ctx.warn(code::w_unsupported_part, where + ": attribute '" + a.name + "' has the unknown format " +
+                                             (sw ? switch_attrib_name(a.format) : gx2_attrib_name(a.format)) + "; attribute skipped",
+               a.at + 8);
       continue;
     }
     if (a.buffer >= vb.buffers.size())
@@ -107,7 +122,8 @@ std::map<std::string, attrib_view> attribute_views(const file& f, const vertex_b
       fail(code::truncated, where + ": vertex buffer " + std::to_string(a.buffer) + " holds " + std::to_string(b.size) +
                                 " bytes, shorter than " + std::to_string(vb.vertex_count) + " vertices x stride " +
                                 std::to_string(stride), b.at + 4);
-    views[a.name] = attrib_view{&a, *fmt, f.image.data() + b.data_at + a.offset, stride};
+    views[a.name] = attrib_view{&a, *fmt, f.image.data() + b.data_at + a.offset, stride,
+                                sw ? core::endian::little : core::endian::big};
   }
   return views;
 }
@@ -236,7 +252,7 @@ model_geometry decode_shape(const file& f, const model& m, const shape& sh, int 
 
   std::vector<std::uint32_t> raw = read_indices(f, lm, vb, where);
   bool prim_ok = true;
-  std::vector<std::uint32_t> tris = triangles(lm.primitive, raw, prim_ok);
+  std::vector<std::uint32_t> tris = triangles(primitive_of(f, lm), raw, prim_ok);
   if (!prim_ok) {
     ctx.warn(code::w_unsupported_part, where + ": primitive type " + std::to_string(lm.primitive) +
                                            " (not triangles, strips or fans) skipped", lm.at);

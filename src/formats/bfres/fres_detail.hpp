@@ -46,5 +46,7 @@ void reset_work(std::size_t file_size);
 [[nodiscard]] curve parse_switch_curve_at(const core::byte_reader& file, std::uint32_t at);
 [[nodiscard]] std::string switch_name_at(const core::byte_reader& file, std::uint32_t at);
 [[nodiscard]] std::uint32_t switch_offset_at(const core::byte_reader& file, std::uint64_t field);
+// Switch models (fres_switch_model.cpp): FMDL / FSKL / FVTX / FSHP / FMAT of 0.5-0.10 into f.models.
+void parse_switch_models(const core::byte_reader& file, bfres::file& f);
 
 }  // namespace rigrip::bfres::detail

@@ -254,6 +254,8 @@ file parse_switch(std::vector<std::uint8_t> image) {
       f.external_files.push_back(std::move(e));
     }
   }
+  // Models (FMDL with FSKL, FVTX, FSHP, FMAT): read-only, in fres_switch_model.cpp.
+  parse_switch_models(r, f);
   f.sw = h;
   return f;
 }

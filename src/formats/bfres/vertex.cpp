@@ -134,6 +134,66 @@ std::optional<attrib_format> describe_gx2_attrib(std::uint32_t format) {
   }
 }
 
+std::optional<attrib_format> describe_switch_attrib(std::uint32_t format) {
+  if (format & ~0xFFFFu) return std::nullopt;
+  const std::uint32_t channels = format >> 8, type = format & 0xFF;
+  component_kind k;
+  switch (type) {
+    case 1: k = component_kind::unorm; break;
+    case 2: k = component_kind::snorm; break;
+    case 3: k = component_kind::uint; break;
+    case 4: k = component_kind::sint; break;
+    case 5: k = component_kind::float_; break;
+    case 8: k = component_kind::uint_to_float; break;
+    case 9: k = component_kind::sint_to_float; break;
+    default: return std::nullopt;
+  }
+  const bool flt = k == component_kind::float_;
+  const bool integer32 = k == component_kind::uint || k == component_kind::sint;
+  switch (channels) {
+    case 0x01: {  // 4_4 (unorm only)
+      if (k != component_kind::unorm) return std::nullopt;
+      attrib_format f = make(2, 4, k);
+      f.packed = true;
+      return f;
+    }
+    case 0x02: return flt ? std::nullopt : std::optional(make(1, 8, k));
+    case 0x09: return flt ? std::nullopt : std::optional(make(2, 8, k));
+    case 0x0A: return make(1, 16, k);
+    case 0x0B: return flt ? std::nullopt : std::optional(make(4, 8, k));
+    case 0x0E: {  // 10_10_10_2: unorm, snorm, uint, sint
+      if (type < 1 || type > 4) return std::nullopt;
+      attrib_format f;
+      f.count = 4;
+      f.bits = {10, 10, 10, 2};
+      f.packed = true;
+      f.kind = k;
+      return f;
+    }
+    case 0x12: return make(2, 16, k);
+    case 0x14: return flt || integer32 ? std::optional(make(1, 32, k)) : std::nullopt;
+    case 0x15: return make(4, 16, k);
+    case 0x17: return flt || integer32 ? std::optional(make(2, 32, k)) : std::nullopt;
+    case 0x18: return flt || integer32 ? std::optional(make(3, 32, k)) : std::nullopt;
+    case 0x19: return flt || integer32 ? std::optional(make(4, 32, k)) : std::nullopt;
+    default: return std::nullopt;
+  }
+}
+
+std::string switch_attrib_name(std::uint32_t format) {
+  char buf[48];
+  auto f = describe_switch_attrib(format);
+  static const char* kinds[] = {"unorm", "snorm", "uint", "sint", "float", "uint_to_float", "sint_to_float"};
+  if (!f) {
+    std::snprintf(buf, sizeof buf, "0x%X", format);
+    return buf;
+  }
+  std::string s;
+  for (int i = 0; i < f->count; ++i) s += (i ? "_" : "") + std::to_string(f->bits[static_cast<std::size_t>(i)]);
+  std::snprintf(buf, sizeof buf, " %s (0x%X)", kinds[static_cast<int>(f->kind)], format);
+  return s + buf;
+}
+
 std::string gx2_attrib_name(std::uint32_t format) {
   char buf[48];
   auto f = describe_gx2_attrib(format);

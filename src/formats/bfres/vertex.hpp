@@ -26,6 +26,10 @@ struct attrib_format {
 // GX2AttribFormat -> description, or nothing for a value the decoder does not know.
 [[nodiscard]] std::optional<attrib_format> describe_gx2_attrib(std::uint32_t format);
 [[nodiscard]] std::string gx2_attrib_name(std::uint32_t format);
+// Switch: nn::gfx AttributeFormat (u32: channel layout << 8 | type; e.g. 0x0B01 unorm
+// 8_8_8_8, 0x1805 float 32_32_32) -> description, or nothing.
+[[nodiscard]] std::optional<attrib_format> describe_switch_attrib(std::uint32_t format);
+[[nodiscard]] std::string switch_attrib_name(std::uint32_t format);
 
 // Decodes one element at `p` (at least size() bytes): unused components are 0 (w = 1
 // for count < 4). Normalised kinds give [0,1] / [-1,1]; integer kinds their values.
