@@ -115,3 +115,12 @@ rigrip_cli_test(bfres_switch_camera_dump_raw ARGS dump --raw ${BFRES_EVENTPACK}/
   EXPECT "\"external_files\".*\"end_frame\": 380.0.*\"name\": \"C52-0.brtcamera\"")
 rigrip_cli_test(bfres_switch_camera_dump ARGS dump ${BFRES_EVENTPACK}/Camera/Demo344_1/C53-0.bcamanim
   EXPECT "\"camera_animations\".*\"lens\".*\"cameras\".*\"projection\": \"perspective\"")
+# Switch models (issue 20): the hand-built Switch FRES 0.5 model (examples/bfres/switch_model.bfres,
+# written by tests/bfres/switch_model_builder.hpp) converts to a valid glb with its three meshes
+# and skeleton, and rewrites byte for byte.
+rigrip_cli_test(bfres_switch_model_convert ARGS convert ${BX}/switch_model.bfres -o ${OUT}/bfres/switch_model_cli.glb
+  VALIDATE ${OUT}/bfres/switch_model_cli.glb)
+rigrip_cli_test(bfres_switch_model_info ARGS info ${BX}/switch_model.bfres
+  EXPECT "skeleton 'Sample': 3 bones.*meshes: 3 \\(10 vertices\\).*W_MISSING_TEXTURE: texture 'Body_Alb'")
+rigrip_cli_test(bfres_switch_model_rewrite ARGS rewrite ${BX}/switch_model.bfres -o ${OUT}/bfres/rw_switch_model.bfres
+  EXPECT "identical")
