@@ -13,6 +13,7 @@
 #include "core/failure.hpp"
 #include "core/euler.hpp"
 #include "core/math.hpp"
+#include "formats/bfres/bntx.hpp"
 #include "formats/bfres/camera.hpp"
 #include "formats/bfres/decode_model.hpp"
 #include "scene/pose.hpp"
@@ -637,11 +638,13 @@ scene to_scene(const file& f, const read_context& ctx) {
     for (std::size_t i = 0; i < f.sw->counts.size(); ++i) {
       std::size_t n = f.sw->counts[i];
       if (i == 6) n -= add_cameras(f, ctx, s);  // embedded .brtcamera files are read
+      // A texture file's embedded BNTX (X.Tex.sbfres): its textures on their own.
+      if (i == 6 && f.sw->counts[0] == 0) n -= std::min(n, add_embedded_bntx(f, ctx, s));
       if (i == 5) n = 0;                        // scene animations are read (their cameras)
       if (kinds[i] && n) rest += (rest.empty() ? "" : ", ") + std::to_string(n) + " " + kinds[i];
     }
     if (!rest.empty())
-      ctx.warn(code::w_unsupported_part, "Switch FRES: " + rest + " not read yet (skeletal animations and .brtcamera files are)", 0xBC);
+      ctx.warn(code::w_unsupported_part, "Switch FRES: " + rest + " not read yet (skeletal animations, .brtcamera files and a texture file's BNTX are)", 0xBC);
   }
 
   // Scene animations: their cameras (lights and fogs are reported, not read).
