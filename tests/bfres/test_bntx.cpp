@@ -483,17 +483,27 @@ TEST(Bntx, SwitchTextureFresWithAnEmbeddedBntx) {
   EXPECT_TRUE(warned(d2, "embedded 'textures.bntx'"));
 }
 
-// The committed CLI test files (tests/bfres/data/*.bntx) are this builder's output.
-TEST(Bntx, CommittedCliFilesMatchTheBuilder) {
+// examples/bfres/tiny_textures.bntx and switch_textures.bfres (the CLI tests' files, and
+// seeds for the hostile campaign and the fuzzers) and tests/bfres/data/damaged_size.bntx are
+// this builder's output: RIGRIP_REGEN=1 rewrites them; otherwise they must match.
+TEST(Bntx, CommittedFilesMatchTheBuilder) {
   const auto tiny = bntx_test::build({rgba8_texture("Tiny_Alb", 8, 8, 2, 11), bc_texture("Tiny_Nrm", 0x1a01, 8, 4, 1, squish::kDxt1, 8, 12)},
                                      "tiny");
   auto damaged = tiny;
   damaged.resize(damaged.size() - 8);
-  const std::string dir = std::string(RIGRIP_SOURCE_DIR) + "/tests/bfres/data/";
-  if (std::getenv("RIGRIP_WRITE_TEST_DATA")) {
-    test::write_bytes(dir + "tiny.bntx", tiny);
-    test::write_bytes(dir + "damaged_size.bntx", damaged);
+  const auto fres = bntx_test::switch_fres_with(
+      bntx_test::build({bc_texture("Tiny_Alb", 0x1a06, 12, 12, 2, squish::kDxt1, 8, 13),
+                        bc_texture("Tiny_Nrm", 0x1e01, 8, 8, 1, squish::kBc5, 16, 14)},
+                       "Tiny"),
+      "textures.bntx", "Tiny");
+  const std::string src = RIGRIP_SOURCE_DIR;
+  const std::vector<std::pair<std::string, std::vector<std::uint8_t>>> files{
+      {src + "/examples/bfres/tiny_textures.bntx", tiny},
+      {src + "/examples/bfres/switch_textures.bfres", fres},
+      {src + "/tests/bfres/data/damaged_size.bntx", damaged}};
+  const char* regen = std::getenv("RIGRIP_REGEN");
+  for (const auto& [path, bytes] : files) {
+    if (regen && std::string(regen) == "1") test::write_bytes(path, bytes);
+    EXPECT_EQ(test::read_bytes(path), bytes) << path;
   }
-  EXPECT_EQ(test::read_bytes(dir + "tiny.bntx"), tiny);
-  EXPECT_EQ(test::read_bytes(dir + "damaged_size.bntx"), damaged);
 }
