@@ -311,6 +311,16 @@ json convert_one(const job& jb, const convert_options& o, const format* forced) 
     rep["warnings"] = warnings_json(d);
     return rep;
   }
+  if (o.out_format != "json" && !has_content(s.value()) && o.textures && !s->textures.empty()) {
+    // A texture file (.bntx, X.Tex1.sbfres) with --textures: its PNGs, no empty glTF.
+    std::error_code ec;
+    if (const auto dir = fs::path(jb.output).parent_path(); !dir.empty()) fs::create_directories(dir, ec);
+    rep["status"] = "ok";
+    rep["textures"] = write_textures(s.value(), jb.output);
+    rep["note"] = "textures only: PNGs written, no glTF";
+    rep["warnings"] = warnings_json(d);
+    return rep;
+  }
   if (o.out_format != "json" && !has_content(s.value())) {
     refuse_empty_scene(rep, jb, s.value());
     rep["warnings"] = warnings_json(d);

@@ -99,7 +99,7 @@ rigrip_cli_test(bfres_switch_convert ARGS convert ${BFRES_EVENTPACK}/Model/Demo3
 rigrip_cli_test(bfres_switch_dump_raw ARGS dump --raw ${BFRES_EVENTPACK}/Model/Demo344_1.sbfres
   EXPECT "\"platform\": \"switch\".*\"version\": \"0.5.0.3\"")
 # A texture file on its own (issue 19's preview of every sample): its 8 FTEX decode into the
-# scene, and preview draws them as a sheet; convert still has nothing to put in a glb.
+# scene, and preview draws them as a sheet; convert has nothing to put in a glb (with --textures: PNGs only).
 rigrip_cli_test(bfres_info_tex1 ARGS info ${BF}/Animal_Bass.Tex1.sbfres EXPECT "textures: 8")
 rigrip_cli_test(bfres_preview_tex1 ARGS preview ${BF}/Animal_Bass.Tex1.sbfres -o ${OUT}/bfres/Animal_Bass.Tex1.png
   EXPECT "preview: wrote .*Animal_Bass.Tex1.png \\(255x255, 8 frames")
@@ -115,6 +115,27 @@ rigrip_cli_test(bfres_switch_camera_dump_raw ARGS dump --raw ${BFRES_EVENTPACK}/
   EXPECT "\"external_files\".*\"end_frame\": 380.0.*\"name\": \"C52-0.brtcamera\"")
 rigrip_cli_test(bfres_switch_camera_dump ARGS dump ${BFRES_EVENTPACK}/Camera/Demo344_1/C53-0.bcamanim
   EXPECT "\"camera_animations\".*\"lens\".*\"cameras\".*\"projection\": \"perspective\"")
+# BNTX (Switch textures, issue 20): files made by tests/bfres/bntx_builder.hpp (test
+# Bntx.CommittedFilesMatchTheBuilder keeps them in step): RGBA8 with a mip and BC1 in a .bntx;
+# BC1 sRGB and BC5 in a Switch texture FRES's embedded textures.bntx.
+set(BNTX_TINY ${CMAKE_SOURCE_DIR}/examples/bfres/tiny_textures.bntx)
+rigrip_cli_test(bfres_bntx_info ARGS info ${BNTX_TINY} EXPECT "format: bntx.*textures: 2")
+rigrip_cli_test(bfres_bntx_convert_textures ARGS convert ${BNTX_TINY} --textures -o ${OUT}/bfres/bntx/tiny.glb
+  EXPECT "converted 1, failed 0" EXPECT_FILE ${OUT}/bfres/bntx/tiny_tex0_Tiny_Alb_mip1.png)
+rigrip_cli_test(bfres_bntx_no_textures_flag ARGS convert ${BNTX_TINY} -o ${OUT}/bfres/bntx/never.glb EXIT 1
+  EXPECT "nothing to convert" ABSENT ${OUT}/bfres/bntx/never.glb)
+rigrip_cli_test(bfres_bntx_rewrite ARGS rewrite ${BNTX_TINY} -o ${OUT}/bfres/bntx/rw_tiny.bntx EXPECT "identical")
+rigrip_cli_test(bfres_bntx_dump_raw ARGS dump --raw ${BNTX_TINY}
+  EXPECT "\"format\": \"BC1_UNORM\".*\"name\": \"Tiny_Nrm\"")
+rigrip_cli_test(bfres_bntx_preview ARGS preview ${BNTX_TINY} -o ${OUT}/bfres/bntx/tiny.png
+  EXPECT "preview: wrote .*tiny.png \\(256x128, 2 frames")
+rigrip_cli_test(bfres_bntx_damaged ARGS info ${CMAKE_SOURCE_DIR}/tests/bfres/data/damaged_size.bntx EXIT 1
+  EXPECT "damaged_size.bntx @ 0x1C: E_BAD_VALUE \\[bntx\\]: BNTX header file size 4184 differs from the data's 4176 bytes")
+rigrip_cli_test(bfres_bntx_switch_fres ARGS convert ${CMAKE_SOURCE_DIR}/examples/bfres/switch_textures.bfres --textures
+  -o ${OUT}/bfres/bntx/switch_textures.glb EXPECT "converted 1, failed 0"
+  EXPECT_FILE ${OUT}/bfres/bntx/switch_textures_tex1_Tiny_Nrm.png)
+rigrip_cli_test(bfres_bntx_switch_fres_dump_raw ARGS dump --raw ${CMAKE_SOURCE_DIR}/examples/bfres/switch_textures.bfres
+  EXPECT "\"external_files\".*\"bntx\".*\"format\": \"BC5_UNORM\"")
 # Switch models (issue 20): the hand-built Switch FRES 0.5 model (examples/bfres/switch_model.bfres,
 # written by tests/bfres/switch_model_builder.hpp) converts to a valid glb with its three meshes
 # and skeleton, and rewrites byte for byte.

@@ -206,8 +206,15 @@ struct le_writer {
   }
 };
 
+// An embedded file of a Switch FRES (e.g. "textures.bntx").
+struct t_embedded {
+  std::string name;
+  std::vector<std::uint8_t> bytes;
+};
+
 // `version` 0x000X0000 | patch: X = 5..10 picks the layout.
-inline std::vector<std::uint8_t> build_switch_model(const t_model& m, std::uint32_t version = 0x00050003) {
+inline std::vector<std::uint8_t> build_switch_model(const t_model& m, std::uint32_t version = 0x00050003,
+                                                    const std::vector<t_embedded>& embedded = {}) {
   const std::uint32_t minor = (version >> 16) & 0xFF;
   const bool v9 = minor >= 9, v10 = minor >= 10;
   le_writer w;
@@ -223,11 +230,11 @@ inline std::vector<std::uint8_t> build_switch_model(const t_model& m, std::uint3
   for (int i = 0; i < 10; ++i) w.u64(0);  // animation arrays and dictionaries
   w.u64(0);                               // memory pool
   w.ptr("bufinfo");
-  w.u64(0), w.u64(0), w.u64(0), w.u64(0);  // embedded files, dictionary, reserved, string table
+  w.ptr(embedded.empty() ? "" : "ext"), w.ptr(embedded.empty() ? "" : "extdict"), w.u64(0), w.u64(0);  // + reserved, string table
   w.u32(0);
   w.u16(1);
   if (v9) w.u16(0), w.u16(0);
-  for (int i = 0; i < 6; ++i) w.u16(0);
+  for (int i = 0; i < 6; ++i) w.u16(i == 5 ? std::uint16_t(embedded.size()) : 0);
   w.pad_to(header_size);
   auto block = [&](const char* magic, std::uint32_t flags) {  // magic, then flags (0.9+) or a block header
     w.raw(magic);
@@ -431,6 +438,14 @@ inline std::vector<std::uint8_t> build_switch_model(const t_model& m, std::uint3
     }
   }
   if (!mn.empty()) w.dict("matdict", mn);
+  if (!embedded.empty()) {
+    w.align(8);
+    w.mark("ext");
+    for (std::size_t i = 0; i < embedded.size(); ++i) w.ptr("ext" + std::to_string(i)), w.u64(embedded[i].bytes.size());
+    std::vector<std::string> en;
+    for (const auto& e : embedded) en.push_back(e.name);
+    w.dict("extdict", en);
+  }
   w.strings();
   // Buffer info and the pool.
   w.align(8);
@@ -439,6 +454,11 @@ inline std::vector<std::uint8_t> build_switch_model(const t_model& m, std::uint3
   w.align(0x100);
   w.mark("pool");
   w.bytes(pool);
+  for (std::size_t i = 0; i < embedded.size(); ++i) {
+    w.align(0x100);
+    w.mark("ext" + std::to_string(i));
+    w.bytes(embedded[i].bytes);
+  }
   w.align(8);
   w.finish();
   const auto name_chars = std::uint32_t(w.labels["s:" + m.name] + 2), size = std::uint32_t(w.b.size());
@@ -588,7 +608,7 @@ inline std::vector<std::uint8_t> build_wiiu_model(const t_model& m) {
 //  - "Body": smooth skinning (2 influences: u8 indices, unorm8 weights), f32 positions,
 //    snorm 10_10_10_2 normals, unorm16 UVs, u16 indices;
 //  - "Hat": rigid skinning to the Head's rigid matrix (one u8 index), f16 UVs, u32 indices;
-//  - "Prop": skin count 0, follows its bone (Spine).
+//  - "Prop": skin count 0, follows its bone (Spine); f32 UVs.
 inline t_model sample_model() {
   t_model m;
   m.name = "Sample";
@@ -625,7 +645,8 @@ inline t_model sample_model() {
   t_shape prop;
   prop.name = "Prop";
   prop.bone = 1;
-  prop.attrs = {{"_p0", afmt::f32x3, 0, {{0, 0, 0, 1}, {0, 0, 1, 1}, {1, 0, 0, 1}}}};
+  prop.attrs = {{"_p0", afmt::f32x3, 0, {{0, 0, 0, 1}, {0, 0, 1, 1}, {1, 0, 0, 1}}},
+                {"_u0", afmt::f32x2, 0, {{0, 0, 0, 0}, {0, 1, 0, 0}, {1, 0, 0, 0}}}};
   prop.indices = {0, 1, 2};
   m.shapes = {body, hat, prop};
   return m;

@@ -14,6 +14,7 @@
 #include "formats/bfres/fres_detail.hpp"
 #include "rigrip/gltf.hpp"
 #include "rigrip/registry.hpp"
+#include "bntx_builder.hpp"
 #include "switch_model_builder.hpp"
 #include "test_support.hpp"
 
@@ -298,6 +299,85 @@ TEST(SwitchModel, GlbIsValidAndTheExampleIsCurrent) {
   const std::string example = std::string(RIGRIP_SOURCE_DIR) + "/examples/bfres/switch_model.bfres";
   ASSERT_TRUE(std::filesystem::exists(example)) << example;
   EXPECT_EQ(test::read_bytes(example), d) << "regenerate " << example << " from build_switch_model(sample_model())";
+}
+
+// A 4x4 RGBA8 BNTX holding the material's albedo "Body_Alb" (red, opaque).
+std::vector<std::uint8_t> albedo_bntx(const std::string& name = "Body_Alb") {
+  bntx_test::tex t;
+  t.name = name;
+  t.format = 0x0b01;  // R8G8B8A8 unorm
+  t.width = 4, t.height = 4, t.bytes = 4;
+  std::vector<std::uint8_t> px;
+  for (int i = 0; i < 16; ++i) px.insert(px.end(), {255, 0, 0, 255});
+  t.levels = {px};
+  return bntx_test::build({t}, "textures");
+}
+
+void expect_red_albedo(const scene& s) {
+  ASSERT_EQ(s.materials.size(), 1u);
+  const int ti = s.materials[0].texture;
+  ASSERT_GE(ti, 0);
+  const auto& t = s.textures[static_cast<std::size_t>(ti)];
+  EXPECT_EQ(t.name, "Body_Alb");
+  EXPECT_EQ(t.width, 4u);
+  ASSERT_EQ(t.rgba.size(), 64u);
+  EXPECT_EQ(t.rgba[0], 255);
+  EXPECT_EQ(t.rgba[1], 0);
+  EXPECT_EQ(t.rgba[3], 255);
+  EXPECT_EQ(t.wrap_s, texture_wrap::repeat);
+  EXPECT_EQ(t.mag_filter, texture_filter::linear);
+}
+
+TEST(SwitchModelTextures, EmbeddedBntxGivesTheMaterialItsTexture) {
+  const auto d = build_switch_model(sample_model(), 0x00050003, {{"textures.bntx", albedo_bntx()}});
+  EXPECT_EQ(bfres::serialise(bfres::parse(d)), d);
+  diagnostics diags;
+  const scene s = read_ok(d, "Sample.bfres", diags);
+  expect_red_albedo(s);
+  for (const auto& w : diags.warnings) {
+    EXPECT_NE(w.code, code::w_missing_texture) << w.message;
+    EXPECT_EQ(w.message.find("embedded files"), std::string::npos) << w.message;
+  }
+  auto enc = gltf::write(s, {}, diags);
+  ASSERT_TRUE(enc) << enc.error().to_string();
+  const std::string p = test::out_path("bfres/switch_model_textured.glb");
+  test::write_bytes(p, enc->main);
+  std::string report;
+  const int errors = test::gltf_validator_errors(p, &report);
+  if (errors >= 0) EXPECT_EQ(errors, 0) << report;
+}
+
+TEST(SwitchModelTextures, SiblingTextureFileAndBareBntx) {
+  const std::string dir = test::out_path("bfres/switch_model_sibling");
+  std::filesystem::create_directories(dir);
+  const std::string model = dir + "/Sample.bfres";
+  test::write_bytes(model, build_switch_model(sample_model()));
+  // X.Tex.sbfres: a Switch FRES whose embedded textures.bntx holds the texture.
+  test::write_bytes(dir + "/Sample.Tex.sbfres", bntx_test::switch_fres_with(albedo_bntx()));
+  {
+    diagnostics diags;
+    auto r = read_scene(model, read_options{}, diags);
+    ASSERT_TRUE(r) << r.error().to_string();
+    expect_red_albedo(r.value());
+    EXPECT_EQ(r.value().textures[0].extras["source_file"], "Sample.Tex.sbfres");
+  }
+  std::filesystem::remove(dir + "/Sample.Tex.sbfres");
+  // --texture-file with a bare .bntx.
+  test::write_bytes(dir + "/other.bntx", albedo_bntx());
+  read_options o;
+  o.texture_paths = {dir + "/other.bntx"};
+  diagnostics diags;
+  auto r = read_scene(model, o, diags);
+  ASSERT_TRUE(r) << r.error().to_string();
+  expect_red_albedo(r.value());
+  // A damaged embedded BNTX is a warning; the meshes still convert.
+  auto bad = albedo_bntx();
+  bad[0x1C] ^= 0x40;  // the BNTX's file size
+  const auto d = build_switch_model(sample_model(), 0x00050003, {{"textures.bntx", bad}});
+  diagnostics d2;
+  const scene s = read_ok(d, "Sample.bfres", d2);
+  EXPECT_EQ(s.meshes.size(), 3u);
+  EXPECT_EQ(s.materials[0].texture, -1);
 }
 
 // ---- damage ---------------------------------------------------------------------------

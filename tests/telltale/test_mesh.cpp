@@ -11,7 +11,7 @@
 #include "core/byte_reader.hpp"
 #include "core/failure.hpp"
 #include "formats/telltale/anm.hpp"
-#include "formats/telltale/bc7.hpp"
+#include "core/image/bc7.hpp"
 #include "formats/telltale/cspk2.hpp"
 #include "formats/telltale/d3dmesh.hpp"
 #include "formats/telltale/d3dtx.hpp"
@@ -95,7 +95,7 @@ struct block_bits {
 };
 std::array<std::uint8_t, 64> bc7(const block_bits& w) {
   std::array<std::uint8_t, 64> px{};
-  decode_bc7_block(w.b.data(), px.data(), 16);
+  core::image::decode_bc7_block(w.b.data(), px.data(), 16);
   return px;
 }
 int lerp(int a, int b, int w) {

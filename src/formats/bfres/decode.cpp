@@ -13,6 +13,7 @@
 #include "core/failure.hpp"
 #include "core/euler.hpp"
 #include "core/math.hpp"
+#include "formats/bfres/bntx.hpp"
 #include "formats/bfres/camera.hpp"
 #include "formats/bfres/decode_model.hpp"
 #include "scene/pose.hpp"
@@ -313,7 +314,18 @@ std::vector<texture_file> load_texture_files(const std::string& model_path, cons
       continue;
     }
     try {
-      keep.push_back(load(b.value()));
+      if (is_bntx(b.value())) {
+        // A bare BNTX (--texture-file x.bntx): held as a Switch file whose one embedded file
+        // it is, so materials find its textures like those of an X.Tex.sbfres.
+        file t;
+        t.image.assign(b.value().begin(), b.value().end());
+        t.plat = platform::switch_;
+        t.name = std::filesystem::path(p).filename().string();
+        t.external_files.push_back(external_file{0, t.name, 0, t.image.size()});
+        keep.push_back(std::move(t));
+      } else {
+        keep.push_back(load(b.value()));
+      }
       out.push_back({p, &keep.back()});
     } catch (const core::failure& e) {
       ctx.warn(code::w_missing_texture, "texture file " + p + " is not a readable FRES (" + e.error().message + "); ignored");
@@ -637,12 +649,20 @@ scene to_scene(const file& f, const read_context& ctx) {
     for (std::size_t i = 0; i < f.sw->counts.size(); ++i) {
       std::size_t n = f.sw->counts[i];
       if (i == 6) n -= add_cameras(f, ctx, s);  // embedded .brtcamera files are read
+      // A texture file's embedded BNTX (X.Tex.sbfres): its textures on their own.
+      if (i == 6 && f.sw->counts[0] == 0) n -= std::min(n, add_embedded_bntx(f, ctx, s));
+      // A model file's own embedded BNTX: its materials' textures (decode_model.cpp).
+      if (i == 6 && f.sw->counts[0] != 0 && !f.models.empty())
+        n -= std::min<std::size_t>(n, std::count_if(f.external_files.begin(), f.external_files.end(), [&](const external_file& e) {
+               return is_bntx(std::span<const std::uint8_t>(f.image).subspan(static_cast<std::size_t>(e.data_at),
+                                                                            static_cast<std::size_t>(e.size)));
+             }));
       if (i == 5) n = 0;                        // scene animations are read (their cameras)
       if (i == 0) n -= std::min(n, f.models.size());  // models are read (fres_switch_model.cpp)
       if (kinds[i] && n) rest += (rest.empty() ? "" : ", ") + std::to_string(n) + " " + kinds[i];
     }
     if (!rest.empty())
-      ctx.warn(code::w_unsupported_part, "Switch FRES: " + rest + " not read yet (models, skeletal animations and .brtcamera files are)", 0xBC);
+      ctx.warn(code::w_unsupported_part, "Switch FRES: " + rest + " not read yet (models, skeletal animations, .brtcamera files and embedded BNTX textures are)", 0xBC);
   }
 
   // Scene animations: their cameras (lights and fogs are reported, not read).

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/failure.hpp"
+#include "formats/bfres/bntx.hpp"
 #include "formats/bfres/decode_model.hpp"
 #include "formats/bfres/gx2.hpp"
 #include "formats/bfres/vertex.hpp"
@@ -397,6 +398,49 @@ struct texture_builder {
   std::map<std::string, int> cache;                          // key -> scene texture index
   std::set<std::string> reported;
   std::vector<std::string> looked_for;  // sibling texture files that do not exist
+  // Switch: the textures of every BNTX embedded in the sources (the model file's own
+  // `textures.bntx` first, then the texture files'), decoded on the first name no FTEX has.
+  std::vector<std::pair<bntx_texture, std::string>> nx;  // texture, source file name
+  bool nx_loaded = false;
+
+  void load_nx() {
+    if (nx_loaded) return;
+    nx_loaded = true;
+    for (const auto& [fp, path] : sources) {
+      if (fp->plat != platform::switch_) continue;
+      for (const auto& e : fp->external_files) {
+        const auto bytes = std::span<const std::uint8_t>(fp->image).subspan(static_cast<std::size_t>(e.data_at),
+                                                                           static_cast<std::size_t>(e.size));
+        if (!is_bntx(bytes)) continue;
+        try {
+          for (auto& t : decode_bntx(bytes, ctx)) nx.emplace_back(std::move(t), std::filesystem::path(path).filename().string());
+        } catch (const core::failure& err) {
+          ctx.warn(code::w_unsupported_part, "embedded '" + e.name + "' of " + std::filesystem::path(path).filename().string() +
+                                                 ": " + err.error().message + "; its textures are skipped",
+                   e.data_at);
+        }
+      }
+    }
+  }
+  // A BNTX texture named `name` as a scene texture for role `r`, or -1.
+  int get_nx(const std::string& name, texture_wrap ws, texture_wrap wt, bool lin_mag, bool lin_min, role r) {
+    load_nx();
+    for (const auto& [bt, src] : nx) {
+      if (bt.name != name) continue;
+      texture tx = bt.tex;
+      tx.name = name;
+      tx.wrap_s = ws;
+      tx.wrap_t = wt;
+      tx.mag_filter = lin_mag ? texture_filter::linear : texture_filter::nearest;
+      tx.min_filter = lin_min ? texture_filter::linear : texture_filter::nearest;
+      if (!tx.extras.is_object()) tx.extras = nlohmann::json::object();
+      tx.extras["source_file"] = src;
+      to_gltf_texture(tx, r == role::albedo || r == role::emission, r == role::normal);
+      s.textures.push_back(std::move(tx));
+      return static_cast<int>(s.textures.size() - 1);
+    }
+    return -1;
+  }
 
   std::optional<found_texture> find(const std::string& name) const {
     for (const auto& [fp, path] : sources)
@@ -476,6 +520,7 @@ struct texture_builder {
     if (auto it = cache.find(key); it != cache.end()) return it->second;
     auto ft = find(name);
     if (!ft) {
+      if (const int i = get_nx(name, ws, wt, lin_mag, lin_min, r); i >= 0) return cache[key] = i;
       if (reported.insert(name).second)
         ctx.warn(code::w_missing_texture, "texture '" + name + "' (material '" + material_name + "') is in none of: " +
                                               searched() + (looked_for.empty() ? std::string() : "; not found: " + looked_for_text()) +

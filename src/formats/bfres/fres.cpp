@@ -1,4 +1,5 @@
 #include "formats/bfres/fres.hpp"
+#include "formats/bfres/bntx.hpp"
 #include "formats/bfres/camera.hpp"
 
 #include <algorithm>
@@ -900,6 +901,7 @@ nlohmann::json to_json(const file& f) {
     for (const auto& e : f.external_files) {
       json je{{"name", e.name}, {"offset", e.data_at}, {"size", e.size}};
       if (const auto cam = embedded_camera(f, e)) je["camera"] = to_json(*cam);
+      if (is_bntx(std::span<const std::uint8_t>(f.image).subspan(e.data_at, e.size))) je["bntx"] = embedded_bntx_json(f, e);
       j["external_files"].push_back(std::move(je));
     }
   }

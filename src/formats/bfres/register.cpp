@@ -1,6 +1,7 @@
 // Registration of the BFRES family: Wii U FRES (and Yaz0-wrapped .sbfres).
 #include <algorithm>
 
+#include "formats/bfres/bntx.hpp"
 #include "formats/bfres/decode.hpp"
 #include "formats/bfres/encode.hpp"
 #include "rigrip/registry.hpp"
@@ -28,6 +29,16 @@ result<bytes> rewrite(const read_context& ctx) { return serialise(load(ctx.data)
 
 result<bytes> pack(const scene& s, const pack_context& ctx) { return pack_file(s, ctx); }
 
+// A standalone BNTX (Switch texture container): its textures on their own.
+int detect_bntx(byte_view d, std::string_view) { return is_bntx(d) ? score::magic : score::none; }
+result<scene> read_bntx(const read_context& ctx) { return bntx_scene(ctx.data, ctx); }
+result<nlohmann::json> dump_bntx(const read_context& ctx) {
+  return bntx_to_json(parse_bntx(std::vector<std::uint8_t>(ctx.data.begin(), ctx.data.end())));
+}
+result<bytes> rewrite_bntx(const read_context& ctx) {
+  return serialise_bntx(parse_bntx(std::vector<std::uint8_t>(ctx.data.begin(), ctx.data.end())));
+}
+
 }  // namespace
 }  // namespace rigrip::bfres
 
@@ -37,5 +48,8 @@ std::vector<rigrip::format> rigrip_family_bfres() {
                  {".bfres", ".sbfres"},
                  "content: 'FRES' magic, then 4 spaces for Switch (little-endian) or the big-endian Wii U header; Yaz0 is opened by the container layer",
                  bfres::detect, bfres::read, bfres::dump, bfres::rewrite, bfres::pack,
-                 /*stores_segment_scale_compensate=*/true}};
+                 /*stores_segment_scale_compensate=*/true},
+          format{"bntx", "bfres", "Nintendo Switch BNTX texture container (.bntx; also read inside Switch FRES embedded files): BRTI textures, block-linear (Tegra X1) R8, R8G8, R5G6B5, RGBA8, BGRA8, BC1-BC5, BC7 with mips, to RGBA8; rewrite byte-identical (hand-built files only: no real BNTX at hand)",
+                 {".bntx"}, "content: 'BNTX' magic", bfres::detect_bntx, bfres::read_bntx, bfres::dump_bntx,
+                 bfres::rewrite_bntx, nullptr}};
 }

@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "core/byte_reader.hpp"
-#include "formats/telltale/bc7.hpp"
+#include "core/image/bc7.hpp"
 #include "formats/telltale/blocks.hpp"
 
 namespace rigrip::telltale {
@@ -95,7 +95,7 @@ std::vector<std::uint8_t> decode_surface(std::uint32_t f, std::uint32_t w, std::
             squish::Decompress(px, blk, squish::kBc5);
             break;
           default:
-            decode_bc7_block(blk, px, 16);
+            core::image::decode_bc7_block(blk, px, 16);
             break;
         }
         for (std::uint32_t y = 0; y < 4 && by * 4 + y < h; ++y)

@@ -1,15 +1,15 @@
 // BC7 (BPTC unorm) block decoder, written from the format description
 // (D3D11 "BC7 format mode reference", Khronos Data Format spec section BPTC).
 // Debian packages no BC7 decoder (libsquish stops at BC5).
-#include "formats/telltale/bc7.hpp"
+#include "core/image/bc7.hpp"
 
 #include <array>
 
-namespace rigrip::telltale {
+namespace rigrip::core::image {
 
 namespace {
 
-#include "formats/telltale/bc7_tables.inc"
+#include "core/image/bc7_tables.inc"
 
 struct mode_info {
   int subsets, partition_bits, rotation_bits, selector_bits, color_bits, alpha_bits;
@@ -125,4 +125,4 @@ void decode_bc7_block(const std::uint8_t* block, std::uint8_t* rgba, std::size_t
   }
 }
 
-}  // namespace rigrip::telltale
+}  // namespace rigrip::core::image
