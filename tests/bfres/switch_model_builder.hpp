@@ -211,10 +211,18 @@ struct t_embedded {
   std::string name;
   std::vector<std::uint8_t> bytes;
 };
+// A skeletal animation in the same file (0.5-0.8 FSKA layout): one bone animation with
+// base values S R T and no curves (a constant pose), Euler, looping.
+struct t_const_anim {
+  std::string name, bone;
+  std::int32_t frames = 10;
+  std::array<float, 10> base{1, 1, 1, 0, 0, 0, 1, 0, 0, 0};
+};
 
 // `version` 0x000X0000 | patch: X = 5..10 picks the layout.
 inline std::vector<std::uint8_t> build_switch_model(const t_model& m, std::uint32_t version = 0x00050003,
-                                                    const std::vector<t_embedded>& embedded = {}) {
+                                                    const std::vector<t_embedded>& embedded = {},
+                                                    const std::vector<t_const_anim>& anims = {}) {
   const std::uint32_t minor = (version >> 16) & 0xFF;
   const bool v9 = minor >= 9, v10 = minor >= 10;
   le_writer w;
@@ -227,14 +235,15 @@ inline std::vector<std::uint8_t> build_switch_model(const t_model& m, std::uint3
   w.name(m.name);
   w.ptr("fmdl"), w.ptr("mdict");
   if (v9) for (int i = 0; i < 4; ++i) w.u64(0);
-  for (int i = 0; i < 10; ++i) w.u64(0);  // animation arrays and dictionaries
+  w.ptr(anims.empty() ? "" : "fska"), w.ptr(anims.empty() ? "" : "fskadict");
+  for (int i = 0; i < 8; ++i) w.u64(0);  // other animation arrays and dictionaries
   w.u64(0);                               // memory pool
   w.ptr("bufinfo");
   w.ptr(embedded.empty() ? "" : "ext"), w.ptr(embedded.empty() ? "" : "extdict"), w.u64(0), w.u64(0);  // + reserved, string table
   w.u32(0);
   w.u16(1);
   if (v9) w.u16(0), w.u16(0);
-  for (int i = 0; i < 6; ++i) w.u16(i == 5 ? std::uint16_t(embedded.size()) : 0);
+  for (int i = 0; i < 6; ++i) w.u16(i == 5 ? std::uint16_t(embedded.size()) : i == 0 ? std::uint16_t(anims.size()) : 0);
   w.pad_to(header_size);
   auto block = [&](const char* magic, std::uint32_t flags) {  // magic, then flags (0.9+) or a block header
     w.raw(magic);
@@ -438,6 +447,29 @@ inline std::vector<std::uint8_t> build_switch_model(const t_model& m, std::uint3
     }
   }
   if (!mn.empty()) w.dict("matdict", mn);
+  if (!anims.empty()) {
+    w.align(8);
+    w.mark("fska");
+    for (std::size_t i = 0; i < anims.size(); ++i) {
+      const std::string A = "a" + std::to_string(i);
+      w.raw("FSKA"), w.u32(0x60), w.u32(0x60), w.u32(0);
+      w.name(anims[i].name), w.name(""), w.u64(0), w.ptr(A + "bind"), w.ptr(A + "ba"), w.u64(0), w.u64(0);
+      w.u32(0x1000 | 4), w.u32(std::uint32_t(anims[i].frames)), w.u32(0), w.u32(0), w.u16(1), w.u16(0), w.u32(0);
+    }
+    for (std::size_t i = 0; i < anims.size(); ++i) {
+      const std::string A = "a" + std::to_string(i);
+      w.mark(A + "ba");
+      w.name(anims[i].bone), w.u64(0), w.ptr(A + "base");
+      w.u32((1u << 3) | (1u << 4) | (1u << 5)), w.u8(3), w.u8(6), w.u8(0), w.u8(7), w.u32(0), w.u32(0);
+      w.mark(A + "base");
+      for (float v : anims[i].base) w.f32(v);
+      w.mark(A + "bind");
+      w.u16(0xFFFF), w.u16(0);
+    }
+    std::vector<std::string> an;
+    for (const auto& a : anims) an.push_back(a.name);
+    w.dict("fskadict", an);
+  }
   if (!embedded.empty()) {
     w.align(8);
     w.mark("ext");

@@ -380,6 +380,32 @@ TEST(SwitchModelTextures, SiblingTextureFileAndBareBntx) {
   EXPECT_EQ(s.materials[0].texture, -1);
 }
 
+TEST(SwitchModel, AnimationInTheSameFileBindsToItsSkeleton) {
+  bfres_test::t_const_anim a;
+  a.name = "Nod";
+  a.bone = "Spine";
+  a.base = {1, 1, 1, 0, 0, 0, 1, 0, 3, 0};  // S 1, R 0 (Euler), T (0, 3, 0)
+  const auto d = build_switch_model(sample_model(), 0x00050003, {}, {a});
+  const auto f = bfres::parse(d);
+  ASSERT_EQ(f.anims.size(), 1u);
+  ASSERT_EQ(f.models.size(), 1u);
+  EXPECT_EQ(bfres::serialise(f), d);
+  diagnostics diags;
+  const scene s = read_ok(d, "Sample.bfres", diags);
+  ASSERT_EQ(s.skeletons.size(), 1u);
+  EXPECT_EQ(s.skeletons[0].bones.size(), 3u);  // the model's FSKL, not bones made from names
+  EXPECT_EQ(s.meshes.size(), 3u);
+  ASSERT_EQ(s.animations.size(), 1u);
+  bool moved = false;
+  for (const auto& t : s.animations[0].tracks)
+    if (t.bone == "Spine" && t.path == path::translation) {
+      moved = true;
+      EXPECT_FLOAT_EQ(t.values[1], 3.0f);
+    }
+  EXPECT_TRUE(moved);
+  for (const auto& w : diags.warnings) EXPECT_NE(w.code, code::w_pairing) << w.message;
+}
+
 // ---- damage ---------------------------------------------------------------------------
 
 struct positions {
