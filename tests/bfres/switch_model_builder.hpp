@@ -189,13 +189,19 @@ struct le_writer {
       u8(0);
     }
   }
-  // Dictionary: magic, count, root node, then one node per name (links are not followed).
+  // Dictionary: magic, count, root node, then one node per name. The model's readers take
+  // the nodes in order; a one-entry dictionary is also a valid Patricia tree (its node links
+  // to itself both ways), which a reader that searches by name needs.
   void dict(const std::string& label, const std::vector<std::string>& names) {
     align(8);
     mark(label);
     raw("_DIC");
     u32(std::uint32_t(names.size()));
     u32(0xFFFFFFFF), u16(1), u16(0), name("");
+    if (names.size() == 1) {
+      u32(0), u16(1), u16(1), name(names[0]);
+      return;
+    }
     for (std::size_t i = 0; i < names.size(); ++i) u32(0), u16(0), u16(std::uint16_t(i + 1)), name(names[i]);
   }
   void finish() {

@@ -42,11 +42,11 @@ void reset_work(std::size_t file_size);
 [[nodiscard]] std::vector<scene_anim> parse_scene_anims_wiiu(const core::byte_reader& file, const dict& d, bool v34);
 [[nodiscard]] std::vector<scene_anim> parse_scene_anims_switch(const core::byte_reader& file, std::uint32_t array_at,
                                                                std::uint32_t count);
+// Switch models (fres_switch_model.cpp): FMDL / FSKL / FVTX / FSHP / FMAT of 0.5-0.10 into f.models.
+void parse_switch_models(const core::byte_reader& file, bfres::file& f);
 // A Switch curve (0x30 bytes) and a Switch name (u16 length, characters) at `at`.
 [[nodiscard]] curve parse_switch_curve_at(const core::byte_reader& file, std::uint32_t at);
 [[nodiscard]] std::string switch_name_at(const core::byte_reader& file, std::uint32_t at);
 [[nodiscard]] std::uint32_t switch_offset_at(const core::byte_reader& file, std::uint64_t field);
-// Switch models (fres_switch_model.cpp): FMDL / FSKL / FVTX / FSHP / FMAT of 0.5-0.10 into f.models.
-void parse_switch_models(const core::byte_reader& file, bfres::file& f);
 
 }  // namespace rigrip::bfres::detail
