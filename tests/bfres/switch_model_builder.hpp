@@ -19,7 +19,7 @@
 namespace bfres_test {
 
 // Attribute encodings used by the tests, with each platform's enum value.
-enum class afmt { f32x3, f32x2, snorm10_10_10_2, unorm16x2, f16x2, u8x4, unorm8x4, u8x1 };
+enum class afmt { f32x3, f32x2, snorm10_10_10_2, unorm16x2, f16x2, u8x4, unorm8x4, snorm8x4, u8x1 };
 struct afmt_info {
   std::uint32_t gx2, nx, size;
 };
@@ -32,6 +32,7 @@ inline afmt_info info(afmt f) {
     case afmt::f16x2: return {0x808, 0x1205, 4};
     case afmt::u8x4: return {0x10A, 0x0B03, 4};
     case afmt::unorm8x4: return {0x00A, 0x0B01, 4};
+    case afmt::snorm8x4: return {0x20A, 0x0B02, 4};
     case afmt::u8x1: return {0x100, 0x0203, 1};
   }
   return {0, 0, 0};
@@ -75,6 +76,9 @@ inline std::vector<std::uint8_t> encode(afmt f, const std::array<float, 4>& v, b
     case afmt::f16x2: put(to_half(v[0]), 2), put(to_half(v[1]), 2); break;
     case afmt::u8x4: for (int i = 0; i < 4; ++i) put(std::uint32_t(v[std::size_t(i)]), 1); break;
     case afmt::unorm8x4: for (int i = 0; i < 4; ++i) put(std::uint32_t(std::lround(v[std::size_t(i)] * 255.0f)), 1); break;
+    case afmt::snorm8x4:
+      for (int i = 0; i < 4; ++i) put(std::uint32_t(std::int32_t(std::lround(v[std::size_t(i)] * 127.0f))) & 0xFFu, 1);
+      break;
     case afmt::u8x1: put(std::uint32_t(v[0]), 1); break;
   }
   return out;
@@ -644,7 +648,7 @@ inline std::vector<std::uint8_t> build_wiiu_model(const t_model& m) {
 // The tests' model: three bones (Root -> Spine -> Head, Spine translated +2 in y and
 // turned 90 degrees about z), three shapes sharing one material that names an albedo:
 //  - "Body": smooth skinning (2 influences: u8 indices, unorm8 weights), f32 positions,
-//    snorm 10_10_10_2 normals, unorm16 UVs, u16 indices;
+//    snorm 10_10_10_2 normals, snorm8 tangents (_t0, w the handedness), unorm16 UVs, u16 indices;
 //  - "Hat": rigid skinning to the Head's rigid matrix (one u8 index), f16 UVs, u32 indices;
 //  - "Prop": skin count 0, follows its bone (Spine); f32 UVs.
 inline t_model sample_model() {
@@ -664,6 +668,7 @@ inline t_model sample_model() {
   body.attrs = {
       {"_p0", afmt::f32x3, 0, {{0, 0, 0, 1}, {1, 0, 0, 1}, {0, 1, 0, 1}, {1, 1, 0.5f, 1}}},
       {"_n0", afmt::snorm10_10_10_2, 0, {{0, 0, 1, 0}, {0, 0, 1, 0}, {0, 1, 0, 0}, {1, 0, 0, 0}}},
+      {"_t0", afmt::snorm8x4, 0, {{1, 0, 0, 1}, {1, 0, 0, 1}, {1, 0, 0, 1}, {0, 1, 0, -1}}},
       {"_u0", afmt::unorm16x2, 1, {{0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {0.5f, 0.25f, 0, 0}}},
       {"_i0", afmt::u8x4, 1, {{0, 1, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {1, 1, 0, 0}}},
       {"_w0", afmt::unorm8x4, 1, {{1, 0, 0, 0}, {0.6f, 0.4f, 0, 0}, {0.2f, 0.8f, 0, 0}, {1, 0, 0, 0}}},

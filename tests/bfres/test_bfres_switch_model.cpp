@@ -97,7 +97,7 @@ TEST(SwitchModel, RawLayerReadsSkeletonShapesAndMaterials) {
   EXPECT_EQ(m.vertex_buffers[0].vertex_count, 4u);
   EXPECT_EQ(m.vertex_buffers[0].skin_count, 2);
   ASSERT_EQ(m.vertex_buffers[0].buffers.size(), 2u);
-  EXPECT_EQ(m.vertex_buffers[0].buffers[0].stride, 16);  // f32x3 + 10_10_10_2
+  EXPECT_EQ(m.vertex_buffers[0].buffers[0].stride, 20);  // f32x3 + 10_10_10_2 + snorm8x4
   EXPECT_EQ(m.vertex_buffers[0].buffers[1].stride, 12);  // unorm16x2 + u8x4 + unorm8x4
   EXPECT_EQ(m.vertex_buffers[0].attribs[0].format, 0x1805u);
   ASSERT_EQ(m.shapes.size(), 3u);
@@ -156,6 +156,10 @@ TEST(SwitchModel, SceneHasTheValuesWritten) {
   ASSERT_EQ(body->normals.size(), 4u);
   expect_vec_near(body->normals[2], {0, 1, 0}, 1e-6f);
   expect_vec_near(body->normals[3], {1, 0, 0}, 1e-6f);
+  ASSERT_EQ(body->tangents.size(), 4u);  // _t0: unit, w from the file
+  EXPECT_EQ(body->tangents[0], (vec4{1, 0, 0, 1}));
+  EXPECT_EQ(body->tangents[3], (vec4{0, 1, 0, -1}));
+  EXPECT_EQ(body->extras["tangents"], "_t0 (w)");
   ASSERT_EQ(body->uvs.size(), 4u);
   EXPECT_NEAR(body->uvs[3][0], 0.5f, 1.0f / 65535);
   EXPECT_NEAR(body->uvs[3][1], 0.25f, 1.0f / 65535);
@@ -210,6 +214,7 @@ void expect_same_scene(const scene& a, const scene& b) {
     EXPECT_EQ(x.indices, y.indices);
     EXPECT_EQ(x.positions, y.positions);
     EXPECT_EQ(x.normals, y.normals);
+    EXPECT_EQ(x.tangents, y.tangents);
     EXPECT_EQ(x.uvs, y.uvs);
     EXPECT_EQ(x.joints, y.joints);
     EXPECT_EQ(x.weights, y.weights);
@@ -352,8 +357,12 @@ TEST(SwitchModelTextures, SiblingTextureFileAndBareBntx) {
   std::filesystem::create_directories(dir);
   const std::string model = dir + "/Sample.bfres";
   test::write_bytes(model, build_switch_model(sample_model()));
-  // X.Tex.sbfres: a Switch FRES whose embedded textures.bntx holds the texture.
-  test::write_bytes(dir + "/Sample.Tex.sbfres", bntx_test::switch_fres_with(albedo_bntx()));
+  // X.Tex.sbfres: a Switch FRES whose embedded textures.bntx holds the texture (written by
+  // this file's builder, whose one-entry dictionaries are valid Patricia trees; the texture
+  // lookup takes any Switch FRES's embedded BNTX, with or without models).
+  bfres_test::t_model tex_model = sample_model();
+  tex_model.name = "Sample.Tex";
+  test::write_bytes(dir + "/Sample.Tex.sbfres", build_switch_model(tex_model, 0x00050003, {{"textures.bntx", albedo_bntx()}}));
   {
     diagnostics diags;
     auto r = read_scene(model, read_options{}, diags);
@@ -452,8 +461,8 @@ TEST(SwitchModelDamage, IndexCountBeyondTheBuffer) {
 TEST(SwitchModelDamage, AttributeOffsetBeyondTheStride) {
   auto d = build_switch_model(sample_model());
   const auto p = where(d);
-  patch16(d, p.attrib0 + 0xC, 14);  // _p0 (12 bytes) at 14 of a 16-byte stride
-  expect_error(d, code::bad_value, "does not fit the buffer's stride of 16");
+  patch16(d, p.attrib0 + 0xC, 14);  // _p0 (12 bytes) at 14 of a 20-byte stride
+  expect_error(d, code::bad_value, "does not fit the buffer's stride of 20");
   auto e = build_switch_model(sample_model());
   patch32(e, p.attrib0 + 8, 0x7777);  // an unknown format: skipped with a warning (no position: shape skipped)
   diagnostics diags;
