@@ -1,7 +1,7 @@
 // A tiny, independent BNTX writer for hand-built test vectors, laid out from the public
 // notes (EPD BntxLibrary docs/Structure.md, BNTX-Extractor): header, NX section, memory
 // pool, texture pointers, _STR, _DIC, BRTI blocks, BRTD with block-linear images, _RLT.
-// Mip block heights follow the readers' running-shift formulation (not the reader's
+// Mip block heights follow the readers' running-shift formulation (not our reader's
 // per-level rule), so the two are checked against each other. Also wraps a BNTX as the
 // embedded file of a minimal Switch FRES (the shape of a BotW `X.Tex.sbfres`).
 #pragma once
@@ -80,7 +80,8 @@ inline std::vector<std::uint8_t> swizzle_levels(const tex& t, std::vector<std::u
   for (std::uint32_t k = 0; k < t.levels.size(); ++k) {
     const std::uint32_t w = std::max(1u, t.width >> k), h = std::max(1u, t.height >> k);
     const std::uint32_t ew = div_up(w, bw), eh = div_up(h, bw);
-    if (k > 0 && std::int32_t(pow2_up(eh)) < lines) ++shift;  // the readers' running shift
+    // The readers' running shift; a single level keeps its block height (as yuzu does).
+    if (t.levels.size() > 1 && std::int32_t(pow2_up(eh)) < lines) ++shift;
     const std::int32_t log2 = std::max(0, std::int32_t(t.block_height_log2) - shift);
     while (out.size() % 512) out.push_back(0);
     offsets.push_back(std::uint32_t(out.size()));

@@ -471,12 +471,13 @@ std::vector<std::uint8_t> decode_level(const format_info& fi, const std::array<s
   return px;
 }
 
-// The block height (GOBs) of mip level k: the base level's, halved while the level's
-// height in elements fits in half a block (yuzu's AdjustMipBlockSize; for chains that
-// halve each level it equals the readers' running block-height shift).
-std::uint32_t level_block_height(std::uint32_t base, std::uint32_t rows, std::uint32_t level) {
+// The block height (GOBs) of a level: the stored one, halved while the level's height in
+// elements fits in half a block (yuzu's AdjustMipBlockSize; a single-level texture keeps the
+// stored height). For chains whose base block fits the image, the readers' running shift
+// (BNTX-Editor, Switch-Toolbox) gives the same heights.
+std::uint32_t level_block_height(std::uint32_t base, std::uint32_t rows, bool single_level) {
   std::uint32_t bh = base;
-  if (level == 0) return bh;
+  if (single_level) return bh;
   while (bh > 1 && rows <= (bh / 2) * tegra::gob_height) bh /= 2;
   return bh;
 }
@@ -583,7 +584,7 @@ std::vector<bntx_texture> decode_bntx(std::span<const std::uint8_t> bytes, const
     const std::uint32_t levels = t.mip_count;
     for (std::uint32_t k = 0; k < levels; ++k) {
       const std::uint32_t w = std::max(1u, t.width >> k), h = std::max(1u, t.height >> k);
-      const std::uint32_t bh = level_block_height(base_bh, div_up(h, bw), k);
+      const std::uint32_t bh = level_block_height(base_bh, div_up(h, bw), levels == 1);
       const std::uint64_t size = tegra::surface_size(div_up(w, bw), div_up(h, bw), fi->bytes, bh);
       const std::uint64_t at = t.mip_offsets[k];
       const std::uint64_t first = t.mip_offsets[0];
