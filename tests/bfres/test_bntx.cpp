@@ -507,6 +507,25 @@ TEST(Bntx, SwitchTextureFresWithAnEmbeddedBntx) {
   ASSERT_TRUE(s2) << s2.error().to_string();
   EXPECT_TRUE(s2.value().textures.empty());
   EXPECT_TRUE(warned(d2, "embedded 'textures.bntx'"));
+
+  // A texture the decoder skips: the warning names the embedded file and counts in the FRES.
+  auto hdr = rgba8_texture("Hdr_Emm", 4, 4, 1, 1);
+  hdr.format = 0x1f05, hdr.bytes = 16, hdr.block = true;
+  hdr.levels[0].resize(16);
+  const auto inner = bntx_test::build({hdr});
+  const auto fres3 = bntx_test::switch_fres_with(inner);
+  diagnostics d3;
+  auto s3 = read_scene(fres3, "Hdr.Tex.sbfres", read_options{}, d3);
+  ASSERT_TRUE(s3) << s3.error().to_string();
+  bool found = false;
+  for (const auto& w : d3.warnings)
+    if (w.message.find(
+            "embedded 'textures.bntx' (at 0x1000): BNTX texture 'Hdr_Emm': format BC6H_FLOAT") ==
+        0) {
+      found = true;
+      EXPECT_EQ(w.offset, 0x1000 + bfres::parse_bntx(inner).textures[0].at + 0x1C);
+    }
+  EXPECT_TRUE(found);
 }
 
 // examples/bfres/tiny_textures.bntx and switch_textures.bfres (the CLI tests' files, and

@@ -824,14 +824,20 @@ std::size_t add_embedded_bntx(const file& f, const read_context& ctx, scene& s) 
     const auto bytes = embedded_bytes(f, e);
     if (!is_bntx(bytes)) continue;
     ++n;
+    // The BNTX's own offsets count from its first byte: warnings are re-based on the FRES.
+    diagnostics inner;
+    read_context sub = ctx;
+    sub.diags = &inner;
+    const std::string where = "embedded '" + e.name + "' (at " + hex(e.data_at) + "): ";
     try {
-      add_bntx_textures(decode_bntx(bytes, ctx), e.name, s);
+      add_bntx_textures(decode_bntx(bytes, sub), e.name, s);
     } catch (const core::failure& err) {
-      ctx.warn(code::w_unsupported_part,
-               "embedded '" + e.name + "' (at " + hex(e.data_at) + "): " + err.error().message +
-                   " (offset " + hex(err.error().offset) + " in it); its textures are skipped",
-               e.data_at + (err.error().offset == no_offset ? 0 : err.error().offset));
+      const std::uint64_t at = err.error().offset;
+      ctx.warn(code::w_unsupported_part, where + err.error().message + "; its textures are skipped",
+               at == no_offset ? e.data_at : e.data_at + at);
     }
+    for (const auto& w : inner.warnings)
+      ctx.warn(w.code, where + w.message, w.offset == no_offset ? w.offset : e.data_at + w.offset);
   }
   return n;
 }
