@@ -508,6 +508,17 @@ TEST(Bntx, SwitchTextureFresWithAnEmbeddedBntx) {
   EXPECT_TRUE(s2.value().textures.empty());
   EXPECT_TRUE(warned(d2, "embedded 'textures.bntx'"));
 
+  // The embedded entry longer than the BNTX (padding after it): read up to the BNTX's own size.
+  {
+    auto padded = bntx;
+    padded.resize(padded.size() + 64, 0);
+    diagnostics d4;
+    auto s4 =
+        read_scene(bntx_test::switch_fres_with(padded), "Padded.Tex.sbfres", read_options{}, d4);
+    ASSERT_TRUE(s4) << s4.error().to_string();
+    EXPECT_EQ(s4.value().textures.size(), 1u);
+  }
+
   // A texture the decoder skips: the warning names the embedded file and counts in the FRES.
   auto hdr = rgba8_texture("Hdr_Emm", 4, 4, 1, 1);
   hdr.format = 0x1f05, hdr.bytes = 16, hdr.block = true;

@@ -786,9 +786,16 @@ namespace {
 bool has(const std::string& n, const char* a, const char* b) {
   return n.find(a) != std::string::npos || n.find(b) != std::string::npos;
 }
+// An embedded file's bytes (its range is checked by the FRES reader). A BNTX whose own file
+// size is smaller than the entry (padding after it) is cut to that size.
 std::span<const std::uint8_t> embedded_bytes(const file& f, const external_file& e) {
-  return std::span<const std::uint8_t>(f.image).subspan(e.data_at,
-                                                        e.size);  // checked by the FRES reader
+  auto b = std::span<const std::uint8_t>(f.image).subspan(e.data_at, e.size);
+  if (is_bntx(b) && b.size() >= kHeaderSize) {
+    const std::uint32_t own =
+        b[0x1C] | (b[0x1D] << 8) | (b[0x1E] << 16) | (std::uint32_t{b[0x1F]} << 24);
+    if (own >= kHeaderSize && own < b.size()) b = b.first(own);
+  }
+  return b;
 }
 }  // namespace
 
