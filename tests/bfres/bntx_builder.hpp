@@ -62,6 +62,7 @@ struct tex {
   std::array<std::uint8_t, 4> channels{2, 3, 4, 5};
   std::uint32_t array_count = 1;
   std::uint8_t image_dim = 1;
+  std::uint16_t tile_mode = 0;  // 1: linear rows, pitch aligned to 32 bytes
   // Linear element rows per mip level (level k: max(1, width >> k) x ..., in elements).
   std::vector<std::vector<std::uint8_t>> levels;
 };
@@ -89,6 +90,15 @@ inline std::vector<std::uint8_t> swizzle_levels(const tex& t, std::vector<std::u
     const std::int32_t log2 = std::max(0, std::int32_t(t.block_height_log2) - shift);
     while (out.size() % 512) out.push_back(0);
     offsets.push_back(std::uint32_t(out.size()));
+    if (t.tile_mode == 1) {
+      const std::size_t row = std::size_t{ew} * t.bytes, pitch = (row + 31) / 32 * 32;
+      for (std::uint32_t y = 0; y < eh; ++y) {
+        out.insert(out.end(), t.levels[k].begin() + std::ptrdiff_t(y * row),
+                   t.levels[k].begin() + std::ptrdiff_t((y + 1) * row));
+        out.insert(out.end(), pitch - row, 0xEE);  // padding the reader must skip
+      }
+      continue;
+    }
     const auto s = rigrip::bfres::tegra::swizzle(t.levels[k], ew, eh, t.bytes, 1u << log2);
     out.insert(out.end(), s.begin(), s.end());
   }
@@ -134,7 +144,7 @@ inline std::vector<std::uint8_t> build(const std::vector<tex>& texs,
     const std::size_t at = w.b.size();
     w.mark("brti" + std::to_string(i));
     w.raw("BRTI"), w.u32(0), w.u32(0x2A0 + 8 * std::uint32_t(t.levels.size())), w.u32(0);
-    w.u8(0x01), w.u8(2), w.u16(0), w.u16(0), w.u16(std::uint16_t(t.levels.size()));
+    w.u8(0x01), w.u8(2), w.u16(t.tile_mode), w.u16(0), w.u16(std::uint16_t(t.levels.size()));
     w.u32(1), w.u32(t.format), w.u32(0x20);
     w.u32(t.width), w.u32(t.height), w.u32(1), w.u32(t.array_count), w.u32(t.block_height_log2),
         w.u32(0x10007);

@@ -187,6 +187,23 @@ TEST(Bntx, BlockHeightsFromOneToSixteenGobs) {
   }
 }
 
+TEST(Bntx, LinearTileModeRowsWithPaddedPitch) {
+  auto t = rgba8_texture("lin", 10, 7, 3, 21);  // 40-byte rows -> 64-byte pitch
+  t.tile_mode = 1;
+  auto b = bc_texture("lin_bc1", 0x1a01, 10, 6, 2, squish::kDxt1, 8, 22);  // 24-byte rows -> 32
+  b.tile_mode = 1;
+  const auto d = bntx_test::build({t, b});
+  EXPECT_EQ(bfres::serialise_bntx(bfres::parse_bntx(d)), d);
+  auto r = decode(d);
+  ASSERT_EQ(r.textures.size(), 2u);
+  EXPECT_EQ(r.textures[0].tex.rgba, t.levels[0]);
+  ASSERT_EQ(r.textures[0].tex.mips.size(), 2u);
+  EXPECT_EQ(r.textures[0].tex.mips[1].rgba, t.levels[2]);
+  EXPECT_EQ(r.textures[1].tex.rgba, squish_pixels(b.levels[0], 10, 6, squish::kDxt1, 8));
+  EXPECT_EQ(r.textures[1].tex.mips[0].rgba, squish_pixels(b.levels[1], 5, 3, squish::kDxt1, 8));
+  EXPECT_EQ(r.textures[0].tex.extras["tile_mode"], "linear");
+}
+
 TEST(Bntx, R8ChannelSelectorAndBgra) {
   bntx_test::tex g;
   g.name = "grey", g.format = 0x0201, g.width = 9, g.height = 5, g.bytes = 1;
@@ -440,11 +457,11 @@ TEST(Bntx, DamagedTexturesAreSkippedOrTrimmed) {
     auto r = decode(with(a.at + 0x24, 0x40000000));
     EXPECT_TRUE(warned(r.diags, "is outside 1..16384"));
   }
-  {  // linear tile mode
+  {  // an unknown tile mode
     auto d = good;
-    d[a.at + 0x12] = 1;
+    d[a.at + 0x12] = 2;
     auto r = decode(d);
-    EXPECT_TRUE(warned(r.diags, "linear (pitch) tile mode"));
+    EXPECT_TRUE(warned(r.diags, "tile mode 2 is unknown"));
   }
 }
 

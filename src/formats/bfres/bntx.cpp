@@ -513,14 +513,30 @@ std::uint32_t div_up(std::uint32_t a, std::uint32_t b) {
   return (a + b - 1) / b;
 }
 
-// One level: deswizzle, decode the elements, apply the channel selector.
+// Linear (pitch) levels: rows of elements, each row 32-byte aligned (Switch-Toolbox's
+// "round pitch" for NX textures).
+std::uint64_t linear_pitch(std::uint32_t ew, std::uint32_t bytes) {
+  return (std::uint64_t{ew} * bytes + 31) / 32 * 32;
+}
+
+// One level: deswizzle (block_height 0: linear rows), decode the elements, apply the
+// channel selector. `data` holds at least the level's bytes (checked by the caller).
 std::vector<std::uint8_t> decode_level(const format_info& fi,
                                        const std::array<std::uint8_t, 4>& channels,
                                        std::span<const std::uint8_t> data, std::uint32_t w,
                                        std::uint32_t h, std::uint32_t block_height) {
   const std::uint32_t bw = fi.block ? 4 : 1;
   const std::uint32_t ew = div_up(w, bw), eh = div_up(h, bw);
-  const std::vector<std::uint8_t> lin = tegra::deswizzle(data, ew, eh, fi.bytes, block_height);
+  std::vector<std::uint8_t> lin;
+  if (block_height == 0) {
+    const std::uint64_t pitch = linear_pitch(ew, fi.bytes), row = std::uint64_t{ew} * fi.bytes;
+    if (data.size() < pitch * eh) fail(code::truncated, "linear level shorter than its rows");
+    lin.resize(row * eh);
+    for (std::uint32_t y = 0; y < eh; ++y)
+      std::memcpy(lin.data() + y * row, data.data() + y * pitch, row);
+  } else {
+    lin = tegra::deswizzle(data, ew, eh, fi.bytes, block_height);
+  }
   std::vector<std::uint8_t> px(std::size_t{w} * h * 4);
   std::uint8_t tmp[64];
   for (std::uint32_t y = 0; y < eh; ++y)
@@ -665,11 +681,12 @@ std::vector<bntx_texture> decode_bntx(std::span<const std::uint8_t> bytes,
            t.at + 0x1C);
       continue;
     }
-    if (t.tile_mode != 0) {
-      skip("linear (pitch) tile mode " + std::to_string(t.tile_mode) + " is not supported",
+    if (t.tile_mode > 1) {
+      skip("tile mode " + std::to_string(t.tile_mode) + " is unknown (0 block linear, 1 linear)",
            t.at + 0x12);
       continue;
     }
+    const bool linear = t.tile_mode == 1;
     if (t.sample_count > 1) {
       skip("multisampled texture", t.at + 0x18);
       continue;
@@ -684,7 +701,7 @@ std::vector<bntx_texture> decode_bntx(std::span<const std::uint8_t> bytes,
            t.at + 0x24);
       continue;
     }
-    if (t.block_height_log2() > 5) {
+    if (!linear && t.block_height_log2() > 5) {
       skip("block height 2^" + std::to_string(t.block_height_log2()) + " GOBs is over 32",
            t.at + 0x34);
       continue;
@@ -703,8 +720,10 @@ std::vector<bntx_texture> decode_bntx(std::span<const std::uint8_t> bytes,
     const std::uint32_t levels = t.mip_count;
     for (std::uint32_t k = 0; k < levels; ++k) {
       const std::uint32_t w = std::max(1u, t.width >> k), h = std::max(1u, t.height >> k);
-      const std::uint32_t bh = level_block_height(base_bh, div_up(h, bw), levels == 1);
-      const std::uint64_t size = tegra::surface_size(div_up(w, bw), div_up(h, bw), fi->bytes, bh);
+      const std::uint32_t bh = linear ? 0 : level_block_height(base_bh, div_up(h, bw), levels == 1);
+      const std::uint64_t size =
+          linear ? linear_pitch(div_up(w, bw), fi->bytes) * div_up(h, bw)
+                 : tegra::surface_size(div_up(w, bw), div_up(h, bw), fi->bytes, bh);
       const std::uint64_t at = t.mip_offsets[k];
       const std::uint64_t first = t.mip_offsets[0];
       const bool past_image = at < first || at - first + size > t.image_size;
@@ -746,6 +765,7 @@ std::vector<bntx_texture> decode_bntx(std::span<const std::uint8_t> bytes,
                      {"srgb", fi->srgb},
                      {"mip_count", t.mip_count},
                      {"block_height_log2", t.block_height_log2()},
+                     {"tile_mode", linear ? "linear" : "block_linear"},
                      {"channels", {t.channels[0], t.channels[1], t.channels[2], t.channels[3]}}};
     if (t.mip_count > 1) bt.tex.extras["mips_decoded"] = bt.tex.mips.size();
     out.push_back(std::move(bt));
