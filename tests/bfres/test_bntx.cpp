@@ -230,6 +230,14 @@ TEST(Bntx, R8ChannelSelectorAndBgra) {
     EXPECT_EQ(p[3], s[3]);
   }
   EXPECT_EQ(r.textures[1].tex.extras["srgb"], true);
+
+  bntx_test::tex p;  // R5G6B5: pure red, pure green, pure blue
+  p.name = "565", p.format = 0x0701, p.width = 3, p.height = 1, p.bytes = 2;
+  p.levels.push_back({0x00, 0xF8, 0xE0, 0x07, 0x1F, 0x00});
+  auto r565 = decode(bntx_test::build({p}));
+  ASSERT_EQ(r565.textures.size(), 1u);
+  const std::vector<std::uint8_t> want = {255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255};
+  EXPECT_EQ(r565.textures[0].tex.rgba, want);
 }
 
 TEST(Bntx, Bc1Bc2Bc3WithMipsAndOddSizes) {

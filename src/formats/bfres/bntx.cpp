@@ -473,9 +473,9 @@ void decode_element(const format_info& fi, const std::uint8_t* e, std::uint8_t o
     case kind::r8g8:
       out[0] = u(e[0]), out[1] = u(e[1]), out[2] = 0, out[3] = 255;
       return;
-    case kind::r5g6b5: {
+    case kind::r5g6b5: {  // red in the high bits (Switch-Toolbox reads it as DXGI B5G6R5)
       const std::uint32_t v = e[0] | (std::uint32_t{e[1]} << 8);
-      out[0] = expand(v & 31u, 5), out[1] = expand((v >> 5) & 63u, 6), out[2] = expand(v >> 11, 5),
+      out[0] = expand(v >> 11, 5), out[1] = expand((v >> 5) & 63u, 6), out[2] = expand(v & 31u, 5),
       out[3] = 255;
       return;
     }
