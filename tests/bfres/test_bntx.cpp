@@ -427,6 +427,32 @@ TEST(Bntx, DamagedContainersFailCleanly) {
   }
 }
 
+TEST(Bntx, SharedTextureInfosCannotMultiplyTheOutput) {
+  // 1500 texture pointers at one 256x256 BRTI: the decoded total is bounded by the file size.
+  auto d = bntx_test::build({rgba8_texture("big", 256, 256, 1, 3)});
+  const auto f = bfres::parse_bntx(d);
+  const std::uint32_t n = 1500;
+  std::vector<std::uint8_t> ptrs;
+  const std::uint64_t at = d.size();
+  for (std::uint32_t i = 0; i < n; ++i)
+    for (int b = 0; b < 8; ++b)
+      ptrs.push_back(std::uint8_t(std::uint64_t{f.textures[0].at} >> (8 * b)));
+  d.insert(d.end(), ptrs.begin(), ptrs.end());
+  std::memcpy(d.data() + 0x28, &at, 8);  // the pointer array
+  std::memcpy(d.data() + 0x24, &n, 4);   // the count
+  const std::uint64_t no_dict = 0;
+  std::memcpy(d.data() + 0x38, &no_dict, 8);  // no dictionary to disagree
+  const auto size = std::uint32_t(d.size());
+  std::memcpy(d.data() + 0x1C, &size, 4);
+  try {
+    (void)decode(d);
+    ADD_FAILURE() << "no limit";
+  } catch (const core::failure& e) {
+    EXPECT_EQ(e.error().code, code::limit_exceeded);
+    EXPECT_NE(e.error().message.find("16 times the BNTX's size"), std::string::npos);
+  }
+}
+
 TEST(Bntx, DamagedTexturesAreSkippedOrTrimmed) {
   const auto good =
       bntx_test::build({rgba8_texture("a", 32, 32, 3, 1), rgba8_texture("b", 8, 8, 1, 2)});

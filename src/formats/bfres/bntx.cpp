@@ -669,6 +669,10 @@ std::vector<bntx_texture> decode_bntx(std::span<const std::uint8_t> bytes,
   const bntx_file f = parse_bntx(std::vector<std::uint8_t>(bytes.begin(), bytes.end()));
   std::vector<bntx_texture> out;
   const std::span<const std::uint8_t> img(f.image);
+  // Textures may share a BRTI or image bytes: the decoded output is bounded by the input
+  // (BC1, the densest, gives 8 RGBA bytes per stored byte).
+  const std::uint64_t budget = 16 * std::uint64_t{img.size()} + (16u << 20);
+  std::uint64_t spent = 0;
   for (const bntx_info& t : f.textures) {
     const std::string where = "BNTX texture '" + t.name + "'";
     auto skip = [&](const std::string& why, std::uint64_t at) {
@@ -741,6 +745,12 @@ std::vector<bntx_texture> decode_bntx(std::span<const std::uint8_t> bytes,
                    t.mips_at + 8 * k);
         break;
       }
+      spent += std::uint64_t{w} * h * 4;
+      if (spent > budget)
+        fail(code::limit_exceeded,
+             "decoded textures exceed " + std::to_string(budget) +
+                 " bytes, 16 times the BNTX's size (do textures share data?)",
+             t.at);
       std::vector<std::uint8_t> px;
       try {
         px = decode_level(*fi, t.channels, img.subspan(at, size), w, h, bh);
