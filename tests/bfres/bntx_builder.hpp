@@ -1,7 +1,7 @@
 // A tiny, independent BNTX writer for hand-built test vectors, laid out from the public
 // notes (EPD BntxLibrary docs/Structure.md, BNTX-Extractor): header, NX section, memory
 // pool, texture pointers, _STR, _DIC, BRTI blocks, BRTD with block-linear images, _RLT.
-// Mip block heights follow the readers' running-shift formulation (not the reader's
+// Mip block heights follow the readers' running-shift formulation (not our reader's
 // per-level rule), so the two are checked against each other. Also wraps a BNTX as the
 // embedded file of a minimal Switch FRES (the shape of a BotW `X.Tex.sbfres`).
 #pragma once
@@ -31,7 +31,9 @@ struct le {
     u64(0);
   }
   void mark(const std::string& l) { labels[l] = b.size(); }
-  void align(std::size_t a) { while (b.size() % a) u8(0); }
+  void align(std::size_t a) {
+    while (b.size() % a) u8(0);
+  }
   void pad(std::size_t n) { b.insert(b.end(), n, 0); }
   void put32(std::size_t at, std::uint32_t v) { std::memcpy(b.data() + at, &v, 4); }
   void put16(std::size_t at, std::uint16_t v) { std::memcpy(b.data() + at, &v, 2); }
@@ -54,17 +56,20 @@ struct tex {
   std::string name;
   std::uint32_t format = 0x0b01;
   std::uint32_t width = 0, height = 0;
-  std::uint32_t bytes = 4;        // per element
-  bool block = false;             // 4x4 blocks
+  std::uint32_t bytes = 4;  // per element
+  bool block = false;       // 4x4 blocks
   std::uint32_t block_height_log2 = 0;
   std::array<std::uint8_t, 4> channels{2, 3, 4, 5};
   std::uint32_t array_count = 1;
   std::uint8_t image_dim = 1;
+  std::uint16_t tile_mode = 0;  // 1: linear rows, pitch aligned to 32 bytes
   // Linear element rows per mip level (level k: max(1, width >> k) x ..., in elements).
   std::vector<std::vector<std::uint8_t>> levels;
 };
 
-inline std::uint32_t div_up(std::uint32_t a, std::uint32_t b) { return (a + b - 1) / b; }
+inline std::uint32_t div_up(std::uint32_t a, std::uint32_t b) {
+  return (a + b - 1) / b;
+}
 inline std::uint32_t pow2_up(std::uint32_t v) {
   std::uint32_t p = 1;
   while (p < v) p <<= 1;
@@ -80,23 +85,35 @@ inline std::vector<std::uint8_t> swizzle_levels(const tex& t, std::vector<std::u
   for (std::uint32_t k = 0; k < t.levels.size(); ++k) {
     const std::uint32_t w = std::max(1u, t.width >> k), h = std::max(1u, t.height >> k);
     const std::uint32_t ew = div_up(w, bw), eh = div_up(h, bw);
-    if (k > 0 && std::int32_t(pow2_up(eh)) < lines) ++shift;  // the readers' running shift
+    // The readers' running shift; a single level keeps its block height (as yuzu does).
+    if (t.levels.size() > 1 && std::int32_t(pow2_up(eh)) < lines) ++shift;
     const std::int32_t log2 = std::max(0, std::int32_t(t.block_height_log2) - shift);
     while (out.size() % 512) out.push_back(0);
     offsets.push_back(std::uint32_t(out.size()));
+    if (t.tile_mode == 1) {
+      const std::size_t row = std::size_t{ew} * t.bytes, pitch = (row + 31) / 32 * 32;
+      for (std::uint32_t y = 0; y < eh; ++y) {
+        out.insert(out.end(), t.levels[k].begin() + std::ptrdiff_t(y * row),
+                   t.levels[k].begin() + std::ptrdiff_t((y + 1) * row));
+        out.insert(out.end(), pitch - row, 0xEE);  // padding the reader must skip
+      }
+      continue;
+    }
     const auto s = rigrip::bfres::tegra::swizzle(t.levels[k], ew, eh, t.bytes, 1u << log2);
     out.insert(out.end(), s.begin(), s.end());
   }
   return out;
 }
 
-inline std::vector<std::uint8_t> build(const std::vector<tex>& texs, const std::string& file_name = "tex") {
+inline std::vector<std::uint8_t> build(const std::vector<tex>& texs,
+                                       const std::string& file_name = "tex") {
   le w;
   const auto n = std::uint32_t(texs.size());
   w.raw(std::string("BNTX\0\0\0\0", 8));
-  w.u32(0x00040000);                 // 4.0.0
+  w.u32(0x00040000);  // 4.0.0
   w.u8(0xFF), w.u8(0xFE), w.u8(12), w.u8(64);
-  w.u32(0), w.u16(0), w.u16(0), w.u32(0), w.u32(0);  // name, flags, first block, reloc, size: patched
+  w.u32(0), w.u16(0), w.u16(0), w.u32(0),
+      w.u32(0);  // name, flags, first block, reloc, size: patched
   w.raw("NX  "), w.u32(n);
   w.ptr("infos"), w.ptr("brtd"), w.ptr("dict"), w.ptr("pool"), w.u64(0), w.u32(0), w.u32(0);
   w.mark("pool");
@@ -114,7 +131,9 @@ inline std::vector<std::uint8_t> build(const std::vector<tex>& texs, const std::
   w.mark("dict");
   w.raw("_DIC"), w.u32(n);
   w.u32(0xFFFFFFFF), w.u16(1), w.u16(0), w.ptr("s:");
-  for (std::uint32_t i = 0; i < n; ++i) w.u32(i), w.u16(std::uint16_t(i)), w.u16(std::uint16_t(i + 1)), w.ptr("s:t" + std::to_string(i));
+  for (std::uint32_t i = 0; i < n; ++i)
+    w.u32(i), w.u16(std::uint16_t(i)), w.u16(std::uint16_t(i + 1)),
+        w.ptr("s:t" + std::to_string(i));
   // Image data first (so the BRTIs can point at it), placed after them below.
   std::vector<std::vector<std::uint32_t>> offsets(n);
   std::vector<std::vector<std::uint8_t>> datas;
@@ -125,9 +144,10 @@ inline std::vector<std::uint8_t> build(const std::vector<tex>& texs, const std::
     const std::size_t at = w.b.size();
     w.mark("brti" + std::to_string(i));
     w.raw("BRTI"), w.u32(0), w.u32(0x2A0 + 8 * std::uint32_t(t.levels.size())), w.u32(0);
-    w.u8(0x01), w.u8(2), w.u16(0), w.u16(0), w.u16(std::uint16_t(t.levels.size()));
+    w.u8(0x01), w.u8(2), w.u16(t.tile_mode), w.u16(0), w.u16(std::uint16_t(t.levels.size()));
     w.u32(1), w.u32(t.format), w.u32(0x20);
-    w.u32(t.width), w.u32(t.height), w.u32(1), w.u32(t.array_count), w.u32(t.block_height_log2), w.u32(0x10007);
+    w.u32(t.width), w.u32(t.height), w.u32(1), w.u32(t.array_count), w.u32(t.block_height_log2),
+        w.u32(0x10007);
     w.pad(20);
     w.u32(std::uint32_t(datas[i].size())), w.u32(512);
     for (auto c : t.channels) w.u8(c);
@@ -139,7 +159,8 @@ inline std::vector<std::uint8_t> build(const std::vector<tex>& texs, const std::
     w.mark("view" + std::to_string(i));
     w.pad(0x100);
     w.mark("mips" + std::to_string(i));
-    for (std::size_t k = 0; k < t.levels.size(); ++k) w.ptr("data" + std::to_string(i) + "." + std::to_string(k));
+    for (std::size_t k = 0; k < t.levels.size(); ++k)
+      w.ptr("data" + std::to_string(i) + "." + std::to_string(k));
     (void)at;
   }
   w.labels["nx"] = 0x20;
@@ -150,7 +171,8 @@ inline std::vector<std::uint8_t> build(const std::vector<tex>& texs, const std::
   for (std::uint32_t i = 0; i < n; ++i) {
     w.align(0x200);
     const std::size_t base = w.b.size();
-    for (std::size_t k = 0; k < offsets[i].size(); ++k) w.labels["data" + std::to_string(i) + "." + std::to_string(k)] = base + offsets[i][k];
+    for (std::size_t k = 0; k < offsets[i].size(); ++k)
+      w.labels["data" + std::to_string(i) + "." + std::to_string(k)] = base + offsets[i][k];
     w.b.insert(w.b.end(), datas[i].begin(), datas[i].end());
   }
   const std::size_t brtd_end = w.b.size();

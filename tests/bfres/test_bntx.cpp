@@ -2,14 +2,13 @@
 // RGBA8, R8, BC1-BC5 and BC7 textures, mips, several block heights and sizes that are not
 // multiples of 4; decoded pixels against the source, byte-identical rewrite, damage cases,
 // and a Switch texture FRES holding its BNTX as an embedded file. No real BNTX is at hand.
+#include <gtest/gtest.h>
 #include <squish.h>
 
 #include <array>
 #include <cstdlib>
 #include <cstring>
 #include <random>
-
-#include <gtest/gtest.h>
 
 #include "bntx_builder.hpp"
 #include "core/failure.hpp"
@@ -36,17 +35,20 @@ std::uint32_t fitted_log2(std::uint32_t rows) {
   return l;
 }
 
-bntx_test::tex rgba8_texture(const std::string& name, std::uint32_t w, std::uint32_t h, std::uint32_t mips, unsigned seed) {
+bntx_test::tex rgba8_texture(const std::string& name, std::uint32_t w, std::uint32_t h,
+                             std::uint32_t mips, unsigned seed) {
   bntx_test::tex t;
   t.name = name, t.format = 0x0b01, t.width = w, t.height = h, t.bytes = 4;
   t.block_height_log2 = fitted_log2(h);
   for (std::uint32_t k = 0; k < mips; ++k)
-    t.levels.push_back(random_bytes(std::size_t{std::max(1u, w >> k)} * std::max(1u, h >> k) * 4, seed + k));
+    t.levels.push_back(
+        random_bytes(std::size_t{std::max(1u, w >> k)} * std::max(1u, h >> k) * 4, seed + k));
   return t;
 }
 
 // BC blocks of a level (ew x eh elements) from libsquish, compressing a random image.
-std::vector<std::uint8_t> squish_blocks(std::uint32_t ew, std::uint32_t eh, int flags, std::uint32_t bytes, unsigned seed) {
+std::vector<std::uint8_t> squish_blocks(std::uint32_t ew, std::uint32_t eh, int flags,
+                                        std::uint32_t bytes, unsigned seed) {
   std::vector<std::uint8_t> out;
   for (std::uint32_t i = 0; i < ew * eh; ++i) {
     auto px = random_bytes(64, seed + i);
@@ -58,8 +60,8 @@ std::vector<std::uint8_t> squish_blocks(std::uint32_t ew, std::uint32_t eh, int 
 }
 
 // The pixels of `blocks` (ew x eh linear blocks) cropped to w x h, through libsquish.
-std::vector<std::uint8_t> squish_pixels(const std::vector<std::uint8_t>& blocks, std::uint32_t w, std::uint32_t h, int flags,
-                                        std::uint32_t bytes) {
+std::vector<std::uint8_t> squish_pixels(const std::vector<std::uint8_t>& blocks, std::uint32_t w,
+                                        std::uint32_t h, int flags, std::uint32_t bytes) {
   const std::uint32_t ew = bntx_test::div_up(w, 4);
   std::vector<std::uint8_t> px(std::size_t{w} * h * 4);
   for (std::uint32_t y = 0; y < h; ++y)
@@ -71,14 +73,16 @@ std::vector<std::uint8_t> squish_pixels(const std::vector<std::uint8_t>& blocks,
   return px;
 }
 
-bntx_test::tex bc_texture(const std::string& name, std::uint32_t format, std::uint32_t w, std::uint32_t h, std::uint32_t mips,
-                          int flags, std::uint32_t bytes, unsigned seed) {
+bntx_test::tex bc_texture(const std::string& name, std::uint32_t format, std::uint32_t w,
+                          std::uint32_t h, std::uint32_t mips, int flags, std::uint32_t bytes,
+                          unsigned seed) {
   bntx_test::tex t;
   t.name = name, t.format = format, t.width = w, t.height = h, t.bytes = bytes, t.block = true;
   t.block_height_log2 = fitted_log2(bntx_test::div_up(h, 4));
   for (std::uint32_t k = 0; k < mips; ++k) {
     const std::uint32_t lw = std::max(1u, w >> k), lh = std::max(1u, h >> k);
-    t.levels.push_back(squish_blocks(bntx_test::div_up(lw, 4), bntx_test::div_up(lh, 4), flags, bytes, seed + 100 * k));
+    t.levels.push_back(squish_blocks(bntx_test::div_up(lw, 4), bntx_test::div_up(lh, 4), flags,
+                                     bytes, seed + 100 * k));
   }
   return t;
 }
@@ -123,7 +127,8 @@ std::array<std::uint8_t, 16> bc7_solid(std::array<std::uint8_t, 4> rgba) {
       if ((v >> i) & 1) b[static_cast<std::size_t>(bit / 8)] |= std::uint8_t(1u << (bit % 8));
   };
   put(1u << 6, 7);  // mode 6
-  for (int c = 0; c < 4; ++c) put(rgba[static_cast<std::size_t>(c)] >> 1, 7), put(rgba[static_cast<std::size_t>(c)] >> 1, 7);
+  for (int c = 0; c < 4; ++c)
+    put(rgba[static_cast<std::size_t>(c)] >> 1, 7), put(rgba[static_cast<std::size_t>(c)] >> 1, 7);
   // p-bits: one per endpoint, shared by the channels: only even / odd sets work, so the
   // callers pass colours whose low bits agree.
   put(rgba[0] & 1, 1), put(rgba[0] & 1, 1);
@@ -177,8 +182,26 @@ TEST(Bntx, BlockHeightsFromOneToSixteenGobs) {
   ASSERT_EQ(r.textures.size(), texs.size());
   for (std::size_t i = 0; i < texs.size(); ++i) {
     EXPECT_EQ(r.textures[i].tex.rgba, texs[i].levels[0]) << texs[i].name;
-    for (std::size_t k = 1; k < texs[i].levels.size(); ++k) EXPECT_EQ(r.textures[i].tex.mips[k - 1].rgba, texs[i].levels[k]) << k;
+    for (std::size_t k = 1; k < texs[i].levels.size(); ++k)
+      EXPECT_EQ(r.textures[i].tex.mips[k - 1].rgba, texs[i].levels[k]) << k;
   }
+}
+
+TEST(Bntx, LinearTileModeRowsWithPaddedPitch) {
+  auto t = rgba8_texture("lin", 10, 7, 3, 21);  // 40-byte rows -> 64-byte pitch
+  t.tile_mode = 1;
+  auto b = bc_texture("lin_bc1", 0x1a01, 10, 6, 2, squish::kDxt1, 8, 22);  // 24-byte rows -> 32
+  b.tile_mode = 1;
+  const auto d = bntx_test::build({t, b});
+  EXPECT_EQ(bfres::serialise_bntx(bfres::parse_bntx(d)), d);
+  auto r = decode(d);
+  ASSERT_EQ(r.textures.size(), 2u);
+  EXPECT_EQ(r.textures[0].tex.rgba, t.levels[0]);
+  ASSERT_EQ(r.textures[0].tex.mips.size(), 2u);
+  EXPECT_EQ(r.textures[0].tex.mips[1].rgba, t.levels[2]);
+  EXPECT_EQ(r.textures[1].tex.rgba, squish_pixels(b.levels[0], 10, 6, squish::kDxt1, 8));
+  EXPECT_EQ(r.textures[1].tex.mips[0].rgba, squish_pixels(b.levels[1], 5, 3, squish::kDxt1, 8));
+  EXPECT_EQ(r.textures[0].tex.extras["tile_mode"], "linear");
 }
 
 TEST(Bntx, R8ChannelSelectorAndBgra) {
@@ -207,12 +230,21 @@ TEST(Bntx, R8ChannelSelectorAndBgra) {
     EXPECT_EQ(p[3], s[3]);
   }
   EXPECT_EQ(r.textures[1].tex.extras["srgb"], true);
+
+  bntx_test::tex p;  // R5G6B5: pure red, pure green, pure blue
+  p.name = "565", p.format = 0x0701, p.width = 3, p.height = 1, p.bytes = 2;
+  p.levels.push_back({0x00, 0xF8, 0xE0, 0x07, 0x1F, 0x00});
+  auto r565 = decode(bntx_test::build({p}));
+  ASSERT_EQ(r565.textures.size(), 1u);
+  const std::vector<std::uint8_t> want = {255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255};
+  EXPECT_EQ(r565.textures[0].tex.rgba, want);
 }
 
 TEST(Bntx, Bc1Bc2Bc3WithMipsAndOddSizes) {
-  const std::vector<bntx_test::tex> texs = {bc_texture("bc1", 0x1a01, 10, 6, 3, squish::kDxt1, 8, 1),
-                                            bc_texture("bc2", 0x1b06, 20, 36, 4, squish::kDxt3, 16, 2),
-                                            bc_texture("bc3", 0x1c01, 130, 70, 5, squish::kDxt5, 16, 3)};
+  const std::vector<bntx_test::tex> texs = {
+      bc_texture("bc1", 0x1a01, 10, 6, 3, squish::kDxt1, 8, 1),
+      bc_texture("bc2", 0x1b06, 20, 36, 4, squish::kDxt3, 16, 2),
+      bc_texture("bc3", 0x1c01, 130, 70, 5, squish::kDxt5, 16, 3)};
   const int flags[] = {squish::kDxt1, squish::kDxt3, squish::kDxt5};
   const auto d = bntx_test::build(texs);
   EXPECT_EQ(bfres::serialise_bntx(bfres::parse_bntx(d)), d);
@@ -225,7 +257,8 @@ TEST(Bntx, Bc1Bc2Bc3WithMipsAndOddSizes) {
     ASSERT_EQ(tx.mips.size(), t.levels.size() - 1) << t.name;
     for (std::size_t k = 1; k < t.levels.size(); ++k) {
       const std::uint32_t w = std::max(1u, t.width >> k), h = std::max(1u, t.height >> k);
-      EXPECT_EQ(tx.mips[k - 1].rgba, squish_pixels(t.levels[k], w, h, flags[i], t.bytes)) << t.name << " level " << k;
+      EXPECT_EQ(tx.mips[k - 1].rgba, squish_pixels(t.levels[k], w, h, flags[i], t.bytes))
+          << t.name << " level " << k;
     }
   }
   EXPECT_EQ(r.textures[1].tex.extras["srgb"], true);
@@ -237,8 +270,14 @@ TEST(Bntx, Bc4Bc5UnormAndSnorm) {
   std::uint64_t idx = 0;
   for (int i = 0; i < 16; ++i) idx |= std::uint64_t(i % 8) << (3 * i);
   for (int i = 0; i < 6; ++i) b4[2 + static_cast<std::size_t>(i)] = std::uint8_t(idx >> (8 * i));
-  const int pal[8] = {200, 100, (6 * 200 + 100 + 3) / 7, (5 * 200 + 2 * 100 + 3) / 7, (4 * 200 + 3 * 100 + 3) / 7,
-                      (3 * 200 + 4 * 100 + 3) / 7, (2 * 200 + 5 * 100 + 3) / 7, (200 + 6 * 100 + 3) / 7};
+  const int pal[8] = {200,
+                      100,
+                      (6 * 200 + 100 + 3) / 7,
+                      (5 * 200 + 2 * 100 + 3) / 7,
+                      (4 * 200 + 3 * 100 + 3) / 7,
+                      (3 * 200 + 4 * 100 + 3) / 7,
+                      (2 * 200 + 5 * 100 + 3) / 7,
+                      (200 + 6 * 100 + 3) / 7};
   bntx_test::tex t4;
   t4.name = "mask", t4.format = 0x1d01, t4.width = 4, t4.height = 4, t4.bytes = 8, t4.block = true;
   t4.channels = {2, 2, 2, 1};
@@ -249,9 +288,11 @@ TEST(Bntx, Bc4Bc5UnormAndSnorm) {
   s4.levels[0] = {0x7F, 0x81, 0b00001000, 0, 0, 0, 0, 0};  // pixel 1 has index 1, the rest 0
   // BC5 unorm normal map: x = 255 (red), y = 128 (green) everywhere.
   bntx_test::tex n5;
-  n5.name = "Body_Nrm", n5.format = 0x1e01, n5.width = 6, n5.height = 6, n5.bytes = 16, n5.block = true;
+  n5.name = "Body_Nrm", n5.format = 0x1e01, n5.width = 6, n5.height = 6, n5.bytes = 16,
+  n5.block = true;
   std::vector<std::uint8_t> blk5 = {255, 255, 0, 0, 0, 0, 0, 0, 128, 128, 0, 0, 0, 0, 0, 0};
-  for (int i = 0; i < 4; ++i) n5.levels.resize(1), n5.levels[0].insert(n5.levels[0].end(), blk5.begin(), blk5.end());
+  for (int i = 0; i < 4; ++i)
+    n5.levels.resize(1), n5.levels[0].insert(n5.levels[0].end(), blk5.begin(), blk5.end());
   auto r = decode(bntx_test::build({t4, s4, n5}));
   ASSERT_EQ(r.textures.size(), 3u);
   for (int i = 0; i < 16; ++i) {
@@ -302,7 +343,8 @@ TEST(Bntx, UnsupportedFormatsAreSkippedWithAWarning) {
   auto r = decode(bntx_test::build({bc6, astc, ok}));
   ASSERT_EQ(r.textures.size(), 1u);
   EXPECT_EQ(r.textures[0].name, "ok");
-  EXPECT_TRUE(warned(r.diags, "BNTX texture 'hdr': format BC6H_FLOAT is not supported")) << r.diags.warnings.size();
+  EXPECT_TRUE(warned(r.diags, "BNTX texture 'hdr': format BC6H_FLOAT is not supported"))
+      << r.diags.warnings.size();
   EXPECT_TRUE(warned(r.diags, "format ASTC_4x4_UNORM is not supported"));
 }
 
@@ -316,7 +358,8 @@ TEST(Bntx, ArraysKeepTheFirstLayerWithAWarning) {
 }
 
 TEST(Bntx, DamagedContainersFailCleanly) {
-  const auto good = bntx_test::build({rgba8_texture("a", 16, 16, 2, 1), rgba8_texture("b", 8, 8, 1, 2)});
+  const auto good =
+      bntx_test::build({rgba8_texture("a", 16, 16, 2, 1), rgba8_texture("b", 8, 8, 1, 2)});
   const auto f = bfres::parse_bntx(good);
   const std::uint32_t brti = f.textures[0].at;
   auto put32 = [](std::vector<std::uint8_t> d, std::size_t at, std::uint32_t v) {
@@ -336,8 +379,10 @@ TEST(Bntx, DamagedContainersFailCleanly) {
     std::vector<std::uint8_t> d(good.begin(), good.begin() + 0x30);
     expect_failure(put32(d, 0x1C, 0x30), code::bad_count, "BNTX header and NX section");
   }
-  expect_failure(put64(good, 0x28, 0xFFFFFF00ull), code::bad_offset, "lies outside");  // info pointer array
-  expect_failure(put64(good, f.infos_at, good.size() + 8), code::bad_offset, "lies outside");  // a BRTI pointer
+  expect_failure(put64(good, 0x28, 0xFFFFFF00ull), code::bad_offset,
+                 "lies outside");  // info pointer array
+  expect_failure(put64(good, f.infos_at, good.size() + 8), code::bad_offset,
+                 "lies outside");  // a BRTI pointer
   expect_failure(put32(good, 0x24, 0x7FFFFFFF), code::bad_count, "texture count");
   expect_failure(put32(good, 0x24, 3), code::bad_count, "dictionary has 2 entries for 3 textures");
   expect_failure(put32(good, brti, 0x58585858), code::bad_magic, "expected 'BRTI'");
@@ -346,8 +391,10 @@ TEST(Bntx, DamagedContainersFailCleanly) {
     d[brti + 0x16] = 200;  // mip count
     expect_failure(d, code::bad_count, "mip count 200");
   }
-  expect_failure(put64(good, f.textures[0].mips_at, 0), code::bad_offset, "mip level 0 pointer is null");
-  expect_failure(put32(good, f.relocation_at + 8, 0x10000000), code::bad_count, "relocation section count");
+  expect_failure(put64(good, f.textures[0].mips_at, 0), code::bad_offset,
+                 "mip level 0 pointer is null");
+  expect_failure(put32(good, f.relocation_at + 8, 0x10000000), code::bad_count,
+                 "relocation section count");
   expect_failure(put32(good, f.relocation_at, 0), code::bad_magic, "_RLT");
   expect_failure(put32(good, 0x20, 0x4E4E4E4E), code::bad_magic, "NX  ");
   {  // a big-endian BOM
@@ -380,8 +427,35 @@ TEST(Bntx, DamagedContainersFailCleanly) {
   }
 }
 
+TEST(Bntx, SharedTextureInfosCannotMultiplyTheOutput) {
+  // 1500 texture pointers at one 256x256 BRTI: the decoded total is bounded by the file size.
+  auto d = bntx_test::build({rgba8_texture("big", 256, 256, 1, 3)});
+  const auto f = bfres::parse_bntx(d);
+  const std::uint32_t n = 1500;
+  std::vector<std::uint8_t> ptrs;
+  const std::uint64_t at = d.size();
+  for (std::uint32_t i = 0; i < n; ++i)
+    for (int b = 0; b < 8; ++b)
+      ptrs.push_back(std::uint8_t(std::uint64_t{f.textures[0].at} >> (8 * b)));
+  d.insert(d.end(), ptrs.begin(), ptrs.end());
+  std::memcpy(d.data() + 0x28, &at, 8);  // the pointer array
+  std::memcpy(d.data() + 0x24, &n, 4);   // the count
+  const std::uint64_t no_dict = 0;
+  std::memcpy(d.data() + 0x38, &no_dict, 8);  // no dictionary to disagree
+  const auto size = std::uint32_t(d.size());
+  std::memcpy(d.data() + 0x1C, &size, 4);
+  try {
+    (void)decode(d);
+    ADD_FAILURE() << "no limit";
+  } catch (const core::failure& e) {
+    EXPECT_EQ(e.error().code, code::limit_exceeded);
+    EXPECT_NE(e.error().message.find("16 times the BNTX's size"), std::string::npos);
+  }
+}
+
 TEST(Bntx, DamagedTexturesAreSkippedOrTrimmed) {
-  const auto good = bntx_test::build({rgba8_texture("a", 32, 32, 3, 1), rgba8_texture("b", 8, 8, 1, 2)});
+  const auto good =
+      bntx_test::build({rgba8_texture("a", 32, 32, 3, 1), rgba8_texture("b", 8, 8, 1, 2)});
   const auto f = bfres::parse_bntx(good);
   const auto a = f.textures[0];
   auto with = [&](std::size_t at, std::uint32_t v) {
@@ -417,16 +491,17 @@ TEST(Bntx, DamagedTexturesAreSkippedOrTrimmed) {
     auto r = decode(with(a.at + 0x24, 0x40000000));
     EXPECT_TRUE(warned(r.diags, "is outside 1..16384"));
   }
-  {  // linear tile mode
+  {  // an unknown tile mode
     auto d = good;
-    d[a.at + 0x12] = 1;
+    d[a.at + 0x12] = 2;
     auto r = decode(d);
-    EXPECT_TRUE(warned(r.diags, "linear (pitch) tile mode"));
+    EXPECT_TRUE(warned(r.diags, "tile mode 2 is unknown"));
   }
 }
 
 TEST(Bntx, StandaloneFileThroughTheRegistry) {
-  const auto d = bntx_test::build({rgba8_texture("Obj_Alb", 12, 8, 2, 4), rgba8_texture("Obj_Nrm", 8, 8, 1, 5)}, "obj");
+  const auto d = bntx_test::build(
+      {rgba8_texture("Obj_Alb", 12, 8, 2, 4), rgba8_texture("Obj_Nrm", 8, 8, 1, 5)}, "obj");
   diagnostics diags;
   auto s = read_scene(d, "obj.bntx", read_options{}, diags);
   ASSERT_TRUE(s) << s.error().to_string();
@@ -461,9 +536,11 @@ TEST(Bntx, SwitchTextureFresWithAnEmbeddedBntx) {
   ASSERT_EQ(s.value().textures.size(), 1u);
   const auto& tx = s.value().textures[0];
   EXPECT_EQ(tx.name, "Animal_Fox_Alb");
-  EXPECT_EQ(tx.rgba, squish_pixels(t.levels[0], 16, 16, squish::kDxt1, 8));  // sRGB already: unchanged
+  EXPECT_EQ(tx.rgba,
+            squish_pixels(t.levels[0], 16, 16, squish::kDxt1, 8));  // sRGB already: unchanged
   EXPECT_EQ(tx.extras["source_file"], "textures.bntx");
-  for (const auto& w : diags.warnings) EXPECT_EQ(w.message.find("embedded files not read"), std::string::npos) << w.message;
+  for (const auto& w : diags.warnings)
+    EXPECT_EQ(w.message.find("embedded files not read"), std::string::npos) << w.message;
   auto rw = rewrite(fres, "Animal_Fox.Tex.sbfres", read_options{}, diags);
   ASSERT_TRUE(rw) << rw.error().to_string();
   EXPECT_EQ(rw.value(), fres);
@@ -481,14 +558,46 @@ TEST(Bntx, SwitchTextureFresWithAnEmbeddedBntx) {
   ASSERT_TRUE(s2) << s2.error().to_string();
   EXPECT_TRUE(s2.value().textures.empty());
   EXPECT_TRUE(warned(d2, "embedded 'textures.bntx'"));
+
+  // The embedded entry longer than the BNTX (padding after it): read up to the BNTX's own size.
+  {
+    auto padded = bntx;
+    padded.resize(padded.size() + 64, 0);
+    diagnostics d4;
+    auto s4 =
+        read_scene(bntx_test::switch_fres_with(padded), "Padded.Tex.sbfres", read_options{}, d4);
+    ASSERT_TRUE(s4) << s4.error().to_string();
+    EXPECT_EQ(s4.value().textures.size(), 1u);
+  }
+
+  // A texture the decoder skips: the warning names the embedded file and counts in the FRES.
+  auto hdr = rgba8_texture("Hdr_Emm", 4, 4, 1, 1);
+  hdr.format = 0x1f05, hdr.bytes = 16, hdr.block = true;
+  hdr.levels[0].resize(16);
+  const auto inner = bntx_test::build({hdr});
+  const auto fres3 = bntx_test::switch_fres_with(inner);
+  diagnostics d3;
+  auto s3 = read_scene(fres3, "Hdr.Tex.sbfres", read_options{}, d3);
+  ASSERT_TRUE(s3) << s3.error().to_string();
+  bool found = false;
+  for (const auto& w : d3.warnings)
+    if (w.message.find(
+            "embedded 'textures.bntx' (at 0x1000): BNTX texture 'Hdr_Emm': format BC6H_FLOAT") ==
+        0) {
+      found = true;
+      EXPECT_EQ(w.offset, 0x1000 + bfres::parse_bntx(inner).textures[0].at + 0x1C);
+    }
+  EXPECT_TRUE(found);
 }
 
 // examples/bfres/tiny_textures.bntx and switch_textures.bfres (the CLI tests' files, and
 // seeds for the hostile campaign and the fuzzers) and tests/bfres/data/damaged_size.bntx are
 // this builder's output: RIGRIP_REGEN=1 rewrites them; otherwise they must match.
 TEST(Bntx, CommittedFilesMatchTheBuilder) {
-  const auto tiny = bntx_test::build({rgba8_texture("Tiny_Alb", 8, 8, 2, 11), bc_texture("Tiny_Nrm", 0x1a01, 8, 4, 1, squish::kDxt1, 8, 12)},
-                                     "tiny");
+  const auto tiny =
+      bntx_test::build({rgba8_texture("Tiny_Alb", 8, 8, 2, 11),
+                        bc_texture("Tiny_Nrm", 0x1a01, 8, 4, 1, squish::kDxt1, 8, 12)},
+                       "tiny");
   auto damaged = tiny;
   damaged.resize(damaged.size() - 8);
   const auto fres = bntx_test::switch_fres_with(

@@ -26,13 +26,17 @@ constexpr std::uint32_t kMaxTextures = 65535;
 constexpr std::uint32_t kMaxMips = 17;  // 65536 >> 16 = 1
 constexpr std::uint32_t kMaxRelocs = 1u << 20;
 
-std::string hex(std::uint64_t v) { return byte_reader::hex(v); }
+std::string hex(std::uint64_t v) {
+  return byte_reader::hex(v);
+}
 
 // An absolute u64 pointer at `field` (0 = null), checked to land in the data.
 std::uint64_t pointer_at(const byte_reader& r, std::uint64_t field) {
   const std::uint64_t v = r.u64_at(field);
   if (v >= r.size() && v != 0)
-    fail(code::bad_offset, "pointer " + hex(v) + " lies outside the " + std::to_string(r.size()) + "-byte BNTX", field);
+    fail(code::bad_offset,
+         "pointer " + hex(v) + " lies outside the " + std::to_string(r.size()) + "-byte BNTX",
+         field);
   return v;
 }
 
@@ -54,8 +58,10 @@ dict parse_dict(const byte_reader& r, std::uint32_t at) {
   out.size = d.u32();  // the magic word
   const std::uint32_t n = d.u32();
   if (n > kMaxTextures)
-    fail(code::bad_count, "dictionary entry count " + std::to_string(n) + " exceeds the limit of " +
-                              std::to_string(kMaxTextures), at + 4);
+    fail(code::bad_count,
+         "dictionary entry count " + std::to_string(n) + " exceeds the limit of " +
+             std::to_string(kMaxTextures),
+         at + 4);
   out.count = static_cast<std::int32_t>(n);
   d.checked_count(n + 1ull, 16, "dictionary nodes");
   for (std::uint32_t i = 0; i <= n; ++i) {
@@ -68,7 +74,8 @@ dict parse_dict(const byte_reader& r, std::uint32_t at) {
     d.skip(8);
     node.name = name_at(r, node.name_at);
     if (i > 0 && (node.left > n || node.right > n))
-      fail(code::bad_value, "dictionary node " + std::to_string(i) + " links past the last node", node.at + 4);
+      fail(code::bad_value, "dictionary node " + std::to_string(i) + " links past the last node",
+           node.at + 4);
     out.nodes.push_back(std::move(node));
   }
   return out;
@@ -112,13 +119,19 @@ bntx_info parse_info(const byte_reader& r, std::uint32_t at) {
   t.user_data_dict_at = pointer_at(r, at + 0x98);
   t.name = name_at(r, t.name_at);
   if (t.mip_count == 0 || t.mip_count > kMaxMips)
-    fail(code::bad_count, "texture '" + t.name + "': mip count " + std::to_string(t.mip_count) + " is outside 1.." +
-                              std::to_string(kMaxMips), at + 0x16);
-  if (!t.mips_at) fail(code::bad_offset, "texture '" + t.name + "' has no mip pointer array", at + 0x70);
+    fail(code::bad_count,
+         "texture '" + t.name + "': mip count " + std::to_string(t.mip_count) + " is outside 1.." +
+             std::to_string(kMaxMips),
+         at + 0x16);
+  if (!t.mips_at)
+    fail(code::bad_offset, "texture '" + t.name + "' has no mip pointer array", at + 0x70);
   r.checked_count_at(t.mips_at, t.mip_count, 8, "mip pointers");
   for (std::uint32_t k = 0; k < t.mip_count; ++k) {
     const std::uint64_t p = pointer_at(r, t.mips_at + 8 * k);
-    if (p == 0) fail(code::bad_offset, "texture '" + t.name + "': mip level " + std::to_string(k) + " pointer is null", t.mips_at + 8 * k);
+    if (p == 0)
+      fail(code::bad_offset,
+           "texture '" + t.name + "': mip level " + std::to_string(k) + " pointer is null",
+           t.mips_at + 8 * k);
     t.mip_offsets.push_back(p);
   }
   return t;
@@ -127,11 +140,14 @@ bntx_info parse_info(const byte_reader& r, std::uint32_t at) {
 void parse_relocations(const byte_reader& r, bntx_file& f) {
   const std::uint32_t at = f.relocation_at;
   byte_reader b = r.peek(at);
-  if (b.fixed_string(4) != "_RLT") fail(code::bad_magic, "expected '_RLT' at the relocation-table offset", at);
+  if (b.fixed_string(4) != "_RLT")
+    fail(code::bad_magic, "expected '_RLT' at the relocation-table offset", at);
   f.reloc_self = b.u32();
   f.reloc_count = b.u32();
   b.skip(4);
-  if (f.reloc_count > kMaxRelocs) fail(code::bad_count, "relocation section count " + std::to_string(f.reloc_count) + " is too large", at + 8);
+  if (f.reloc_count > kMaxRelocs)
+    fail(code::bad_count,
+         "relocation section count " + std::to_string(f.reloc_count) + " is too large", at + 8);
   b.checked_count(f.reloc_count, 0x18, "relocation sections");
   std::uint64_t entries = 0;
   for (std::uint32_t i = 0; i < f.reloc_count; ++i) {
@@ -170,7 +186,8 @@ bntx_file parse_bntx(std::vector<std::uint8_t> image) {
   f.version = r.u32_at(8);
   f.bom = r.u16_at(0x0C);
   if (f.bom != 0xFEFF)
-    fail(code::unsupported_version, "BNTX byte-order mark is not FF FE (big-endian BNTX files are not supported)", 0x0C);
+    fail(code::unsupported_version,
+         "BNTX byte-order mark is not FF FE (big-endian BNTX files are not supported)", 0x0C);
   f.alignment_log2 = r.u8_at(0x0E);
   f.address_size = r.u8_at(0x0F);
   f.file_name_at = r.u32_at(0x10);
@@ -179,18 +196,23 @@ bntx_file parse_bntx(std::vector<std::uint8_t> image) {
   f.relocation_at = r.u32_at(0x18);
   f.file_size = r.u32_at(0x1C);
   if (f.file_size != f.image.size())
-    fail(code::bad_value, "BNTX header file size " + std::to_string(f.file_size) + " differs from the data's " +
-                              std::to_string(f.image.size()) + " bytes", 0x1C);
+    fail(code::bad_value,
+         "BNTX header file size " + std::to_string(f.file_size) + " differs from the data's " +
+             std::to_string(f.image.size()) + " bytes",
+         0x1C);
   if (f.file_name_at >= 2 && f.file_name_at < f.image.size()) {
     const std::uint16_t len = r.u16_at(f.file_name_at - 2);
     if (len <= f.image.size() - f.file_name_at) f.name = name_at(r, f.file_name_at - 2);
   } else if (f.file_name_at != 0) {
-    fail(code::bad_offset, "file name offset " + hex(f.file_name_at) + " lies outside the BNTX", 0x10);
+    fail(code::bad_offset, "file name offset " + hex(f.file_name_at) + " lies outside the BNTX",
+         0x10);
   }
 
   byte_reader nx = r.peek(kHeaderSize);
   f.target = nx.fixed_string(4);
-  if (f.target != "NX  ") fail(code::bad_magic, "expected the 'NX  ' texture container, found '" + f.target + "'", kHeaderSize);
+  if (f.target != "NX  ")
+    fail(code::bad_magic, "expected the 'NX  ' texture container, found '" + f.target + "'",
+         kHeaderSize);
   f.texture_count = nx.u32();
   f.infos_at = pointer_at(r, 0x28);
   f.data_block_at = pointer_at(r, 0x30);
@@ -200,7 +222,10 @@ bntx_file parse_bntx(std::vector<std::uint8_t> image) {
   f.pool_base = r.u32_at(0x50);
   f.nx_reserved = r.u32_at(0x54);
   if (f.texture_count > kMaxTextures)
-    fail(code::bad_count, "texture count " + std::to_string(f.texture_count) + " exceeds the limit of " + std::to_string(kMaxTextures), 0x24);
+    fail(code::bad_count,
+         "texture count " + std::to_string(f.texture_count) + " exceeds the limit of " +
+             std::to_string(kMaxTextures),
+         0x24);
 
   if (f.first_block) {  // the first block is the string pool
     byte_reader s = r.peek(f.first_block);
@@ -215,28 +240,35 @@ bntx_file parse_bntx(std::vector<std::uint8_t> image) {
   if (f.dict_at) {
     f.names = parse_dict(r, static_cast<std::uint32_t>(f.dict_at));
     if (f.names->count != static_cast<std::int32_t>(f.texture_count))
-      fail(code::bad_count, "texture dictionary has " + std::to_string(f.names->count) + " entries for " +
-                                std::to_string(f.texture_count) + " textures", f.dict_at + 4);
+      fail(code::bad_count,
+           "texture dictionary has " + std::to_string(f.names->count) + " entries for " +
+               std::to_string(f.texture_count) + " textures",
+           f.dict_at + 4);
   }
   if (f.texture_count) {
     if (!f.infos_at) fail(code::bad_offset, "textures counted but no texture pointer array", 0x28);
     r.checked_count_at(f.infos_at, f.texture_count, 8, "texture pointers");
-    r.checked_count_at(0, f.texture_count, kInfoSize, "texture infos");  // each needs a BRTI of its own
+    r.checked_count_at(0, f.texture_count, kInfoSize,
+                       "texture infos");  // each needs a BRTI of its own
     for (std::uint32_t i = 0; i < f.texture_count; ++i) {
       const std::uint64_t p = pointer_at(r, f.infos_at + 8 * i);
-      if (!p) fail(code::bad_offset, "texture " + std::to_string(i) + " pointer is null", f.infos_at + 8 * i);
+      if (!p)
+        fail(code::bad_offset, "texture " + std::to_string(i) + " pointer is null",
+             f.infos_at + 8 * i);
       f.textures.push_back(parse_info(r, static_cast<std::uint32_t>(p)));
     }
   }
   if (f.data_block_at) {
     byte_reader d = r.peek(f.data_block_at);
-    if (d.remaining() < 0x10 || d.fixed_string(4) != "BRTD") fail(code::bad_magic, "expected 'BRTD' at the data-block pointer", f.data_block_at);
+    if (d.remaining() < 0x10 || d.fixed_string(4) != "BRTD")
+      fail(code::bad_magic, "expected 'BRTD' at the data-block pointer", f.data_block_at);
     f.data_next = d.u32();
     f.data_size = d.u32();
   }
   if (f.relocation_at) {
     if (f.relocation_at >= f.image.size())
-      fail(code::bad_offset, "relocation table offset " + hex(f.relocation_at) + " lies outside the BNTX", 0x18);
+      fail(code::bad_offset,
+           "relocation table offset " + hex(f.relocation_at) + " lies outside the BNTX", 0x18);
     parse_relocations(r, f);
   }
   return f;
@@ -317,7 +349,8 @@ std::vector<std::uint8_t> serialise_bntx(const bntx_file& f) {
     u64(a + 0x88, t.view_region_at);
     u64(a + 0x90, t.descriptor_slot);
     u64(a + 0x98, t.user_data_dict_at);
-    for (std::uint32_t k = 0; k < t.mip_offsets.size(); ++k) u64(t.mips_at + 8 * k, t.mip_offsets[k]);
+    for (std::uint32_t k = 0; k < t.mip_offsets.size(); ++k)
+      u64(t.mips_at + 8 * k, t.mip_offsets[k]);
   }
   if (f.data_block_at) {
     p.magic(static_cast<std::uint32_t>(f.data_block_at), "BRTD");
@@ -366,18 +399,30 @@ std::optional<format_info> describe(std::uint32_t format) {
   const bool srgb = variant == 6, snorm = variant == 2;
   if (variant != 1 && variant != 2 && variant != 6) return std::nullopt;
   switch (type) {
-    case 0x02: return format_info{kind::r8, 1, false, srgb, snorm};
-    case 0x07: return format_info{kind::r5g6b5, 2, false, srgb, snorm};
-    case 0x09: return format_info{kind::r8g8, 2, false, srgb, snorm};
-    case 0x0B: return format_info{kind::rgba8, 4, false, srgb, snorm};
-    case 0x0C: return format_info{kind::bgra8, 4, false, srgb, snorm};
-    case 0x1A: return format_info{kind::bc1, 8, true, srgb, false};
-    case 0x1B: return format_info{kind::bc2, 16, true, srgb, false};
-    case 0x1C: return format_info{kind::bc3, 16, true, srgb, false};
-    case 0x1D: return format_info{kind::bc4, 8, true, false, snorm};
-    case 0x1E: return format_info{kind::bc5, 16, true, false, snorm};
-    case 0x20: return format_info{kind::bc7, 16, true, srgb, false};
-    default: return std::nullopt;
+    case 0x02:
+      return format_info{kind::r8, 1, false, srgb, snorm};
+    case 0x07:
+      return format_info{kind::r5g6b5, 2, false, srgb, snorm};
+    case 0x09:
+      return format_info{kind::r8g8, 2, false, srgb, snorm};
+    case 0x0B:
+      return format_info{kind::rgba8, 4, false, srgb, snorm};
+    case 0x0C:
+      return format_info{kind::bgra8, 4, false, srgb, snorm};
+    case 0x1A:
+      return format_info{kind::bc1, 8, true, srgb, false};
+    case 0x1B:
+      return format_info{kind::bc2, 16, true, srgb, false};
+    case 0x1C:
+      return format_info{kind::bc3, 16, true, srgb, false};
+    case 0x1D:
+      return format_info{kind::bc4, 8, true, false, snorm};
+    case 0x1E:
+      return format_info{kind::bc5, 16, true, false, snorm};
+    case 0x20:
+      return format_info{kind::bc7, 16, true, srgb, false};
+    default:
+      return std::nullopt;
   }
 }
 
@@ -418,41 +463,80 @@ std::uint8_t expand(std::uint32_t v, int bits) {
 
 // One element -> its pixels (1, or 16 for a block) as R, G, B, A before the channel selector.
 void decode_element(const format_info& fi, const std::uint8_t* e, std::uint8_t out[64]) {
-  auto u = [&](std::uint8_t v) { return fi.snorm ? snorm_to_unorm(static_cast<std::int8_t>(v)) : v; };
+  auto u = [&](std::uint8_t v) {
+    return fi.snorm ? snorm_to_unorm(static_cast<std::int8_t>(v)) : v;
+  };
   switch (fi.k) {
-    case kind::r8: out[0] = u(e[0]), out[1] = 0, out[2] = 0, out[3] = 255; return;
-    case kind::r8g8: out[0] = u(e[0]), out[1] = u(e[1]), out[2] = 0, out[3] = 255; return;
-    case kind::r5g6b5: {
+    case kind::r8:
+      out[0] = u(e[0]), out[1] = 0, out[2] = 0, out[3] = 255;
+      return;
+    case kind::r8g8:
+      out[0] = u(e[0]), out[1] = u(e[1]), out[2] = 0, out[3] = 255;
+      return;
+    case kind::r5g6b5: {  // red in the high bits (Switch-Toolbox reads it as DXGI B5G6R5)
       const std::uint32_t v = e[0] | (std::uint32_t{e[1]} << 8);
-      out[0] = expand(v & 31u, 5), out[1] = expand((v >> 5) & 63u, 6), out[2] = expand(v >> 11, 5), out[3] = 255;
+      out[0] = expand(v >> 11, 5), out[1] = expand((v >> 5) & 63u, 6), out[2] = expand(v & 31u, 5),
+      out[3] = 255;
       return;
     }
-    case kind::rgba8: for (int c = 0; c < 4; ++c) out[c] = u(e[c]); return;
-    case kind::bgra8: out[0] = e[2], out[1] = e[1], out[2] = e[0], out[3] = e[3]; return;
-    case kind::bc1: squish::Decompress(out, e, squish::kDxt1); return;
-    case kind::bc2: squish::Decompress(out, e, squish::kDxt3); return;
-    case kind::bc3: squish::Decompress(out, e, squish::kDxt5); return;
-    case kind::bc7: core::image::decode_bc7_block(e, out, 16); return;
+    case kind::rgba8:
+      for (int c = 0; c < 4; ++c) out[c] = u(e[c]);
+      return;
+    case kind::bgra8:
+      out[0] = e[2], out[1] = e[1], out[2] = e[0], out[3] = e[3];
+      return;
+    case kind::bc1:
+      squish::Decompress(out, e, squish::kDxt1);
+      return;
+    case kind::bc2:
+      squish::Decompress(out, e, squish::kDxt3);
+      return;
+    case kind::bc3:
+      squish::Decompress(out, e, squish::kDxt5);
+      return;
+    case kind::bc7:
+      core::image::decode_bc7_block(e, out, 16);
+      return;
     case kind::bc4:
     case kind::bc5: {
       std::uint8_t ch[2][16]{};
       decode_bc4_channel(e, fi.snorm, ch[0]);
       if (fi.k == kind::bc5) decode_bc4_channel(e + 8, fi.snorm, ch[1]);
-      for (int i = 0; i < 16; ++i) out[4 * i] = ch[0][i], out[4 * i + 1] = ch[1][i], out[4 * i + 2] = 0, out[4 * i + 3] = 255;
+      for (int i = 0; i < 16; ++i)
+        out[4 * i] = ch[0][i], out[4 * i + 1] = ch[1][i], out[4 * i + 2] = 0, out[4 * i + 3] = 255;
       return;
     }
   }
 }
 
-std::uint32_t div_up(std::uint32_t a, std::uint32_t b) { return (a + b - 1) / b; }
+std::uint32_t div_up(std::uint32_t a, std::uint32_t b) {
+  return (a + b - 1) / b;
+}
 
-// One level: deswizzle, decode the elements, apply the channel selector.
-std::vector<std::uint8_t> decode_level(const format_info& fi, const std::array<std::uint8_t, 4>& channels,
-                                       std::span<const std::uint8_t> data, std::uint32_t w, std::uint32_t h,
-                                       std::uint32_t block_height) {
+// Linear (pitch) levels: rows of elements, each row 32-byte aligned (Switch-Toolbox's
+// "round pitch" for NX textures).
+std::uint64_t linear_pitch(std::uint32_t ew, std::uint32_t bytes) {
+  return (std::uint64_t{ew} * bytes + 31) / 32 * 32;
+}
+
+// One level: deswizzle (block_height 0: linear rows), decode the elements, apply the
+// channel selector. `data` holds at least the level's bytes (checked by the caller).
+std::vector<std::uint8_t> decode_level(const format_info& fi,
+                                       const std::array<std::uint8_t, 4>& channels,
+                                       std::span<const std::uint8_t> data, std::uint32_t w,
+                                       std::uint32_t h, std::uint32_t block_height) {
   const std::uint32_t bw = fi.block ? 4 : 1;
   const std::uint32_t ew = div_up(w, bw), eh = div_up(h, bw);
-  const std::vector<std::uint8_t> lin = tegra::deswizzle(data, ew, eh, fi.bytes, block_height);
+  std::vector<std::uint8_t> lin;
+  if (block_height == 0) {
+    const std::uint64_t pitch = linear_pitch(ew, fi.bytes), row = std::uint64_t{ew} * fi.bytes;
+    if (data.size() < pitch * eh) fail(code::truncated, "linear level shorter than its rows");
+    lin.resize(row * eh);
+    for (std::uint32_t y = 0; y < eh; ++y)
+      std::memcpy(lin.data() + y * row, data.data() + y * pitch, row);
+  } else {
+    lin = tegra::deswizzle(data, ew, eh, fi.bytes, block_height);
+  }
   std::vector<std::uint8_t> px(std::size_t{w} * h * 4);
   std::uint8_t tmp[64];
   for (std::uint32_t y = 0; y < eh; ++y)
@@ -471,12 +555,13 @@ std::vector<std::uint8_t> decode_level(const format_info& fi, const std::array<s
   return px;
 }
 
-// The block height (GOBs) of mip level k: the base level's, halved while the level's
-// height in elements fits in half a block (yuzu's AdjustMipBlockSize; for chains that
-// halve each level it equals the readers' running block-height shift).
-std::uint32_t level_block_height(std::uint32_t base, std::uint32_t rows, std::uint32_t level) {
+// The block height (GOBs) of a level: the stored one, halved while the level's height in
+// elements fits in half a block (yuzu's AdjustMipBlockSize; a single-level texture keeps the
+// stored height). For chains whose base block fits the image, the readers' running shift
+// (BNTX-Editor, Switch-Toolbox) gives the same heights.
+std::uint32_t level_block_height(std::uint32_t base, std::uint32_t rows, bool single_level) {
   std::uint32_t bh = base;
-  if (level == 0) return bh;
+  if (single_level) return bh;
   while (bh > 1 && rows <= (bh / 2) * tegra::gob_height) bh /= 2;
   return bh;
 }
@@ -484,15 +569,46 @@ std::uint32_t level_block_height(std::uint32_t base, std::uint32_t rows, std::ui
 }  // namespace
 
 std::string bntx_format_name(std::uint32_t format) {
-  static const std::pair<std::uint32_t, const char*> types[] = {
-      {0x01, "R4_G4"},  {0x02, "R8"},         {0x03, "R4_G4_B4_A4"}, {0x04, "A4_B4_G4_R4"}, {0x05, "R5_G5_B5_A1"},
-      {0x06, "A1_B5_G5_R5"}, {0x07, "R5_G6_B5"}, {0x08, "B5_G6_R5"}, {0x09, "R8_G8"},     {0x0A, "R16"},
-      {0x0B, "R8_G8_B8_A8"}, {0x0C, "B8_G8_R8_A8"}, {0x0D, "R9_G9_B9_E5"}, {0x0E, "R10_G10_B10_A2"},
-      {0x0F, "R11_G11_B10"}, {0x10, "B10_G11_R11"}, {0x11, "R16_G16"}, {0x14, "R16_G16_B16_A16"},
-      {0x18, "R32_G32_B32_A32"}, {0x1A, "BC1"}, {0x1B, "BC2"}, {0x1C, "BC3"}, {0x1D, "BC4"}, {0x1E, "BC5"},
-      {0x1F, "BC6H"}, {0x20, "BC7"}, {0x2D, "ASTC_4x4"}, {0x2E, "ASTC_5x4"}, {0x2F, "ASTC_5x5"}, {0x30, "ASTC_6x5"},
-      {0x31, "ASTC_6x6"}, {0x32, "ASTC_8x5"}, {0x33, "ASTC_8x6"}, {0x34, "ASTC_8x8"}, {0x35, "ASTC_10x5"},
-      {0x36, "ASTC_10x6"}, {0x37, "ASTC_10x8"}, {0x38, "ASTC_10x10"}, {0x39, "ASTC_12x10"}, {0x3A, "ASTC_12x12"}};
+  static const std::pair<std::uint32_t, const char*> types[] = {{0x01, "R4_G4"},
+                                                                {0x02, "R8"},
+                                                                {0x03, "R4_G4_B4_A4"},
+                                                                {0x04, "A4_B4_G4_R4"},
+                                                                {0x05, "R5_G5_B5_A1"},
+                                                                {0x06, "A1_B5_G5_R5"},
+                                                                {0x07, "R5_G6_B5"},
+                                                                {0x08, "B5_G6_R5"},
+                                                                {0x09, "R8_G8"},
+                                                                {0x0A, "R16"},
+                                                                {0x0B, "R8_G8_B8_A8"},
+                                                                {0x0C, "B8_G8_R8_A8"},
+                                                                {0x0D, "R9_G9_B9_E5"},
+                                                                {0x0E, "R10_G10_B10_A2"},
+                                                                {0x0F, "R11_G11_B10"},
+                                                                {0x10, "B10_G11_R11"},
+                                                                {0x11, "R16_G16"},
+                                                                {0x14, "R16_G16_B16_A16"},
+                                                                {0x18, "R32_G32_B32_A32"},
+                                                                {0x1A, "BC1"},
+                                                                {0x1B, "BC2"},
+                                                                {0x1C, "BC3"},
+                                                                {0x1D, "BC4"},
+                                                                {0x1E, "BC5"},
+                                                                {0x1F, "BC6H"},
+                                                                {0x20, "BC7"},
+                                                                {0x2D, "ASTC_4x4"},
+                                                                {0x2E, "ASTC_5x4"},
+                                                                {0x2F, "ASTC_5x5"},
+                                                                {0x30, "ASTC_6x5"},
+                                                                {0x31, "ASTC_6x6"},
+                                                                {0x32, "ASTC_8x5"},
+                                                                {0x33, "ASTC_8x6"},
+                                                                {0x34, "ASTC_8x8"},
+                                                                {0x35, "ASTC_10x5"},
+                                                                {0x36, "ASTC_10x6"},
+                                                                {0x37, "ASTC_10x8"},
+                                                                {0x38, "ASTC_10x10"},
+                                                                {0x39, "ASTC_12x10"},
+                                                                {0x3A, "ASTC_12x12"}};
   static const char* variants[] = {"", "UNORM", "SNORM", "UINT", "SINT", "FLOAT", "SRGB", "DEPTH"};
   std::string t = "0x" + hex(format).substr(2);
   for (const auto& [v, n] : types)
@@ -513,7 +629,8 @@ nlohmann::json bntx_to_json(const bntx_file& f) {
          {"target", f.target},
          {"texture_count", f.texture_count},
          {"data_block", {{"offset", f.data_block_at}, {"size", f.data_size}}},
-         {"string_pool", {{"offset", f.strings_at}, {"size", f.strings_size}, {"count", f.strings_count}}},
+         {"string_pool",
+          {{"offset", f.strings_at}, {"size", f.strings_size}, {"count", f.strings_count}}},
          {"relocation_sections", f.reloc_sections.size()},
          {"relocation_entries", f.reloc_entries.size()}};
   json texs = json::array();
@@ -547,10 +664,15 @@ nlohmann::json bntx_to_json(const bntx_file& f) {
   return j;
 }
 
-std::vector<bntx_texture> decode_bntx(std::span<const std::uint8_t> bytes, const read_context& ctx) {
+std::vector<bntx_texture> decode_bntx(std::span<const std::uint8_t> bytes,
+                                      const read_context& ctx) {
   const bntx_file f = parse_bntx(std::vector<std::uint8_t>(bytes.begin(), bytes.end()));
   std::vector<bntx_texture> out;
   const std::span<const std::uint8_t> img(f.image);
+  // Textures may share a BRTI or image bytes: the decoded output is bounded by the input
+  // (BC1, the densest, gives 8 RGBA bytes per stored byte).
+  const std::uint64_t budget = 16 * std::uint64_t{img.size()} + (16u << 20);
+  std::uint64_t spent = 0;
   for (const bntx_info& t : f.textures) {
     const std::string where = "BNTX texture '" + t.name + "'";
     auto skip = [&](const std::string& why, std::uint64_t at) {
@@ -558,23 +680,42 @@ std::vector<bntx_texture> decode_bntx(std::span<const std::uint8_t> bytes, const
     };
     const auto fi = describe(t.format);
     if (!fi) {
-      skip("format " + bntx_format_name(t.format) + " is not supported (decoded: R8, R8G8, R5G6B5, RGBA8, BGRA8, BC1-BC5, BC7)", t.at + 0x1C);
+      skip("format " + bntx_format_name(t.format) +
+               " is not supported (decoded: R8, R8G8, R5G6B5, RGBA8, BGRA8, BC1-BC5, BC7)",
+           t.at + 0x1C);
       continue;
     }
-    if (t.tile_mode != 0) { skip("linear (pitch) tile mode " + std::to_string(t.tile_mode) + " is not supported", t.at + 0x12); continue; }
-    if (t.sample_count > 1) { skip("multisampled texture", t.at + 0x18); continue; }
-    if (t.depth > 1) { skip("3D texture (depth " + std::to_string(t.depth) + ")", t.at + 0x2C); continue; }
+    if (t.tile_mode > 1) {
+      skip("tile mode " + std::to_string(t.tile_mode) + " is unknown (0 block linear, 1 linear)",
+           t.at + 0x12);
+      continue;
+    }
+    const bool linear = t.tile_mode == 1;
+    if (t.sample_count > 1) {
+      skip("multisampled texture", t.at + 0x18);
+      continue;
+    }
+    if (t.depth > 1) {
+      skip("3D texture (depth " + std::to_string(t.depth) + ")", t.at + 0x2C);
+      continue;
+    }
     if (t.width == 0 || t.height == 0 || t.width > 16384 || t.height > 16384) {
-      skip("size " + std::to_string(t.width) + "x" + std::to_string(t.height) + " is outside 1..16384", t.at + 0x24);
+      skip("size " + std::to_string(t.width) + "x" + std::to_string(t.height) +
+               " is outside 1..16384",
+           t.at + 0x24);
       continue;
     }
-    if (t.block_height_log2() > 5) {
-      skip("block height 2^" + std::to_string(t.block_height_log2()) + " GOBs is over 32", t.at + 0x34);
+    if (!linear && t.block_height_log2() > 5) {
+      skip("block height 2^" + std::to_string(t.block_height_log2()) + " GOBs is over 32",
+           t.at + 0x34);
       continue;
     }
     if (t.array_count > 1 || t.image_dim == 3)
-      ctx.warn(code::w_lossy, where + ": " + (t.image_dim == 3 ? std::string("cube map") : "texture array") + " of " +
-                                  std::to_string(t.array_count) + " layers; only the first layer is converted", t.at + 0x30);
+      ctx.warn(code::w_lossy,
+               where + ": " + (t.image_dim == 3 ? std::string("cube map") : "texture array") +
+                   " of " + std::to_string(t.array_count) +
+                   " layers; only the first layer is converted",
+               t.at + 0x30);
     const std::uint32_t bw = fi->block ? 4 : 1;
     const std::uint32_t base_bh = 1u << t.block_height_log2();
     bntx_texture bt;
@@ -583,26 +724,42 @@ std::vector<bntx_texture> decode_bntx(std::span<const std::uint8_t> bytes, const
     const std::uint32_t levels = t.mip_count;
     for (std::uint32_t k = 0; k < levels; ++k) {
       const std::uint32_t w = std::max(1u, t.width >> k), h = std::max(1u, t.height >> k);
-      const std::uint32_t bh = level_block_height(base_bh, div_up(h, bw), k);
-      const std::uint64_t size = tegra::surface_size(div_up(w, bw), div_up(h, bw), fi->bytes, bh);
+      const std::uint32_t bh = linear ? 0 : level_block_height(base_bh, div_up(h, bw), levels == 1);
+      const std::uint64_t size =
+          linear ? linear_pitch(div_up(w, bw), fi->bytes) * div_up(h, bw)
+                 : tegra::surface_size(div_up(w, bw), div_up(h, bw), fi->bytes, bh);
       const std::uint64_t at = t.mip_offsets[k];
       const std::uint64_t first = t.mip_offsets[0];
       const bool past_image = at < first || at - first + size > t.image_size;
       if (past_image || at + size > img.size()) {
-        const std::string why = "mip level " + std::to_string(k) + " (" + std::to_string(w) + "x" + std::to_string(h) + ", " +
-                                std::to_string(size) + " bytes at " + hex(at) + ") runs past " +
-                                (past_image ? "the texture's " + std::to_string(t.image_size) + "-byte image"
-                                            : "the " + std::to_string(img.size()) + "-byte BNTX");
-        if (k == 0) skip(why, t.mips_at);
-        else ctx.warn(code::w_suspicious_value, where + ": " + why + "; levels from " + std::to_string(k) + " on are skipped", t.mips_at + 8 * k);
+        const std::string why =
+            "mip level " + std::to_string(k) + " (" + std::to_string(w) + "x" + std::to_string(h) +
+            ", " + std::to_string(size) + " bytes at " + hex(at) + ") runs past " +
+            (past_image ? "the texture's " + std::to_string(t.image_size) + "-byte image"
+                        : "the " + std::to_string(img.size()) + "-byte BNTX");
+        if (k == 0)
+          skip(why, t.mips_at);
+        else
+          ctx.warn(code::w_suspicious_value,
+                   where + ": " + why + "; levels from " + std::to_string(k) + " on are skipped",
+                   t.mips_at + 8 * k);
         break;
       }
+      spent += std::uint64_t{w} * h * 4;
+      if (spent > budget)
+        fail(code::limit_exceeded,
+             "decoded textures exceed " + std::to_string(budget) +
+                 " bytes, 16 times the BNTX's size (do textures share data?)",
+             t.at);
       std::vector<std::uint8_t> px;
       try {
         px = decode_level(*fi, t.channels, img.subspan(at, size), w, h, bh);
       } catch (const core::failure& e) {
-        if (k == 0) skip(e.error().message, at);
-        else ctx.warn(code::w_suspicious_value, where + ": mip level " + std::to_string(k) + ": " + e.error().message, at);
+        if (k == 0)
+          skip(e.error().message, at);
+        else
+          ctx.warn(code::w_suspicious_value,
+                   where + ": mip level " + std::to_string(k) + ": " + e.error().message, at);
         break;
       }
       if (k == 0) {
@@ -614,8 +771,11 @@ std::vector<bntx_texture> decode_bntx(std::span<const std::uint8_t> bytes, const
     if (bt.tex.rgba.empty()) continue;
     bt.tex.wrap_s = bt.tex.wrap_t = texture_wrap::repeat;
     bt.tex.mag_filter = bt.tex.min_filter = texture_filter::linear;
-    bt.tex.extras = {{"bntx_format", bntx_format_name(t.format)}, {"srgb", fi->srgb}, {"mip_count", t.mip_count},
+    bt.tex.extras = {{"bntx_format", bntx_format_name(t.format)},
+                     {"srgb", fi->srgb},
+                     {"mip_count", t.mip_count},
                      {"block_height_log2", t.block_height_log2()},
+                     {"tile_mode", linear ? "linear" : "block_linear"},
                      {"channels", {t.channels[0], t.channels[1], t.channels[2], t.channels[3]}}};
     if (t.mip_count > 1) bt.tex.extras["mips_decoded"] = bt.tex.mips.size();
     out.push_back(std::move(bt));
@@ -625,7 +785,8 @@ std::vector<bntx_texture> decode_bntx(std::span<const std::uint8_t> bytes, const
 
 void to_gltf_texture(rigrip::texture& t, bool colour, bool normal) {
   const bool srgb = t.extras.is_object() && t.extras.value("srgb", false);
-  const std::string fmt = t.extras.is_object() ? t.extras.value("bntx_format", std::string()) : std::string();
+  const std::string fmt =
+      t.extras.is_object() ? t.extras.value("bntx_format", std::string()) : std::string();
   const bool two_channel = fmt.rfind("BC5", 0) == 0 || fmt.rfind("R8_G8_", 0) == 0;
   const bool encode = colour && !srgb;
   const bool rebuild_z = normal && two_channel;
@@ -640,7 +801,8 @@ void to_gltf_texture(rigrip::texture& t, bool colour, bool normal) {
     if (rebuild_z)
       for (std::size_t i = 0; i + 3 < px.size(); i += 4) {
         const double x = px[i] / 127.5 - 1, y = px[i + 1] / 127.5 - 1;
-        px[i + 2] = static_cast<std::uint8_t>(std::lround((std::sqrt(std::max(0.0, 1 - x * x - y * y)) + 1) * 127.5));
+        px[i + 2] = static_cast<std::uint8_t>(
+            std::lround((std::sqrt(std::max(0.0, 1 - x * x - y * y)) + 1) * 127.5));
         px[i + 3] = 255;
       }
   };
@@ -654,17 +816,28 @@ namespace {
 bool has(const std::string& n, const char* a, const char* b) {
   return n.find(a) != std::string::npos || n.find(b) != std::string::npos;
 }
+// An embedded file's bytes (its range is checked by the FRES reader). A BNTX whose own file
+// size is smaller than the entry (padding after it) is cut to that size.
 std::span<const std::uint8_t> embedded_bytes(const file& f, const external_file& e) {
-  return std::span<const std::uint8_t>(f.image).subspan(e.data_at, e.size);  // checked by the FRES reader
+  auto b = std::span<const std::uint8_t>(f.image).subspan(e.data_at, e.size);
+  if (is_bntx(b) && b.size() >= kHeaderSize) {
+    const std::uint32_t own =
+        b[0x1C] | (b[0x1D] << 8) | (b[0x1E] << 16) | (std::uint32_t{b[0x1F]} << 24);
+    if (own >= kHeaderSize && own < b.size()) b = b.first(own);
+  }
+  return b;
 }
 }  // namespace
 
 void add_bntx_textures(std::vector<bntx_texture> textures, const std::string& source, scene& s) {
   for (auto& t : textures) {
-    const bool colour = has(t.name, "_Alb", "_alb") || has(t.name, "_Emm", "_emm") || has(t.name, "_Emi", "_emi");
+    const bool colour =
+        has(t.name, "_Alb", "_alb") || has(t.name, "_Emm", "_emm") || has(t.name, "_Emi", "_emi");
     const bool normal = has(t.name, "_Nrm", "_nrm");
     to_gltf_texture(t.tex, colour, normal);
-    t.tex.extras["role"] = colour ? (has(t.name, "_Alb", "_alb") ? "albedo" : "emission") : normal ? "normal" : "other";
+    t.tex.extras["role"] = colour   ? (has(t.name, "_Alb", "_alb") ? "albedo" : "emission")
+                           : normal ? "normal"
+                                    : "other";
     t.tex.extras["source_file"] = source;
     s.textures.push_back(std::move(t.tex));
   }
@@ -676,7 +849,8 @@ scene bntx_scene(std::span<const std::uint8_t> bytes, const read_context& ctx) {
   const bntx_file f = parse_bntx(std::vector<std::uint8_t>(bytes.begin(), bytes.end()));
   s.metadata = {{"bntx_version", f.version}, {"name", f.name}, {"texture_count", f.texture_count}};
   std::string source = ctx.path;
-  if (const auto slash = source.find_last_of("/\\"); slash != std::string::npos) source = source.substr(slash + 1);
+  if (const auto slash = source.find_last_of("/\\"); slash != std::string::npos)
+    source = source.substr(slash + 1);
   add_bntx_textures(decode_bntx(bytes, ctx), source, s);
   return s;
 }
@@ -687,20 +861,28 @@ std::size_t add_embedded_bntx(const file& f, const read_context& ctx, scene& s) 
     const auto bytes = embedded_bytes(f, e);
     if (!is_bntx(bytes)) continue;
     ++n;
+    // The BNTX's own offsets count from its first byte: warnings are re-based on the FRES.
+    diagnostics inner;
+    read_context sub = ctx;
+    sub.diags = &inner;
+    const std::string where = "embedded '" + e.name + "' (at " + hex(e.data_at) + "): ";
     try {
-      add_bntx_textures(decode_bntx(bytes, ctx), e.name, s);
+      add_bntx_textures(decode_bntx(bytes, sub), e.name, s);
     } catch (const core::failure& err) {
-      ctx.warn(code::w_unsupported_part, "embedded '" + e.name + "' (at " + hex(e.data_at) + "): " + err.error().message +
-                                             " (offset " + hex(err.error().offset) + " in it); its textures are skipped",
-               e.data_at + (err.error().offset == no_offset ? 0 : err.error().offset));
+      const std::uint64_t at = err.error().offset;
+      ctx.warn(code::w_unsupported_part, where + err.error().message + "; its textures are skipped",
+               at == no_offset ? e.data_at : e.data_at + at);
     }
+    for (const auto& w : inner.warnings)
+      ctx.warn(w.code, where + w.message, w.offset == no_offset ? w.offset : e.data_at + w.offset);
   }
   return n;
 }
 
 nlohmann::json embedded_bntx_json(const file& f, const external_file& e) {
   try {
-    return bntx_to_json(parse_bntx(std::vector<std::uint8_t>(embedded_bytes(f, e).begin(), embedded_bytes(f, e).end())));
+    return bntx_to_json(parse_bntx(
+        std::vector<std::uint8_t>(embedded_bytes(f, e).begin(), embedded_bytes(f, e).end())));
   } catch (const core::failure& err) {
     return {{"error", err.error().message}, {"error_offset", err.error().offset}};
   }

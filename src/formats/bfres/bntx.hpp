@@ -26,15 +26,18 @@ struct bntx_info {
   std::uint16_t tile_mode = 0;  // 0 optimal (block linear), 1 linear (pitch)
   std::uint16_t swizzle = 0, mip_count = 0;
   std::uint32_t sample_count = 0;
-  std::uint32_t format = 0;  // nn::gfx ImageFormat: type << 8 | variant (1 unorm, 2 snorm, 5 float, 6 sRGB)
+  std::uint32_t format =
+      0;  // nn::gfx ImageFormat: type << 8 | variant (1 unorm, 2 snorm, 5 float, 6 sRGB)
   std::uint32_t access_flags = 0;
   std::uint32_t width = 0, height = 0, depth = 0, array_count = 0;
   std::uint32_t layout = 0, layout2 = 0;  // layout bits 0-2: block height log2 (GOBs)
   std::uint32_t image_size = 0, alignment = 0;
-  std::array<std::uint8_t, 4> channels{};  // source of R, G, B, A: 0 zero, 1 one, 2 red, 3 green, 4 blue, 5 alpha
-  std::uint8_t image_dim = 0;              // 0 1D, 1 2D, 2 3D, 3 cube, 4 1D array, 5 2D array, ...
+  std::array<std::uint8_t, 4>
+      channels{};  // source of R, G, B, A: 0 zero, 1 one, 2 red, 3 green, 4 blue, 5 alpha
+  std::uint8_t image_dim = 0;  // 0 1D, 1 2D, 2 3D, 3 cube, 4 1D array, 5 2D array, ...
   std::uint64_t name_at = 0, parent_at = 0, mips_at = 0, user_data_at = 0;
-  std::uint64_t texture_region_at = 0, view_region_at = 0, descriptor_slot = 0, user_data_dict_at = 0;
+  std::uint64_t texture_region_at = 0, view_region_at = 0, descriptor_slot = 0,
+                user_data_dict_at = 0;
   std::string name;
   std::vector<std::uint64_t> mip_offsets;  // absolute, one per mip level
   [[nodiscard]] std::uint32_t block_height_log2() const { return layout & 7; }
@@ -90,10 +93,11 @@ struct bntx_texture {
   rigrip::texture tex;  // decoded RGBA8 (+ mips); extras: bntx_format, srgb, ...
 };
 // Parses a BNTX container and decodes every texture. Throws core::failure on damage that
-// makes the container unreadable; a texture whose format cannot be decoded is skipped with a warning.
-// Pixels are the decoded texel values after the channel selector: a linear-format colour
+// makes the container unreadable; a texture whose format cannot be decoded is skipped with a
+// warning. Pixels are the decoded texel values after the channel selector: a linear-format colour
 // map is not converted to sRGB here (extras "srgb" says which it is; see to_gltf_texture).
-[[nodiscard]] std::vector<bntx_texture> decode_bntx(std::span<const std::uint8_t> bytes, const read_context& ctx);
+[[nodiscard]] std::vector<bntx_texture> decode_bntx(std::span<const std::uint8_t> bytes,
+                                                    const read_context& ctx);
 
 // Readies a decoded texture for glTF by its use, as the Wii U path does: a colour map
 // (albedo / emission) of a linear format is encoded to sRGB; a two-channel normal map
