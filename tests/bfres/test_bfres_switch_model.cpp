@@ -352,6 +352,14 @@ TEST(SwitchModelTextures, EmbeddedBntxGivesTheMaterialItsTexture) {
   if (errors >= 0) EXPECT_EQ(errors, 0) << report;
 }
 
+TEST(SwitchModelTextures, EmbeddedBntxPaddedPastItsOwnSize) {
+  auto bntx = albedo_bntx();
+  bntx.resize(bntx.size() + 0x40, 0);  // the embedded entry is longer than the BNTX
+  const auto d = build_switch_model(sample_model(), 0x00050003, {{"textures.bntx", bntx}});
+  diagnostics diags;
+  expect_red_albedo(read_ok(d, "Sample.bfres", diags));
+}
+
 TEST(SwitchModelTextures, SiblingTextureFileAndBareBntx) {
   const std::string dir = test::out_path("bfres/switch_model_sibling");
   std::filesystem::create_directories(dir);

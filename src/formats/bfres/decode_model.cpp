@@ -409,9 +409,15 @@ struct texture_builder {
     for (const auto& [fp, path] : sources) {
       if (fp->plat != platform::switch_) continue;
       for (const auto& e : fp->external_files) {
-        const auto bytes = std::span<const std::uint8_t>(fp->image).subspan(static_cast<std::size_t>(e.data_at),
-                                                                           static_cast<std::size_t>(e.size));
+        auto bytes = std::span<const std::uint8_t>(fp->image).subspan(static_cast<std::size_t>(e.data_at),
+                                                                     static_cast<std::size_t>(e.size));
         if (!is_bntx(bytes)) continue;
+        // An entry padded past the BNTX's own file size (u32 at 0x1C) is cut to it, as
+        // add_embedded_bntx does for texture files.
+        if (bytes.size() >= 0x20) {
+          const std::uint32_t own = bytes[0x1C] | (bytes[0x1D] << 8) | (bytes[0x1E] << 16) | (std::uint32_t{bytes[0x1F]} << 24);
+          if (own >= 0x20 && own < bytes.size()) bytes = bytes.first(own);
+        }
         try {
           for (auto& t : decode_bntx(bytes, ctx)) nx.emplace_back(std::move(t), std::filesystem::path(path).filename().string());
         } catch (const core::failure& err) {
