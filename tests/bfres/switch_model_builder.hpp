@@ -25,15 +25,24 @@ struct afmt_info {
 };
 inline afmt_info info(afmt f) {
   switch (f) {
-    case afmt::f32x3: return {0x811, 0x1805, 12};
-    case afmt::f32x2: return {0x80D, 0x1705, 8};
-    case afmt::snorm10_10_10_2: return {0x20B, 0x0E02, 4};
-    case afmt::unorm16x2: return {0x007, 0x1201, 4};
-    case afmt::f16x2: return {0x808, 0x1205, 4};
-    case afmt::u8x4: return {0x10A, 0x0B03, 4};
-    case afmt::unorm8x4: return {0x00A, 0x0B01, 4};
-    case afmt::snorm8x4: return {0x20A, 0x0B02, 4};
-    case afmt::u8x1: return {0x100, 0x0203, 1};
+    case afmt::f32x3:
+      return {0x811, 0x1805, 12};
+    case afmt::f32x2:
+      return {0x80D, 0x1705, 8};
+    case afmt::snorm10_10_10_2:
+      return {0x20B, 0x0E02, 4};
+    case afmt::unorm16x2:
+      return {0x007, 0x1201, 4};
+    case afmt::f16x2:
+      return {0x808, 0x1205, 4};
+    case afmt::u8x4:
+      return {0x10A, 0x0B03, 4};
+    case afmt::unorm8x4:
+      return {0x00A, 0x0B01, 4};
+    case afmt::snorm8x4:
+      return {0x20A, 0x0B02, 4};
+    case afmt::u8x1:
+      return {0x100, 0x0203, 1};
   }
   return {0, 0, 0};
 }
@@ -62,24 +71,41 @@ inline std::vector<std::uint8_t> encode(afmt f, const std::array<float, 4>& v, b
     put(x, 4);
   };
   switch (f) {
-    case afmt::f32x3: f32(v[0]), f32(v[1]), f32(v[2]); break;
-    case afmt::f32x2: f32(v[0]), f32(v[1]); break;
+    case afmt::f32x3:
+      f32(v[0]), f32(v[1]), f32(v[2]);
+      break;
+    case afmt::f32x2:
+      f32(v[0]), f32(v[1]);
+      break;
     case afmt::snorm10_10_10_2: {
       std::uint32_t w = 0;
       for (int i = 0; i < 3; ++i)
-        w |= (std::uint32_t(std::int32_t(std::lround(v[std::size_t(i)] * 511.0f))) & 0x3FFu) << (10 * i);
+        w |= (std::uint32_t(std::int32_t(std::lround(v[std::size_t(i)] * 511.0f))) & 0x3FFu)
+             << (10 * i);
       w |= (std::uint32_t(std::lround(v[3] * 3.0f)) & 3u) << 30;
       put(w, 4);
       break;
     }
-    case afmt::unorm16x2: put(std::uint32_t(std::lround(v[0] * 65535.0f)), 2), put(std::uint32_t(std::lround(v[1] * 65535.0f)), 2); break;
-    case afmt::f16x2: put(to_half(v[0]), 2), put(to_half(v[1]), 2); break;
-    case afmt::u8x4: for (int i = 0; i < 4; ++i) put(std::uint32_t(v[std::size_t(i)]), 1); break;
-    case afmt::unorm8x4: for (int i = 0; i < 4; ++i) put(std::uint32_t(std::lround(v[std::size_t(i)] * 255.0f)), 1); break;
-    case afmt::snorm8x4:
-      for (int i = 0; i < 4; ++i) put(std::uint32_t(std::int32_t(std::lround(v[std::size_t(i)] * 127.0f))) & 0xFFu, 1);
+    case afmt::unorm16x2:
+      put(std::uint32_t(std::lround(v[0] * 65535.0f)), 2),
+          put(std::uint32_t(std::lround(v[1] * 65535.0f)), 2);
       break;
-    case afmt::u8x1: put(std::uint32_t(v[0]), 1); break;
+    case afmt::f16x2:
+      put(to_half(v[0]), 2), put(to_half(v[1]), 2);
+      break;
+    case afmt::u8x4:
+      for (int i = 0; i < 4; ++i) put(std::uint32_t(v[std::size_t(i)]), 1);
+      break;
+    case afmt::unorm8x4:
+      for (int i = 0; i < 4; ++i) put(std::uint32_t(std::lround(v[std::size_t(i)] * 255.0f)), 1);
+      break;
+    case afmt::snorm8x4:
+      for (int i = 0; i < 4; ++i)
+        put(std::uint32_t(std::int32_t(std::lround(v[std::size_t(i)] * 127.0f))) & 0xFFu, 1);
+      break;
+    case afmt::u8x1:
+      put(std::uint32_t(v[0]), 1);
+      break;
   }
   return out;
 }
@@ -97,7 +123,9 @@ struct t_shape {
   std::vector<t_attr> attrs;
   std::vector<std::uint32_t> indices;  // a triangle list
   bool index32 = false;
-  [[nodiscard]] std::uint32_t vertex_count() const { return attrs.empty() ? 0 : std::uint32_t(attrs[0].values.size()); }
+  [[nodiscard]] std::uint32_t vertex_count() const {
+    return attrs.empty() ? 0 : std::uint32_t(attrs[0].values.size());
+  }
 };
 struct t_texture {
   std::string sampler, texture;  // e.g. _a0, Body_Alb
@@ -126,8 +154,8 @@ struct t_model {
 
 // One vertex buffer per shape; each buffer interleaves its attributes in order.
 struct buffer_layout {
-  std::vector<std::uint32_t> stride;           // per buffer
-  std::vector<std::uint32_t> offset;           // per attribute
+  std::vector<std::uint32_t> stride;            // per buffer
+  std::vector<std::uint32_t> offset;            // per attribute
   std::vector<std::vector<std::uint8_t>> data;  // per buffer
 };
 inline buffer_layout lay_out(const t_shape& s, bool big) {
@@ -170,7 +198,11 @@ struct le_writer {
   void u16(std::uint16_t v) { u8(std::uint8_t(v)), u8(std::uint8_t(v >> 8)); }
   void u32(std::uint32_t v) { u16(std::uint16_t(v)), u16(std::uint16_t(v >> 16)); }
   void u64(std::uint64_t v) { u32(std::uint32_t(v)), u32(std::uint32_t(v >> 32)); }
-  void f32(float v) { std::uint32_t x; std::memcpy(&x, &v, 4); u32(x); }
+  void f32(float v) {
+    std::uint32_t x;
+    std::memcpy(&x, &v, 4);
+    u32(x);
+  }
   void raw(const char* s) { b.insert(b.end(), s, s + std::strlen(s)); }
   void bytes(const std::vector<std::uint8_t>& v) { b.insert(b.end(), v.begin(), v.end()); }
   void ptr(const std::string& label) {
@@ -182,8 +214,12 @@ struct le_writer {
     ptr("s:" + s);
   }
   void mark(const std::string& l) { labels[l] = b.size(); }
-  void pad_to(std::size_t n) { while (b.size() < n) u8(0); }
-  void align(std::size_t a) { while (b.size() % a) u8(0); }
+  void pad_to(std::size_t n) {
+    while (b.size() < n) u8(0);
+  }
+  void align(std::size_t a) {
+    while (b.size() % a) u8(0);
+  }
   void strings() {  // u16 length, characters, NUL, aligned to 2
     for (auto& [l, s] : strs) {
       align(2);
@@ -206,7 +242,8 @@ struct le_writer {
       u32(0), u16(1), u16(1), name(names[0]);
       return;
     }
-    for (std::size_t i = 0; i < names.size(); ++i) u32(0), u16(0), u16(std::uint16_t(i + 1)), name(names[i]);
+    for (std::size_t i = 0; i < names.size(); ++i)
+      u32(0), u16(0), u16(std::uint16_t(i + 1)), name(names[i]);
   }
   void finish() {
     for (auto& [at, l] : fixups) {
@@ -230,7 +267,8 @@ struct t_const_anim {
 };
 
 // `version` 0x000X0000 | patch: X = 5..10 picks the layout.
-inline std::vector<std::uint8_t> build_switch_model(const t_model& m, std::uint32_t version = 0x00050003,
+inline std::vector<std::uint8_t> build_switch_model(const t_model& m,
+                                                    std::uint32_t version = 0x00050003,
                                                     const std::vector<t_embedded>& embedded = {},
                                                     const std::vector<t_const_anim>& anims = {}) {
   const std::uint32_t minor = (version >> 16) & 0xFF;
@@ -241,38 +279,52 @@ inline std::vector<std::uint8_t> build_switch_model(const t_model& m, std::uint3
   w.raw("FRES    ");
   w.u32(version);
   w.u8(0xFF), w.u8(0xFE), w.u8(3), w.u8(0);
-  w.u32(0), w.u16(0), w.u16(std::uint16_t(header_size)), w.u32(0), w.u32(0);  // name chars, file size: patched
+  w.u32(0), w.u16(0), w.u16(std::uint16_t(header_size)), w.u32(0),
+      w.u32(0);  // name chars, file size: patched
   w.name(m.name);
   w.ptr("fmdl"), w.ptr("mdict");
-  if (v9) for (int i = 0; i < 4; ++i) w.u64(0);
+  if (v9)
+    for (int i = 0; i < 4; ++i) w.u64(0);
   w.ptr(anims.empty() ? "" : "fska"), w.ptr(anims.empty() ? "" : "fskadict");
   for (int i = 0; i < 8; ++i) w.u64(0);  // other animation arrays and dictionaries
-  w.u64(0);                               // memory pool
+  w.u64(0);                              // memory pool
   w.ptr("bufinfo");
-  w.ptr(embedded.empty() ? "" : "ext"), w.ptr(embedded.empty() ? "" : "extdict"), w.u64(0), w.u64(0);  // + reserved, string table
+  w.ptr(embedded.empty() ? "" : "ext"), w.ptr(embedded.empty() ? "" : "extdict"), w.u64(0),
+      w.u64(0);  // + reserved, string table
   w.u32(0);
   w.u16(1);
   if (v9) w.u16(0), w.u16(0);
-  for (int i = 0; i < 6; ++i) w.u16(i == 5 ? std::uint16_t(embedded.size()) : i == 0 ? std::uint16_t(anims.size()) : 0);
+  for (int i = 0; i < 6; ++i)
+    w.u16(i == 5 ? std::uint16_t(embedded.size()) : i == 0 ? std::uint16_t(anims.size()) : 0);
   w.pad_to(header_size);
-  auto block = [&](const char* magic, std::uint32_t flags) {  // magic, then flags (0.9+) or a block header
+  auto block = [&](const char* magic,
+                   std::uint32_t flags) {  // magic, then flags (0.9+) or a block header
     w.raw(magic);
-    if (v9) w.u32(flags);
-    else w.u32(0), w.u64(0);
+    if (v9)
+      w.u32(flags);
+    else
+      w.u32(0), w.u64(0);
   };
-  const std::size_t vtx_size = v9 ? 0x58 : 0x60, shp_size = v9 ? 0x60 : 0x70, mat_size = v10 ? 0xB0 : v9 ? 0xA8 : 0xB8;
+  const std::size_t vtx_size = v9 ? 0x58 : 0x60, shp_size = v9 ? 0x60 : 0x70,
+                    mat_size = v10  ? 0xB0
+                               : v9 ? 0xA8
+                                    : 0xB8;
   const std::size_t bone_reserved = minor >= 10 ? 8 : minor >= 8 ? 16 : 0;
   // Model.
   std::size_t start = w.pos();
   w.mark("fmdl");
   block("FMDL", 0);
-  w.name(m.name), w.name(""), w.ptr(m.bones.empty() ? "" : "fskl"), w.ptr("fvtx"), w.ptr("fshp"), w.ptr("sdict"),
-      w.ptr(m.materials.empty() ? "" : "fmat"), w.ptr(m.materials.empty() ? "" : "matdict");
-  if (v9) w.u64(0);  // shader assigns
+  w.name(m.name), w.name(""), w.ptr(m.bones.empty() ? "" : "fskl"), w.ptr("fvtx"), w.ptr("fshp"),
+      w.ptr("sdict"), w.ptr(m.materials.empty() ? "" : "fmat"),
+      w.ptr(m.materials.empty() ? "" : "matdict");
+  if (v9) w.u64(0);              // shader assigns
   w.u64(0), w.u64(0), w.u64(0);  // user data, dictionary, user pointer
-  w.u16(std::uint16_t(m.shapes.size())), w.u16(std::uint16_t(m.shapes.size())), w.u16(std::uint16_t(m.materials.size()));
-  if (v9) w.u16(0), w.u16(0);
-  else w.u16(0), w.u32(0);
+  w.u16(std::uint16_t(m.shapes.size())), w.u16(std::uint16_t(m.shapes.size())),
+      w.u16(std::uint16_t(m.materials.size()));
+  if (v9)
+    w.u16(0), w.u16(0);
+  else
+    w.u16(0), w.u32(0);
   w.pad_to(start + 0x78);
   // Vertex buffers: one per shape.
   w.align(8);
@@ -302,9 +354,11 @@ inline std::vector<std::uint8_t> build_switch_model(const t_model& m, std::uint3
     start = w.pos();
     w.mark("fvtx" + std::to_string(i));
     block("FVTX", 0);
-    w.ptr(V + "attr"), w.ptr(V + "adict"), w.u64(0), w.u64(0), w.u64(0), w.ptr(V + "size"), w.ptr(V + "stride"), w.u64(0);
+    w.ptr(V + "attr"), w.ptr(V + "adict"), w.u64(0), w.u64(0), w.u64(0), w.ptr(V + "size"),
+        w.ptr(V + "stride"), w.u64(0);
     w.u32(vb_rel[i]);
-    w.u8(std::uint8_t(s.attrs.size())), w.u8(std::uint8_t(lays[i].data.size())), w.u16(std::uint16_t(i));
+    w.u8(std::uint8_t(s.attrs.size())), w.u8(std::uint8_t(lays[i].data.size())),
+        w.u16(std::uint16_t(i));
     w.u32(s.vertex_count()), w.u32(s.skin);
     w.pad_to(start + vtx_size);
   }
@@ -316,8 +370,8 @@ inline std::vector<std::uint8_t> build_switch_model(const t_model& m, std::uint3
     const std::string S = "s" + std::to_string(i);
     start = w.pos();
     block("FSHP", 2);
-    w.name(s.name), w.ptr("fvtx" + std::to_string(i)), w.ptr(S + "mesh"), w.ptr(S + "skin"), w.u64(0), w.u64(0), w.u64(0),
-        w.ptr(S + "radius"), w.u64(0);
+    w.name(s.name), w.ptr("fvtx" + std::to_string(i)), w.ptr(S + "mesh"), w.ptr(S + "skin"),
+        w.u64(0), w.u64(0), w.u64(0), w.ptr(S + "radius"), w.u64(0);
     if (!v9) w.u32(2);
     w.u16(std::uint16_t(i)), w.u16(s.material), w.u16(s.bone), w.u16(std::uint16_t(i)), w.u16(1);
     w.u8(s.skin), w.u8(1), w.u8(0), w.u8(0);
@@ -336,13 +390,17 @@ inline std::vector<std::uint8_t> build_switch_model(const t_model& m, std::uint3
     block("FMAT", 1);
     w.name(mt.name);
     if (v10) {
-      w.ptr(M + "info"), w.u64(0), w.ptr(nt ? M + "tex" : ""), w.u64(0), w.ptr(nt ? M + "smp" : ""), w.ptr(nt ? M + "sdict" : "");
-      for (int k = 0; k < 12; ++k) w.u64(0);  // render info tables, parameters, user data, flags, slots
+      w.ptr(M + "info"), w.u64(0), w.ptr(nt ? M + "tex" : ""), w.u64(0), w.ptr(nt ? M + "smp" : ""),
+          w.ptr(nt ? M + "sdict" : "");
+      for (int k = 0; k < 12; ++k)
+        w.u64(0);  // render info tables, parameters, user data, flags, slots
       w.u16(std::uint16_t(i)), w.u8(nt), w.u8(nt);
     } else {
-      w.ptr(M + "ri"), w.ptr(M + "ridict"), w.ptr(M + "assign"), w.u64(0), w.ptr(nt ? M + "tex" : ""), w.u64(0),
-          w.ptr(nt ? M + "smp" : ""), w.ptr(nt ? M + "sdict" : "");
-      for (int k = 0; k < 9; ++k) w.u64(0);  // parameters, source, user data, volatile flags, user pointer, slots
+      w.ptr(M + "ri"), w.ptr(M + "ridict"), w.ptr(M + "assign"), w.u64(0),
+          w.ptr(nt ? M + "tex" : ""), w.u64(0), w.ptr(nt ? M + "smp" : ""),
+          w.ptr(nt ? M + "sdict" : "");
+      for (int k = 0; k < 9; ++k)
+        w.u64(0);  // parameters, source, user data, volatile flags, user pointer, slots
       if (!v9) w.u32(1);
       w.u16(std::uint16_t(i)), w.u16(1), w.u8(nt), w.u8(nt);
     }
@@ -353,7 +411,8 @@ inline std::vector<std::uint8_t> build_switch_model(const t_model& m, std::uint3
     w.align(8);
     w.mark("fskl");
     block("FSKL", m.skeleton_flags);
-    w.ptr("bdict"), w.ptr("bones"), w.ptr(m.mtx_to_bone.empty() ? "" : "mtx"), w.ptr(m.num_smooth ? "inv" : "");
+    w.ptr("bdict"), w.ptr("bones"), w.ptr(m.mtx_to_bone.empty() ? "" : "mtx"),
+        w.ptr(m.num_smooth ? "inv" : "");
     if (minor == 8) w.u64(0), w.u64(0);
     if (v9) w.u64(0);
     w.u64(0);  // user pointer / mirror table
@@ -365,7 +424,8 @@ inline std::vector<std::uint8_t> build_switch_model(const t_model& m, std::uint3
       const auto& bn = m.bones[i];
       w.name(bn.name), w.u64(0), w.u64(0);
       for (std::size_t k = 0; k < bone_reserved; ++k) w.u8(0);
-      w.u16(std::uint16_t(i)), w.u16(std::uint16_t(bn.parent)), w.u16(std::uint16_t(bn.smooth)), w.u16(std::uint16_t(bn.rigid));
+      w.u16(std::uint16_t(i)), w.u16(std::uint16_t(bn.parent)), w.u16(std::uint16_t(bn.smooth)),
+          w.u16(std::uint16_t(bn.rigid));
       w.u16(0xFFFF), w.u16(0), w.u32(bn.flags);
       for (float v : bn.s) w.f32(v);
       for (float v : bn.r) w.f32(v);
@@ -393,7 +453,8 @@ inline std::vector<std::uint8_t> build_switch_model(const t_model& m, std::uint3
     w.align(8);
     w.mark(V + "attr");
     for (std::size_t k = 0; k < s.attrs.size(); ++k) {
-      w.name(s.attrs[k].name), w.u32(info(s.attrs[k].format).nx), w.u16(std::uint16_t(l.offset[k])), w.u8(s.attrs[k].buffer), w.u8(0);
+      w.name(s.attrs[k].name), w.u32(info(s.attrs[k].format).nx), w.u16(std::uint16_t(l.offset[k])),
+          w.u8(s.attrs[k].buffer), w.u8(0);
     }
     w.mark(V + "size");
     for (const auto& d : l.data) w.u32(std::uint32_t(d.size())), w.u32(0), w.u64(0);
@@ -404,7 +465,8 @@ inline std::vector<std::uint8_t> build_switch_model(const t_model& m, std::uint3
     w.dict(V + "adict", an);
     w.mark(S + "mesh");
     w.ptr(S + "sub"), w.u64(0), w.u64(0), w.ptr(S + "isize");
-    w.u32(ib_rel[i]), w.u32(3), w.u32(s.index32 ? 2 : 1), w.u32(std::uint32_t(s.indices.size())), w.u32(0);
+    w.u32(ib_rel[i]), w.u32(3), w.u32(s.index32 ? 2 : 1), w.u32(std::uint32_t(s.indices.size())),
+        w.u32(0);
     w.u16(1), w.u16(0);
     w.mark(S + "sub");
     w.u32(0), w.u32(std::uint32_t(s.indices.size()));
@@ -431,8 +493,9 @@ inline std::vector<std::uint8_t> build_switch_model(const t_model& m, std::uint3
       for (const auto& t : mt.textures) w.name(t.texture);
       w.mark(M + "smp");
       for (std::size_t k = 0; k < mt.textures.size(); ++k) {
-        w.u8(0), w.u8(0), w.u8(2), w.u8(0), w.u8(0), w.u8(1);  // repeat, repeat, clamp; never; white; 1:1
-        w.u16(0x2A);                                            // linear min, mag and mip
+        w.u8(0), w.u8(0), w.u8(2), w.u8(0), w.u8(0),
+            w.u8(1);  // repeat, repeat, clamp; never; white; 1:1
+        w.u16(0x2A);  // linear min, mag and mip
         w.f32(0), w.f32(13), w.f32(0), w.u32(0), w.u32(0), w.u32(0);
       }
       std::vector<std::string> smp;
@@ -463,14 +526,17 @@ inline std::vector<std::uint8_t> build_switch_model(const t_model& m, std::uint3
     for (std::size_t i = 0; i < anims.size(); ++i) {
       const std::string A = "a" + std::to_string(i);
       w.raw("FSKA"), w.u32(0x60), w.u32(0x60), w.u32(0);
-      w.name(anims[i].name), w.name(""), w.u64(0), w.ptr(A + "bind"), w.ptr(A + "ba"), w.u64(0), w.u64(0);
-      w.u32(0x1000 | 4), w.u32(std::uint32_t(anims[i].frames)), w.u32(0), w.u32(0), w.u16(1), w.u16(0), w.u32(0);
+      w.name(anims[i].name), w.name(""), w.u64(0), w.ptr(A + "bind"), w.ptr(A + "ba"), w.u64(0),
+          w.u64(0);
+      w.u32(0x1000 | 4), w.u32(std::uint32_t(anims[i].frames)), w.u32(0), w.u32(0), w.u16(1),
+          w.u16(0), w.u32(0);
     }
     for (std::size_t i = 0; i < anims.size(); ++i) {
       const std::string A = "a" + std::to_string(i);
       w.mark(A + "ba");
       w.name(anims[i].bone), w.u64(0), w.ptr(A + "base");
-      w.u32((1u << 3) | (1u << 4) | (1u << 5)), w.u8(3), w.u8(6), w.u8(0), w.u8(7), w.u32(0), w.u32(0);
+      w.u32((1u << 3) | (1u << 4) | (1u << 5)), w.u8(3), w.u8(6), w.u8(0), w.u8(7), w.u32(0),
+          w.u32(0);
       w.mark(A + "base");
       for (float v : anims[i].base) w.f32(v);
       w.mark(A + "bind");
@@ -483,7 +549,8 @@ inline std::vector<std::uint8_t> build_switch_model(const t_model& m, std::uint3
   if (!embedded.empty()) {
     w.align(8);
     w.mark("ext");
-    for (std::size_t i = 0; i < embedded.size(); ++i) w.ptr("ext" + std::to_string(i)), w.u64(embedded[i].bytes.size());
+    for (std::size_t i = 0; i < embedded.size(); ++i)
+      w.ptr("ext" + std::to_string(i)), w.u64(embedded[i].bytes.size());
     std::vector<std::string> en;
     for (const auto& e : embedded) en.push_back(e.name);
     w.dict("extdict", en);
@@ -503,7 +570,8 @@ inline std::vector<std::uint8_t> build_switch_model(const t_model& m, std::uint3
   }
   w.align(8);
   w.finish();
-  const auto name_chars = std::uint32_t(w.labels["s:" + m.name] + 2), size = std::uint32_t(w.b.size());
+  const auto name_chars = std::uint32_t(w.labels["s:" + m.name] + 2),
+             size = std::uint32_t(w.b.size());
   std::memcpy(w.b.data() + 0x10, &name_chars, 4);
   std::memcpy(w.b.data() + 0x1C, &size, 4);
   return w.b;
@@ -527,20 +595,23 @@ inline std::vector<std::uint8_t> build_wiiu_model(const t_model& m) {
   w.raw("FMDL", 4);
   w.name(m.name), w.name(""), w.ref(m.bones.empty() ? "" : "fskl"), w.ref("fvtx"), w.ref("sdict"),
       w.ref(m.materials.empty() ? "" : "mdict"), w.ref("");
-  w.u16(std::uint16_t(m.shapes.size())), w.u16(std::uint16_t(m.shapes.size())), w.u16(std::uint16_t(m.materials.size())), w.u16(0);
+  w.u16(std::uint16_t(m.shapes.size())), w.u16(std::uint16_t(m.shapes.size())),
+      w.u16(std::uint16_t(m.materials.size())), w.u16(0);
   w.u32(0), w.u32(0);
   if (!m.bones.empty()) {
     w.mark("fskl");
     w.raw("FSKL", 4);
     w.u32(m.skeleton_flags);
     w.u16(std::uint16_t(m.bones.size())), w.u16(m.num_smooth), w.u16(m.num_rigid), w.u16(0);
-    w.ref(""), w.ref("bones"), w.ref(m.mtx_to_bone.empty() ? "" : "mtx"), w.ref(m.num_smooth ? "inv" : "");
+    w.ref(""), w.ref("bones"), w.ref(m.mtx_to_bone.empty() ? "" : "mtx"),
+        w.ref(m.num_smooth ? "inv" : "");
     w.u32(0);
     w.mark("bones");
     for (std::size_t i = 0; i < m.bones.size(); ++i) {
       const auto& bn = m.bones[i];
       w.name(bn.name);
-      w.u16(std::uint16_t(i)), w.u16(std::uint16_t(bn.parent)), w.u16(std::uint16_t(bn.smooth)), w.u16(std::uint16_t(bn.rigid));
+      w.u16(std::uint16_t(i)), w.u16(std::uint16_t(bn.parent)), w.u16(std::uint16_t(bn.smooth)),
+          w.u16(std::uint16_t(bn.rigid));
       w.u16(0xFFFF), w.u16(0), w.u32(bn.flags);
       for (float v : bn.s) w.f32(v);
       for (float v : bn.r) w.f32(v);
@@ -566,7 +637,8 @@ inline std::vector<std::uint8_t> build_wiiu_model(const t_model& m) {
     const auto& s = m.shapes[i];
     const std::string V = "v" + std::to_string(i);
     w.raw("FVTX", 4);
-    w.u8(std::uint8_t(s.attrs.size())), w.u8(std::uint8_t(lays[i].data.size())), w.u16(std::uint16_t(i));
+    w.u8(std::uint8_t(s.attrs.size())), w.u8(std::uint8_t(lays[i].data.size())),
+        w.u16(std::uint16_t(i));
     w.u32(s.vertex_count()), w.u8(s.skin), w.u8(0), w.u8(0), w.u8(0);
     w.ref(V + "attr"), w.ref(""), w.ref(V + "buf"), w.u32(0);
   }
@@ -578,11 +650,13 @@ inline std::vector<std::uint8_t> build_wiiu_model(const t_model& m) {
     shapes.push_back({s.name, S});
     w.mark(V + "attr");
     for (std::size_t k = 0; k < s.attrs.size(); ++k) {
-      w.name(s.attrs[k].name), w.u8(s.attrs[k].buffer), w.u8(0), w.u16(std::uint16_t(l.offset[k])), w.u32(info(s.attrs[k].format).gx2);
+      w.name(s.attrs[k].name), w.u8(s.attrs[k].buffer), w.u8(0), w.u16(std::uint16_t(l.offset[k])),
+          w.u32(info(s.attrs[k].format).gx2);
     }
     w.mark(V + "buf");
     for (std::size_t k = 0; k < l.data.size(); ++k) {
-      w.u32(0), w.u32(std::uint32_t(l.data[k].size())), w.u32(0), w.u16(std::uint16_t(l.stride[k])), w.u16(1), w.u32(0);
+      w.u32(0), w.u32(std::uint32_t(l.data[k].size())), w.u32(0), w.u16(std::uint16_t(l.stride[k])),
+          w.u16(1), w.u32(0);
       w.ref(V + "data" + std::to_string(k));
     }
     for (std::size_t k = 0; k < l.data.size(); ++k) {
@@ -596,7 +670,8 @@ inline std::vector<std::uint8_t> build_wiiu_model(const t_model& m) {
     w.name(s.name), w.u32(2);
     w.u16(std::uint16_t(i)), w.u16(s.material), w.u16(s.bone), w.u16(std::uint16_t(i)), w.u16(1);
     w.u8(s.skin), w.u8(1), w.u8(0), w.u8(0), w.u16(0);
-    w.ref(S + "radius"), w.ref("fvtx"), w.ref(S + "mesh"), w.ref(S + "skin"), w.ref(""), w.ref(""), w.ref(""), w.u32(0);
+    w.ref(S + "radius"), w.ref("fvtx"), w.ref(S + "mesh"), w.ref(S + "skin"), w.ref(""), w.ref(""),
+        w.ref(""), w.u32(0);
     w.mark(S + "radius");
     w.f32(2.0f);
     w.mark(S + "skin");
@@ -608,7 +683,8 @@ inline std::vector<std::uint8_t> build_wiiu_model(const t_model& m) {
     w.u32(0), w.u32(std::uint32_t(s.indices.size()));
     const auto ib = index_bytes(s, true);
     w.mark(S + "ib");
-    w.u32(0), w.u32(std::uint32_t(ib.size())), w.u32(0), w.u16(0), w.u16(1), w.u32(0), w.ref(S + "idata");
+    w.u32(0), w.u32(std::uint32_t(ib.size())), w.u32(0), w.u16(0), w.u16(1), w.u32(0),
+        w.ref(S + "idata");
     w.mark(S + "idata");
     w.b.insert(w.b.end(), ib.begin(), ib.end());
     w.align4();
@@ -622,8 +698,8 @@ inline std::vector<std::uint8_t> build_wiiu_model(const t_model& m) {
     w.raw("FMAT", 4);
     w.name(mt.name), w.u32(1), w.u16(std::uint16_t(i)), w.u16(1), w.u8(nt), w.u8(nt);
     w.u16(0), w.u16(0), w.u16(0), w.u16(0), w.u16(0);
-    w.ref(M + "ridict"), w.ref(""), w.ref(""), w.ref(nt ? M + "tex" : ""), w.ref(nt ? M + "smp" : ""), w.ref(""), w.ref(""),
-        w.ref(""), w.ref(""), w.ref("");
+    w.ref(M + "ridict"), w.ref(""), w.ref(""), w.ref(nt ? M + "tex" : ""),
+        w.ref(nt ? M + "smp" : ""), w.ref(""), w.ref(""), w.ref(""), w.ref(""), w.ref("");
     write_dict(w, M + "ridict", {{"gsys_render_state_mode", M + "ri"}});
     w.mark(M + "ri");
     w.u16(1), w.u8(2), w.u8(0), w.name("gsys_render_state_mode"), w.name(mt.render_mode);
@@ -671,7 +747,10 @@ inline t_model sample_model() {
       {"_t0", afmt::snorm8x4, 0, {{1, 0, 0, 1}, {1, 0, 0, 1}, {1, 0, 0, 1}, {0, 1, 0, -1}}},
       {"_u0", afmt::unorm16x2, 1, {{0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {0.5f, 0.25f, 0, 0}}},
       {"_i0", afmt::u8x4, 1, {{0, 1, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {1, 1, 0, 0}}},
-      {"_w0", afmt::unorm8x4, 1, {{1, 0, 0, 0}, {0.6f, 0.4f, 0, 0}, {0.2f, 0.8f, 0, 0}, {1, 0, 0, 0}}},
+      {"_w0",
+       afmt::unorm8x4,
+       1,
+       {{1, 0, 0, 0}, {0.6f, 0.4f, 0, 0}, {0.2f, 0.8f, 0, 0}, {1, 0, 0, 0}}},
   };
   body.indices = {0, 1, 2, 2, 1, 3};
   t_shape hat;

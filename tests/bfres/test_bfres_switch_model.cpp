@@ -2,19 +2,19 @@
 // model (tests/bfres/switch_model_builder.hpp) in every layout 0.5 to 0.10, its decoded
 // scene against the values written and against the same model written as a Wii U file,
 // the byte-identical rewrite, a valid glb, and damage cases that must fail cleanly.
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 
-#include <gtest/gtest.h>
-
+#include "bntx_builder.hpp"
 #include "core/failure.hpp"
 #include "formats/bfres/decode.hpp"
 #include "formats/bfres/fres.hpp"
 #include "formats/bfres/fres_detail.hpp"
 #include "rigrip/gltf.hpp"
 #include "rigrip/registry.hpp"
-#include "bntx_builder.hpp"
 #include "switch_model_builder.hpp"
 #include "test_support.hpp"
 
@@ -66,8 +66,12 @@ bfres::file parse_models_only(const std::vector<std::uint8_t>& d) {
   return f;
 }
 
-void patch32(std::vector<std::uint8_t>& d, std::size_t at, std::uint32_t v) { std::memcpy(d.data() + at, &v, 4); }
-void patch16(std::vector<std::uint8_t>& d, std::size_t at, std::uint16_t v) { std::memcpy(d.data() + at, &v, 2); }
+void patch32(std::vector<std::uint8_t>& d, std::size_t at, std::uint32_t v) {
+  std::memcpy(d.data() + at, &v, 4);
+}
+void patch16(std::vector<std::uint8_t>& d, std::size_t at, std::uint16_t v) {
+  std::memcpy(d.data() + at, &v, 2);
+}
 
 void expect_vec_near(const std::array<float, 3>& a, const std::array<float, 3>& b, float tol) {
   for (std::size_t k = 0; k < 3; ++k) EXPECT_NEAR(a[k], b[k], tol) << "component " << k;
@@ -137,7 +141,8 @@ TEST(SwitchModel, SceneHasTheValuesWritten) {
   const auto d = build_switch_model(sample_model());
   diagnostics diags;
   const scene s = read_ok(d, "Sample.bfres", diags);
-  for (const auto& w : diags.warnings) EXPECT_EQ(w.message.find("models (FMDL)"), std::string::npos) << w.message;
+  for (const auto& w : diags.warnings)
+    EXPECT_EQ(w.message.find("models (FMDL)"), std::string::npos) << w.message;
   ASSERT_EQ(s.skeletons.size(), 1u);
   const auto& sk = s.skeletons[0];
   ASSERT_EQ(sk.bones.size(), 3u);
@@ -175,7 +180,8 @@ TEST(SwitchModel, SceneHasTheValuesWritten) {
   EXPECT_NEAR(body->weights[2][0], 0.8f, 1e-6);
   EXPECT_EQ(body->joints[3][0], 1);
 
-  // Rigid: vertices in the Head's space, moved to the model's (Head at (-1, 2, 0), turned 90 degrees).
+  // Rigid: vertices in the Head's space, moved to the model's (Head at (-1, 2, 0), turned 90
+  // degrees).
   const mesh* hat = find_mesh(s, "Hat");
   ASSERT_TRUE(hat);
   ASSERT_EQ(hat->positions.size(), 3u);
@@ -199,7 +205,9 @@ TEST(SwitchModel, SceneHasTheValuesWritten) {
   EXPECT_EQ(s.materials[0].extras["textures"][0]["name"], "Body_Alb");
   EXPECT_EQ(s.materials[0].extras["shader_archive"], "uking_mat");
   bool missing = false;
-  for (const auto& w : diags.warnings) missing = missing || (w.code == code::w_missing_texture && w.message.find("Body_Alb") != std::string::npos);
+  for (const auto& w : diags.warnings)
+    missing = missing || (w.code == code::w_missing_texture &&
+                          w.message.find("Body_Alb") != std::string::npos);
   EXPECT_TRUE(missing);
 }
 
@@ -238,8 +246,10 @@ void expect_same_scene(const scene& a, const scene& b) {
   ASSERT_EQ(a.materials.size(), b.materials.size());
   for (std::size_t i = 0; i < a.materials.size(); ++i) {
     EXPECT_EQ(a.materials[i].name, b.materials[i].name);
-    EXPECT_EQ(a.materials[i].extras["textures"][0]["name"], b.materials[i].extras["textures"][0]["name"]);
-    EXPECT_EQ(a.materials[i].extras["textures"][0]["wrap"], b.materials[i].extras["textures"][0]["wrap"]);
+    EXPECT_EQ(a.materials[i].extras["textures"][0]["name"],
+              b.materials[i].extras["textures"][0]["name"]);
+    EXPECT_EQ(a.materials[i].extras["textures"][0]["wrap"],
+              b.materials[i].extras["textures"][0]["wrap"]);
     EXPECT_EQ(a.materials[i].extras["render_info"], b.materials[i].extras["render_info"]);
     EXPECT_EQ(a.materials[i].alpha_mode, b.materials[i].alpha_mode);
   }
@@ -262,7 +272,8 @@ TEST(SwitchModel, EveryLayoutVersionDecodesTheSame) {
   const auto model = sample_model();
   diagnostics diags;
   const scene ref = read_ok(build_wiiu_model(model), "Sample.bfres", diags);
-  for (std::uint32_t v : {0x00050003u, 0x00060000u, 0x00070001u, 0x00080000u, 0x00090000u, 0x000A0000u}) {
+  for (std::uint32_t v :
+       {0x00050003u, 0x00060000u, 0x00070001u, 0x00080000u, 0x00090000u, 0x000A0000u}) {
     SCOPED_TRACE(std::to_string(v >> 16));
     const auto d = build_switch_model(model, v);
     const bfres::file f = parse_models_only(d);
@@ -303,7 +314,8 @@ TEST(SwitchModel, GlbIsValidAndTheExampleIsCurrent) {
   // The committed example (CLI tests convert it) is this writer's output.
   const std::string example = std::string(RIGRIP_SOURCE_DIR) + "/examples/bfres/switch_model.bfres";
   ASSERT_TRUE(std::filesystem::exists(example)) << example;
-  EXPECT_EQ(test::read_bytes(example), d) << "regenerate " << example << " from build_switch_model(sample_model())";
+  EXPECT_EQ(test::read_bytes(example), d)
+      << "regenerate " << example << " from build_switch_model(sample_model())";
 }
 
 // A 4x4 RGBA8 BNTX holding the material's albedo "Body_Alb" (red, opaque).
@@ -370,7 +382,8 @@ TEST(SwitchModelTextures, SiblingTextureFileAndBareBntx) {
   // lookup takes any Switch FRES's embedded BNTX, with or without models).
   bfres_test::t_model tex_model = sample_model();
   tex_model.name = "Sample.Tex";
-  test::write_bytes(dir + "/Sample.Tex.sbfres", build_switch_model(tex_model, 0x00050003, {{"textures.bntx", albedo_bntx()}}));
+  test::write_bytes(dir + "/Sample.Tex.sbfres",
+                    build_switch_model(tex_model, 0x00050003, {{"textures.bntx", albedo_bntx()}}));
   {
     diagnostics diags;
     auto r = read_scene(model, read_options{}, diags);
@@ -472,13 +485,15 @@ TEST(SwitchModelDamage, AttributeOffsetBeyondTheStride) {
   patch16(d, p.attrib0 + 0xC, 14);  // _p0 (12 bytes) at 14 of a 20-byte stride
   expect_error(d, code::bad_value, "does not fit the buffer's stride of 20");
   auto e = build_switch_model(sample_model());
-  patch32(e, p.attrib0 + 8, 0x7777);  // an unknown format: skipped with a warning (no position: shape skipped)
+  patch32(e, p.attrib0 + 8,
+          0x7777);  // an unknown format: skipped with a warning (no position: shape skipped)
   diagnostics diags;
   auto r = read_scene(e, "x.bfres", read_options{}, diags);
   ASSERT_TRUE(r) << r.error().to_string();
   EXPECT_EQ(find_mesh(r.value(), "Body"), nullptr);
   bool warned = false;
-  for (const auto& w : diags.warnings) warned = warned || w.message.find("unknown format 0x7777") != std::string::npos;
+  for (const auto& w : diags.warnings)
+    warned = warned || w.message.find("unknown format 0x7777") != std::string::npos;
   EXPECT_TRUE(warned);
 }
 
@@ -503,7 +518,8 @@ TEST(SwitchModelDamage, HugeCountsAndOffsetsOutsideTheFile) {
   const auto good = build_switch_model(sample_model());
   const auto p = where(good);
   auto d = good;
-  patch16(d, p.skel + 0x10 + 0x20 + 8 + 4, 0xFFFF);  // bone count (0.5: after the user pointer and flags)
+  patch16(d, p.skel + 0x10 + 0x20 + 8 + 4,
+          0xFFFF);  // bone count (0.5: after the user pointer and flags)
   expect_error(d, code::bad_count, "bone count 65535");
   auto e = good;
   patch16(e, p.fmdl + 0x10 + 0x58 + 2, 0xFFFF);  // shape count

@@ -27,20 +27,31 @@ constexpr std::uint32_t kMaxBones = 4096;
 struct layout {
   std::uint32_t minor = 5;
   [[nodiscard]] bool v9() const { return minor >= 9; }
-  [[nodiscard]] std::uint32_t first() const { return v9() ? 8 : 0x10; }  // first field after the magic
+  [[nodiscard]] std::uint32_t first() const {
+    return v9() ? 8 : 0x10;
+  }  // first field after the magic
   [[nodiscard]] std::uint32_t model_size() const { return 0x78; }
   [[nodiscard]] std::uint32_t vertex_size() const { return v9() ? 0x58 : 0x60; }
   [[nodiscard]] std::uint32_t shape_size() const { return v9() ? 0x60 : 0x70; }
-  [[nodiscard]] std::uint32_t material_size() const { return minor >= 10 ? 0xB0 : v9() ? 0xA8 : 0xB8; }
+  [[nodiscard]] std::uint32_t material_size() const {
+    return minor >= 10 ? 0xB0 : v9() ? 0xA8 : 0xB8;
+  }
   // Bones: name, user-data array and dictionary, then 16 reserved bytes in 0.8/0.9, 8 from 0.10.
-  [[nodiscard]] std::uint32_t bone_reserved() const { return minor >= 10 ? 8 : minor >= 8 ? 16 : 0; }
+  [[nodiscard]] std::uint32_t bone_reserved() const {
+    return minor >= 10 ? 8 : minor >= 8 ? 16 : 0;
+  }
   [[nodiscard]] std::uint32_t bone_size() const { return 0x50 + bone_reserved(); }
 };
 
-constexpr std::uint32_t kAttribSize = 0x10, kMeshSize = 0x38, kSamplerSize = 0x20, kRenderInfoSize = 0x18;
+constexpr std::uint32_t kAttribSize = 0x10, kMeshSize = 0x38, kSamplerSize = 0x20,
+                        kRenderInfoSize = 0x18;
 
-std::uint32_t off(const byte_reader& file, std::uint64_t field) { return switch_offset_at(file, field); }
-std::string name(const byte_reader& file, std::uint64_t field) { return switch_name_at(file, off(file, field)); }
+std::uint32_t off(const byte_reader& file, std::uint64_t field) {
+  return switch_offset_at(file, field);
+}
+std::string name(const byte_reader& file, std::uint64_t field) {
+  return switch_name_at(file, off(file, field));
+}
 
 // A dictionary's names by index (entry i + 1 names array element i). Nodes are read in
 // order, never followed, so links that form a cycle cannot loop.
@@ -48,7 +59,11 @@ std::vector<std::string> dict_names(const byte_reader& file, std::uint32_t at, c
   std::vector<std::string> out;
   if (!at) return out;
   const std::uint32_t count = file.u32_at(at + 4);
-  if (count > 65535) fail(code::bad_count, std::string(what) + " dictionary entry count " + std::to_string(count) + " exceeds the limit of 65535", at + 4);
+  if (count > 65535)
+    fail(code::bad_count,
+         std::string(what) + " dictionary entry count " + std::to_string(count) +
+             " exceeds the limit of 65535",
+         at + 4);
   file.checked_count_at(at + 8, count + 1ull, 16, what);
   spend(count + 1ull, at);
   for (std::uint32_t i = 1; i <= count; ++i) out.push_back(name(file, at + 8 + 16ull * i + 8));
@@ -56,29 +71,37 @@ std::vector<std::string> dict_names(const byte_reader& file, std::uint32_t at, c
 }
 
 // An array of `count` structures of `size` bytes at the offset in `field`.
-std::uint32_t array_at(const byte_reader& file, std::uint64_t field, std::uint32_t count, std::uint32_t size,
-                       const char* what) {
+std::uint32_t array_at(const byte_reader& file, std::uint64_t field, std::uint32_t count,
+                       std::uint32_t size, const char* what) {
   const std::uint32_t at = off(file, field);
   if (!count) return at;
-  if (!at) fail(code::bad_offset, std::string(what) + ": " + std::to_string(count) + " counted but no array", field);
+  if (!at)
+    fail(code::bad_offset,
+         std::string(what) + ": " + std::to_string(count) + " counted but no array", field);
   file.checked_count_at(at, count, size, what);
   spend(count, at);
   return at;
 }
 
 // The name of array element i: the dictionary's when it has one, else empty.
-std::string nth(const std::vector<std::string>& names, std::size_t i) { return i < names.size() ? names[i] : std::string(); }
+std::string nth(const std::vector<std::string>& names, std::size_t i) {
+  return i < names.size() ? names[i] : std::string();
+}
 
 // The buffer pool: every vertex and index buffer lies in [start, start + size).
 struct pool {
   std::uint32_t info_at = 0;
   std::uint64_t start = 0, size = 0;
   // Absolute position of `len` bytes at `rel` into the pool, checked.
-  [[nodiscard]] std::uint32_t place(std::uint64_t rel, std::uint64_t len, const std::string& what, std::uint64_t field) const {
-    if (!info_at) fail(code::bad_offset, what + ": the file has no buffer pool (buffer info offset 0)", field);
+  [[nodiscard]] std::uint32_t place(std::uint64_t rel, std::uint64_t len, const std::string& what,
+                                    std::uint64_t field) const {
+    if (!info_at)
+      fail(code::bad_offset, what + ": the file has no buffer pool (buffer info offset 0)", field);
     if (rel > size || len > size - rel)
-      fail(code::bad_offset, what + " (" + std::to_string(len) + " bytes at +" + std::to_string(rel) +
-                                 ") lies outside the buffer pool (" + std::to_string(size) + " bytes)", field);
+      fail(code::bad_offset,
+           what + " (" + std::to_string(len) + " bytes at +" + std::to_string(rel) +
+               ") lies outside the buffer pool (" + std::to_string(size) + " bytes)",
+           field);
     return static_cast<std::uint32_t>(start + rel);
   }
 };
@@ -114,13 +137,19 @@ skeleton parse_skeleton(const byte_reader& file, std::uint32_t at, const layout&
   s.num_smooth = file.u16_at(counts + 2);
   s.num_rigid = file.u16_at(counts + 4);
   if (s.num_bones > kMaxBones)
-    fail(code::bad_count, "bone count " + std::to_string(s.num_bones) + " over the limit of " + std::to_string(kMaxBones), counts);
+    fail(code::bad_count,
+         "bone count " + std::to_string(s.num_bones) + " over the limit of " +
+             std::to_string(kMaxBones),
+         counts);
   const std::vector<std::string> names = dict_names(file, s.bone_dict_at, "bone");
   if (!names.empty() && names.size() != s.num_bones)
-    fail(code::bad_count, "bone dictionary has " + std::to_string(names.size()) + " entries for " +
-                              std::to_string(s.num_bones) + " bones", s.bone_dict_at + 4);
+    fail(code::bad_count,
+         "bone dictionary has " + std::to_string(names.size()) + " entries for " +
+             std::to_string(s.num_bones) + " bones",
+         s.bone_dict_at + 4);
   const std::uint32_t stride = l.bone_size();
-  if (s.num_bones && !s.bone_array_at) fail(code::bad_offset, "bones counted but no bone array", b + 8);
+  if (s.num_bones && !s.bone_array_at)
+    fail(code::bad_offset, "bones counted but no bone array", b + 8);
   if (s.num_bones) file.checked_count_at(s.bone_array_at, s.num_bones, stride, "bones");
   for (std::uint32_t i = 0; i < s.num_bones; ++i) {
     spend(1, s.bone_array_at);
@@ -141,13 +170,16 @@ skeleton parse_skeleton(const byte_reader& file, std::uint32_t at, const layout&
     for (auto& v : bn.rotate) v = r.f32();
     for (auto& v : bn.translate) v = r.f32();
     if (bn.parent >= static_cast<std::int32_t>(i) || bn.parent < -1)
-      fail(code::bad_value, "bone '" + bn.name + "' has parent " + std::to_string(bn.parent) + " (parents must precede children)",
+      fail(code::bad_value,
+           "bone '" + bn.name + "' has parent " + std::to_string(bn.parent) +
+               " (parents must precede children)",
            bn.at + 0x1A + l.bone_reserved());
     s.bones.push_back(std::move(bn));
   }
   const std::uint32_t mtx = static_cast<std::uint32_t>(s.num_smooth) + s.num_rigid;
   if (mtx) {
-    if (!s.mtx_to_bone_at) fail(code::bad_offset, "skin matrices counted but no matrix-to-bone table", b + 0x10);
+    if (!s.mtx_to_bone_at)
+      fail(code::bad_offset, "skin matrices counted but no matrix-to-bone table", b + 0x10);
     byte_reader m = file.peek(s.mtx_to_bone_at);
     m.checked_count(mtx, 2, "matrix-to-bone table");
     spend(mtx, s.mtx_to_bone_at);
@@ -166,7 +198,8 @@ skeleton parse_skeleton(const byte_reader& file, std::uint32_t at, const layout&
 // size entry {u32 size, u32 flags, 8 reserved} and a stride entry {u32 stride, 12
 // reserved}. Buffer 0 starts at the FVTX's pool offset, each next one after the previous
 // one's bytes; each start is rounded up to 8 (BfresLibrary's rule).
-vertex_buffer parse_vertex_buffer(const byte_reader& file, std::uint32_t at, const layout& l, const pool& p) {
+vertex_buffer parse_vertex_buffer(const byte_reader& file, std::uint32_t at, const layout& l,
+                                  const pool& p) {
   if (file.peek(at).fixed_string(4) != "FVTX") fail(code::bad_magic, "expected 'FVTX'", at);
   vertex_buffer vb;
   vb.at = at;
@@ -178,10 +211,12 @@ vertex_buffer parse_vertex_buffer(const byte_reader& file, std::uint32_t at, con
   vb.vertex_count = c.u32();
   vb.skin_count = static_cast<std::uint8_t>(c.u32());
   const std::uint32_t attrib_at = array_at(file, b, num_attribs, kAttribSize, "vertex attributes");
-  const std::vector<std::string> attrib_names = dict_names(file, off(file, b + 8), "vertex attribute");
+  const std::vector<std::string> attrib_names =
+      dict_names(file, off(file, b + 8), "vertex attribute");
   (void)attrib_names;  // each attribute carries its own name
   const std::uint32_t size_at = array_at(file, b + 0x28, num_buffers, 0x10, "vertex buffer sizes");
-  const std::uint32_t stride_at = array_at(file, b + 0x30, num_buffers, 0x10, "vertex buffer strides");
+  const std::uint32_t stride_at =
+      array_at(file, b + 0x30, num_buffers, 0x10, "vertex buffer strides");
   for (std::uint32_t k = 0; k < num_attribs; ++k) {
     vertex_attrib a;
     a.at = attrib_at + kAttribSize * k;
@@ -191,17 +226,22 @@ vertex_buffer parse_vertex_buffer(const byte_reader& file, std::uint32_t at, con
     a.buffer = file.u8_at(a.at + 0xE);
     vb.attribs.push_back(std::move(a));
   }
-  if (num_buffers && pool_offset < 0) fail(code::bad_offset, "vertex buffer pool offset " + std::to_string(pool_offset) + " is negative", b + 0x40);
+  if (num_buffers && pool_offset < 0)
+    fail(code::bad_offset,
+         "vertex buffer pool offset " + std::to_string(pool_offset) + " is negative", b + 0x40);
   std::uint64_t rel = static_cast<std::uint64_t>(std::max(pool_offset, 0));
   for (std::uint32_t k = 0; k < num_buffers; ++k) {
     gpu_buffer g;
     g.at = size_at + 0x10 * k;
     g.size = file.u32_at(g.at);
-    g.stride = static_cast<std::uint16_t>(std::min<std::uint32_t>(file.u32_at(stride_at + 0x10 * k), 0xFFFF));
+    g.stride = static_cast<std::uint16_t>(
+        std::min<std::uint32_t>(file.u32_at(stride_at + 0x10 * k), 0xFFFF));
     // Rounded up to 8 in file positions (the pool start is aligned in real files).
     const std::uint64_t abs = p.start + rel;
     rel += (8 - abs % 8) % 8;
-    g.data_at = p.place(rel, g.size, "vertex buffer " + std::to_string(k) + " of FVTX " + std::to_string(vb.index), b + 0x40);
+    g.data_at = p.place(
+        rel, g.size, "vertex buffer " + std::to_string(k) + " of FVTX " + std::to_string(vb.index),
+        b + 0x40);
     rel += g.size;
     vb.buffers.push_back(g);
   }
@@ -263,7 +303,8 @@ shape parse_shape(const byte_reader& file, std::uint32_t at, const layout& l, co
     if (!size_at) fail(code::bad_offset, "LOD mesh without its index buffer size", lm.at + 0x18);
     lm.index_buffer.at = size_at;
     lm.index_buffer.size = file.u32_at(size_at);
-    lm.index_buffer.data_at = p.place(face_offset, lm.index_buffer.size, "index buffer of shape '" + s.name + "'", lm.at + 0x20);
+    lm.index_buffer.data_at = p.place(face_offset, lm.index_buffer.size,
+                                      "index buffer of shape '" + s.name + "'", lm.at + 0x20);
     s.meshes.push_back(std::move(lm));
   }
   if (const std::uint32_t skin_at = off(file, b + 0x18); skin_at && num_skin_bones) {
@@ -286,15 +327,19 @@ sampler parse_sampler(const byte_reader& file, std::uint32_t at) {
   (void)ww;
   r.skip(3);
   const std::uint16_t filter = r.u16();
-  auto wrap = [](std::uint8_t w) -> std::uint32_t { return w == 0 ? 0 : w == 1 ? 1 : w == 4 || w == 5 ? 3 : 2; };
+  auto wrap = [](std::uint8_t w) -> std::uint32_t {
+    return w == 0 ? 0 : w == 1 ? 1 : w == 4 || w == 5 ? 3 : 2;
+  };
   const std::uint32_t mip = filter & 3, mag = (filter >> 2) & 3, min = (filter >> 4) & 3;
   sampler s;
-  s.words[0] = wrap(wu) | (wrap(wv) << 3) | (mag == 2 ? 1u << 9 : 0u) | (min == 2 ? 1u << 12 : 0u) | ((mip & 3u) << 17);
+  s.words[0] = wrap(wu) | (wrap(wv) << 3) | (mag == 2 ? 1u << 9 : 0u) | (min == 2 ? 1u << 12 : 0u) |
+               ((mip & 3u) << 17);
   return s;
 }
 
 // A string array: `count` u64 offsets to names.
-std::vector<std::string> strings(const byte_reader& file, std::uint32_t at, std::uint32_t count, const char* what) {
+std::vector<std::string> strings(const byte_reader& file, std::uint32_t at, std::uint32_t count,
+                                 const char* what) {
   std::vector<std::string> out;
   if (!count || !at) return out;
   file.checked_count_at(at, count, 8, what);
@@ -307,7 +352,8 @@ std::vector<std::string> strings(const byte_reader& file, std::uint32_t at, std:
 std::map<std::string, std::string> string_map(const byte_reader& file, std::uint64_t field) {
   std::map<std::string, std::string> out;
   const std::vector<std::string> keys = dict_names(file, off(file, field + 8), "shader assign");
-  const std::vector<std::string> vals = strings(file, off(file, field), static_cast<std::uint32_t>(keys.size()), "shader assign values");
+  const std::vector<std::string> vals = strings(
+      file, off(file, field), static_cast<std::uint32_t>(keys.size()), "shader assign values");
   for (std::size_t i = 0; i < keys.size(); ++i) out[keys[i]] = nth(vals, i);
   return out;
 }
@@ -329,7 +375,8 @@ material parse_material(const byte_reader& file, std::uint32_t at, const layout&
         m.shader_archive = name(file, assign);
         m.shading_model = name(file, assign + 8);
       }
-    for (auto& t : strings(file, off(file, b + 0x18), num_textures, "texture names")) m.textures.push_back({t, 0});
+    for (auto& t : strings(file, off(file, b + 0x18), num_textures, "texture names"))
+      m.textures.push_back({t, 0});
     const std::uint32_t samp_at = array_at(file, b + 0x28, num_samplers, kSamplerSize, "samplers");
     const std::vector<std::string> snames = dict_names(file, off(file, b + 0x30), "sampler");
     for (std::uint32_t i = 0; i < num_samplers; ++i) {
@@ -352,21 +399,26 @@ material parse_material(const byte_reader& file, std::uint32_t at, const layout&
   const std::uint16_t num_render_info = c.u16();
   const std::uint8_t num_samplers = c.u8(), num_textures = c.u8();  // the Wii U order (and 0.10's)
   // Render info: {name, values, u16 count, u8 type (0 s32, 1 f32, 2 string), 5 reserved}.
-  const std::uint32_t ri_at = array_at(file, b + 8, num_render_info, kRenderInfoSize, "render info");
+  const std::uint32_t ri_at =
+      array_at(file, b + 8, num_render_info, kRenderInfoSize, "render info");
   for (std::uint32_t i = 0; i < num_render_info; ++i) {
     const std::uint32_t e = ri_at + kRenderInfoSize * i;
     const std::uint32_t data = off(file, e + 8);
     const std::uint16_t count = file.u16_at(e + 0x10);
     const std::uint8_t type = file.u8_at(e + 0x12);
-    if (type > 2) fail(code::bad_value, "render info type " + std::to_string(type) + " is not 0-2", e + 0x12);
+    if (type > 2)
+      fail(code::bad_value, "render info type " + std::to_string(type) + " is not 0-2", e + 0x12);
     nlohmann::json vals = nlohmann::json::array();
     if (count && data) {
       file.checked_count_at(data, count, type == 2 ? 8 : 4, "render info values");
       spend(count, data);
       for (std::uint32_t k = 0; k < count; ++k) {
-        if (type == 0) vals.push_back(static_cast<std::int32_t>(file.u32_at(data + 4ull * k)));
-        else if (type == 1) vals.push_back(file.f32_at(data + 4ull * k));
-        else vals.push_back(name(file, data + 8ull * k));
+        if (type == 0)
+          vals.push_back(static_cast<std::int32_t>(file.u32_at(data + 4ull * k)));
+        else if (type == 1)
+          vals.push_back(file.f32_at(data + 4ull * k));
+        else
+          vals.push_back(name(file, data + 8ull * k));
       }
     }
     m.render_info.emplace_back(name(file, e), std::move(vals));
@@ -379,7 +431,8 @@ material parse_material(const byte_reader& file, std::uint32_t at, const layout&
     m.sampler_assign = string_map(file, assign + 0x20);
     m.options = string_map(file, assign + 0x30);
   }
-  for (auto& t : strings(file, off(file, b + 0x28), num_textures, "texture names")) m.textures.push_back({t, 0});
+  for (auto& t : strings(file, off(file, b + 0x28), num_textures, "texture names"))
+    m.textures.push_back({t, 0});
   const std::uint32_t samp_at = array_at(file, b + 0x38, num_samplers, kSamplerSize, "samplers");
   const std::vector<std::string> snames = dict_names(file, off(file, b + 0x40), "sampler");
   for (std::uint32_t i = 0; i < num_samplers; ++i) {
@@ -399,18 +452,27 @@ model parse_model(const byte_reader& file, std::uint32_t at, const layout& l, co
   md.name = name(file, b);
   md.skeleton_at = off(file, b + 0x10);
   const std::uint32_t counts = b + (l.v9() ? 0x60 : 0x58);
-  const std::uint16_t num_vb = file.u16_at(counts), num_shapes = file.u16_at(counts + 2), num_mats = file.u16_at(counts + 4);
+  const std::uint16_t num_vb = file.u16_at(counts), num_shapes = file.u16_at(counts + 2),
+                      num_mats = file.u16_at(counts + 4);
   if (md.skeleton_at) md.skel = parse_skeleton(file, md.skeleton_at, l);
-  const std::uint32_t vb_at = array_at(file, b + 0x18, num_vb, l.vertex_size(), "vertex buffers (FVTX)");
-  for (std::uint32_t i = 0; i < num_vb; ++i) md.vertex_buffers.push_back(parse_vertex_buffer(file, vb_at + l.vertex_size() * i, l, p));
-  const std::uint32_t shape_at = array_at(file, b + 0x20, num_shapes, l.shape_size(), "shapes (FSHP)");
+  const std::uint32_t vb_at =
+      array_at(file, b + 0x18, num_vb, l.vertex_size(), "vertex buffers (FVTX)");
+  for (std::uint32_t i = 0; i < num_vb; ++i)
+    md.vertex_buffers.push_back(parse_vertex_buffer(file, vb_at + l.vertex_size() * i, l, p));
+  const std::uint32_t shape_at =
+      array_at(file, b + 0x20, num_shapes, l.shape_size(), "shapes (FSHP)");
   const std::vector<std::string> shape_names = dict_names(file, off(file, b + 0x28), "shape");
   if (!shape_names.empty() && shape_names.size() != num_shapes)
-    fail(code::bad_count, "shape dictionary has " + std::to_string(shape_names.size()) + " entries for " +
-                              std::to_string(num_shapes) + " shapes", off(file, b + 0x28) + 4);
-  for (std::uint32_t i = 0; i < num_shapes; ++i) md.shapes.push_back(parse_shape(file, shape_at + l.shape_size() * i, l, p));
-  const std::uint32_t mat_at = array_at(file, b + 0x30, num_mats, l.material_size(), "materials (FMAT)");
-  for (std::uint32_t i = 0; i < num_mats; ++i) md.materials.push_back(parse_material(file, mat_at + l.material_size() * i, l));
+    fail(code::bad_count,
+         "shape dictionary has " + std::to_string(shape_names.size()) + " entries for " +
+             std::to_string(num_shapes) + " shapes",
+         off(file, b + 0x28) + 4);
+  for (std::uint32_t i = 0; i < num_shapes; ++i)
+    md.shapes.push_back(parse_shape(file, shape_at + l.shape_size() * i, l, p));
+  const std::uint32_t mat_at =
+      array_at(file, b + 0x30, num_mats, l.material_size(), "materials (FMAT)");
+  for (std::uint32_t i = 0; i < num_mats; ++i)
+    md.materials.push_back(parse_material(file, mat_at + l.material_size() * i, l));
   return md;
 }
 
@@ -430,15 +492,20 @@ void parse_switch_models(const byte_reader& file, bfres::file& f) {
     p.size = file.u32_at(p.info_at + 4);
     p.start = file.u64_at(p.info_at + 8);
     if (p.start > file.size() || p.size > file.size() - p.start)
-      fail(code::bad_offset, "buffer pool (" + std::to_string(p.size) + " bytes at " + std::to_string(p.start) +
-                                 ") lies outside the file", p.info_at + 4);
+      fail(code::bad_offset,
+           "buffer pool (" + std::to_string(p.size) + " bytes at " + std::to_string(p.start) +
+               ") lies outside the file",
+           p.info_at + 4);
   }
   const std::uint32_t at = array_at(file, 0x28, n, l.model_size(), "models (FMDL)");
   const std::vector<std::string> names = dict_names(file, off(file, 0x30), "model");
   if (!names.empty() && names.size() != n)
-    fail(code::bad_count, "model dictionary has " + std::to_string(names.size()) + " entries for " + std::to_string(n) + " models",
+    fail(code::bad_count,
+         "model dictionary has " + std::to_string(names.size()) + " entries for " +
+             std::to_string(n) + " models",
          off(file, 0x30) + 4);
-  for (std::uint32_t i = 0; i < n; ++i) f.models.push_back(parse_model(file, at + l.model_size() * i, l, p));
+  for (std::uint32_t i = 0; i < n; ++i)
+    f.models.push_back(parse_model(file, at + l.model_size() * i, l, p));
 }
 
 }  // namespace rigrip::bfres::detail
