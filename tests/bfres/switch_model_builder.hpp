@@ -121,8 +121,14 @@ struct t_shape {
   std::uint16_t material = 0, bone = 0;
   std::uint8_t skin = 0;
   std::vector<t_attr> attrs;
-  std::vector<std::uint32_t> indices;  // a triangle list
+  std::vector<std::uint32_t> indices;            // a triangle list (LOD 0)
+  std::vector<std::vector<std::uint32_t>> lods;  // LOD 1, 2 ...: more triangle lists
   bool index32 = false;
+  [[nodiscard]] std::vector<std::vector<std::uint32_t>> meshes() const {
+    std::vector<std::vector<std::uint32_t>> out{indices};
+    out.insert(out.end(), lods.begin(), lods.end());
+    return out;
+  }
   [[nodiscard]] std::uint32_t vertex_count() const {
     return attrs.empty() ? 0 : std::uint32_t(attrs[0].values.size());
   }
@@ -177,10 +183,11 @@ inline buffer_layout lay_out(const t_shape& s, bool big) {
         }
   return l;
 }
-inline std::vector<std::uint8_t> index_bytes(const t_shape& s, bool big) {
+inline std::vector<std::uint8_t> index_bytes(const t_shape& s,
+                                             const std::vector<std::uint32_t>& idx, bool big) {
   std::vector<std::uint8_t> out;
   const int n = s.index32 ? 4 : 2;
-  for (std::uint32_t i : s.indices)
+  for (std::uint32_t i : idx)
     for (int k = 0; k < n; ++k) out.push_back(std::uint8_t(i >> (8 * (big ? n - 1 - k : k))));
   return out;
 }
@@ -332,7 +339,8 @@ inline std::vector<std::uint8_t> build_switch_model(const t_model& m,
   std::vector<buffer_layout> lays;
   for (const auto& s : m.shapes) lays.push_back(lay_out(s, false));
   // Pool: index buffers, then vertex buffers, each aligned to 8 (relative offsets below).
-  std::vector<std::uint32_t> ib_rel, vb_rel;
+  std::vector<std::vector<std::uint32_t>> ib_rel;  // per shape, per LOD
+  std::vector<std::uint32_t> vb_rel;
   std::vector<std::uint8_t> pool;
   auto pool_add = [&](const std::vector<std::uint8_t>& d) {
     while (pool.size() % 8) pool.push_back(0);
@@ -340,7 +348,11 @@ inline std::vector<std::uint8_t> build_switch_model(const t_model& m,
     pool.insert(pool.end(), d.begin(), d.end());
     return at;
   };
-  for (const auto& s : m.shapes) ib_rel.push_back(pool_add(index_bytes(s, false)));
+  for (const auto& s : m.shapes) {
+    ib_rel.emplace_back();
+    for (const auto& idx : s.meshes())
+      ib_rel.back().push_back(pool_add(index_bytes(s, idx, false)));
+  }
   for (const auto& l : lays) {
     vb_rel.push_back(std::uint32_t(-1));
     for (const auto& d : l.data) {
@@ -374,7 +386,7 @@ inline std::vector<std::uint8_t> build_switch_model(const t_model& m,
         w.u64(0), w.u64(0), w.u64(0), w.ptr(S + "radius"), w.u64(0);
     if (!v9) w.u32(2);
     w.u16(std::uint16_t(i)), w.u16(s.material), w.u16(s.bone), w.u16(std::uint16_t(i)), w.u16(1);
-    w.u8(s.skin), w.u8(1), w.u8(0), w.u8(0);
+    w.u8(s.skin), w.u8(std::uint8_t(s.meshes().size())), w.u8(0), w.u8(0);
     w.pad_to(start + shp_size);
   }
   // Materials.
@@ -463,19 +475,27 @@ inline std::vector<std::uint8_t> build_switch_model(const t_model& m,
     std::vector<std::string> an;
     for (const auto& a : s.attrs) an.push_back(a.name);
     w.dict(V + "adict", an);
+    const auto lods = s.meshes();
     w.mark(S + "mesh");
-    w.ptr(S + "sub"), w.u64(0), w.u64(0), w.ptr(S + "isize");
-    w.u32(ib_rel[i]), w.u32(3), w.u32(s.index32 ? 2 : 1), w.u32(std::uint32_t(s.indices.size())),
-        w.u32(0);
-    w.u16(1), w.u16(0);
-    w.mark(S + "sub");
-    w.u32(0), w.u32(std::uint32_t(s.indices.size()));
-    w.mark(S + "isize");
-    w.u32(std::uint32_t(s.indices.size() * (s.index32 ? 4 : 2))), w.u32(0), w.u64(0);
+    for (std::size_t k = 0; k < lods.size(); ++k) {  // 0x38 each
+      const std::string K = S + "l" + std::to_string(k);
+      w.ptr(K + "sub"), w.u64(0), w.u64(0), w.ptr(K + "isize");
+      w.u32(ib_rel[i][k]), w.u32(3), w.u32(s.index32 ? 2 : 1), w.u32(std::uint32_t(lods[k].size())),
+          w.u32(0);
+      w.u16(1), w.u16(0);
+    }
+    for (std::size_t k = 0; k < lods.size(); ++k) {
+      const std::string K = S + "l" + std::to_string(k);
+      w.mark(K + "sub");
+      w.u32(0), w.u32(std::uint32_t(lods[k].size()));
+      w.mark(K + "isize");
+      w.u32(std::uint32_t(lods[k].size() * (s.index32 ? 4 : 2))), w.u32(0), w.u64(0);
+    }
     w.mark(S + "skin");
     w.u16(s.bone), w.u16(0);
     w.mark(S + "radius");
-    w.f32(2.0f), w.u32(0);
+    for (std::size_t k = 0; k < lods.size(); ++k) w.f32(2.0f);
+    w.align(8);
   }
   std::vector<std::string> sn;
   for (const auto& s : m.shapes) sn.push_back(s.name);
@@ -669,25 +689,32 @@ inline std::vector<std::uint8_t> build_wiiu_model(const t_model& m) {
     w.raw("FSHP", 4);
     w.name(s.name), w.u32(2);
     w.u16(std::uint16_t(i)), w.u16(s.material), w.u16(s.bone), w.u16(std::uint16_t(i)), w.u16(1);
-    w.u8(s.skin), w.u8(1), w.u8(0), w.u8(0), w.u16(0);
+    const auto lods = s.meshes();
+    w.u8(s.skin), w.u8(std::uint8_t(lods.size())), w.u8(0), w.u8(0), w.u16(0);
     w.ref(S + "radius"), w.ref("fvtx"), w.ref(S + "mesh"), w.ref(S + "skin"), w.ref(""), w.ref(""),
         w.ref(""), w.u32(0);
     w.mark(S + "radius");
-    w.f32(2.0f);
+    for (std::size_t k = 0; k < lods.size(); ++k) w.f32(2.0f);
     w.mark(S + "skin");
     w.u16(s.bone), w.u16(0);
     w.mark(S + "mesh");
-    w.u32(4), w.u32(s.index32 ? 9 : 4), w.u32(std::uint32_t(s.indices.size())), w.u16(1), w.u16(0);
-    w.ref(S + "sub"), w.ref(S + "ib"), w.u32(0);
-    w.mark(S + "sub");
-    w.u32(0), w.u32(std::uint32_t(s.indices.size()));
-    const auto ib = index_bytes(s, true);
-    w.mark(S + "ib");
-    w.u32(0), w.u32(std::uint32_t(ib.size())), w.u32(0), w.u16(0), w.u16(1), w.u32(0),
-        w.ref(S + "idata");
-    w.mark(S + "idata");
-    w.b.insert(w.b.end(), ib.begin(), ib.end());
-    w.align4();
+    for (std::size_t k = 0; k < lods.size(); ++k) {  // 0x1C each
+      const std::string K = S + "l" + std::to_string(k);
+      w.u32(4), w.u32(s.index32 ? 9 : 4), w.u32(std::uint32_t(lods[k].size())), w.u16(1), w.u16(0);
+      w.ref(K + "sub"), w.ref(K + "ib"), w.u32(0);
+    }
+    for (std::size_t k = 0; k < lods.size(); ++k) {
+      const std::string K = S + "l" + std::to_string(k);
+      w.mark(K + "sub");
+      w.u32(0), w.u32(std::uint32_t(lods[k].size()));
+      const auto ib = index_bytes(s, lods[k], true);
+      w.mark(K + "ib");
+      w.u32(0), w.u32(std::uint32_t(ib.size())), w.u32(0), w.u16(0), w.u16(1), w.u32(0),
+          w.ref(K + "idata");
+      w.mark(K + "idata");
+      w.b.insert(w.b.end(), ib.begin(), ib.end());
+      w.align4();
+    }
   }
   for (std::size_t i = 0; i < m.materials.size(); ++i) {
     const auto& mt = m.materials[i];
@@ -724,7 +751,8 @@ inline std::vector<std::uint8_t> build_wiiu_model(const t_model& m) {
 // The tests' model: three bones (Root -> Spine -> Head, Spine translated +2 in y and
 // turned 90 degrees about z), three shapes sharing one material that names an albedo:
 //  - "Body": smooth skinning (2 influences: u8 indices, unorm8 weights), f32 positions,
-//    snorm 10_10_10_2 normals, snorm8 tangents (_t0, w the handedness), unorm16 UVs, u16 indices;
+//    snorm 10_10_10_2 normals, two LODs, snorm8 tangents (_t0, w the handedness), unorm16 UVs, u16
+//    indices;
 //  - "Hat": rigid skinning to the Head's rigid matrix (one u8 index), f16 UVs, u32 indices;
 //  - "Prop": skin count 0, follows its bone (Spine); f32 UVs.
 inline t_model sample_model() {
@@ -753,6 +781,7 @@ inline t_model sample_model() {
        {{1, 0, 0, 0}, {0.6f, 0.4f, 0, 0}, {0.2f, 0.8f, 0, 0}, {1, 0, 0, 0}}},
   };
   body.indices = {0, 1, 2, 2, 1, 3};
+  body.lods = {{0, 1, 3}};  // LOD 1: one triangle
   t_shape hat;
   hat.name = "Hat";
   hat.skin = 1;

@@ -109,6 +109,9 @@ TEST(SwitchModel, RawLayerReadsSkeletonShapesAndMaterials) {
   EXPECT_EQ(m.shapes[1].skin_count, 1);
   EXPECT_EQ(m.shapes[2].bone, 1);
   ASSERT_EQ(m.shapes[1].meshes.size(), 1u);
+  ASSERT_EQ(m.shapes[0].meshes.size(), 2u);
+  EXPECT_EQ(m.shapes[0].meshes[1].index_count, 3u);
+  EXPECT_EQ(m.shapes[0].radius.size(), 2u);
   EXPECT_EQ(m.shapes[1].meshes[0].index_format, 2u);  // u32
   EXPECT_EQ(m.shapes[0].meshes[0].index_format, 1u);  // u16
   EXPECT_EQ(m.shapes[0].meshes[0].primitive, 3u);     // triangle list
@@ -266,6 +269,28 @@ TEST(SwitchModel, SameSceneAsTheWiiUModel) {
   EXPECT_EQ(a.metadata["platform"], "switch");
   EXPECT_EQ(b.metadata["platform"], "wiiu");
   expect_same_scene(a, b);
+}
+
+TEST(SwitchModel, LodOptionPicksTheMeshLikeOnWiiU) {
+  const auto model = sample_model();
+  read_options o;
+  o.lod = 1;
+  diagnostics d1, d2;
+  auto a = read_scene(build_switch_model(model), "Sample.bfres", o, d1);
+  auto b = read_scene(build_wiiu_model(model), "Sample.bfres", o, d2);
+  ASSERT_TRUE(a) << a.error().to_string();
+  ASSERT_TRUE(b) << b.error().to_string();
+  const mesh* body = find_mesh(a.value(), "Body");
+  ASSERT_TRUE(body);
+  EXPECT_EQ(body->extras["lod"], 1);
+  EXPECT_EQ(body->extras["lod_count"], 2);
+  EXPECT_EQ(body->positions.size(), 3u);  // vertices 0, 1, 3
+  expect_vec_near(body->positions[2], {1, 1, 0.5f}, 0);
+  expect_same_scene(a.value(), b.value());
+  bool clamped = false;
+  for (const auto& w : d1.warnings)
+    clamped = clamped || w.message.find("--lod 1 is beyond") != std::string::npos;
+  EXPECT_TRUE(clamped);  // Hat and Prop have one LOD
 }
 
 TEST(SwitchModel, EveryLayoutVersionDecodesTheSame) {
@@ -554,7 +579,8 @@ TEST(SwitchModelDamage, CyclicDictionaryLinksAreNotFollowed) {
 TEST(SwitchModelDamage, EveryByteFlippedReadsOrFailsCleanly) {
   // Each byte of the model structures (not the pool's vertex data) inverted in turn, and the
   // file cut at every 64 bytes: read_scene returns a scene or an error, never crashes or throws.
-  const auto good = build_switch_model(sample_model(), 0x00050003, {{"textures.bntx", albedo_bntx()}});
+  const auto good =
+      build_switch_model(sample_model(), 0x00050003, {{"textures.bntx", albedo_bntx()}});
   const auto pool = where(good).pool;
   std::size_t errors = 0, scenes = 0;
   for (std::size_t i = 0; i < pool; ++i) {
@@ -563,7 +589,8 @@ TEST(SwitchModelDamage, EveryByteFlippedReadsOrFailsCleanly) {
     diagnostics diags;
     auto r = read_scene(d, "flip.bfres", read_options{}, diags);
     (r ? scenes : errors) += 1;
-    if (!r) EXPECT_NE(r.error().code, code::internal) << "byte " << i << ": " << r.error().to_string();
+    if (!r)
+      EXPECT_NE(r.error().code, code::internal) << "byte " << i << ": " << r.error().to_string();
   }
   EXPECT_GT(errors, 0u);
   EXPECT_GT(scenes, 0u);
@@ -571,7 +598,8 @@ TEST(SwitchModelDamage, EveryByteFlippedReadsOrFailsCleanly) {
     const std::vector<std::uint8_t> d(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(n));
     diagnostics diags;
     auto r = read_scene(d, "cut.bfres", read_options{}, diags);
-    if (!r) EXPECT_NE(r.error().code, code::internal) << "cut at " << n << ": " << r.error().to_string();
+    if (!r)
+      EXPECT_NE(r.error().code, code::internal) << "cut at " << n << ": " << r.error().to_string();
   }
 }
 
