@@ -404,8 +404,8 @@ inline std::vector<std::uint8_t> build_switch_model(const t_model& m,
     if (v10) {
       w.ptr(M + "info"), w.u64(0), w.ptr(nt ? M + "tex" : ""), w.u64(0), w.ptr(nt ? M + "smp" : ""),
           w.ptr(nt ? M + "sdict" : "");
-      for (int k = 0; k < 12; ++k)
-        w.u64(0);  // render info tables, parameters, user data, flags, slots
+      w.ptr(M + "rivals"), w.ptr(M + "ricounts"), w.ptr(M + "rioffs");  // render-info tables
+      for (int k = 0; k < 9; ++k) w.u64(0);  // parameters, user data, flags, slots
       w.u16(std::uint16_t(i)), w.u8(nt), w.u8(nt);
     } else {
       w.ptr(M + "ri"), w.ptr(M + "ridict"), w.ptr(M + "assign"), w.u64(0),
@@ -526,7 +526,18 @@ inline std::vector<std::uint8_t> build_switch_model(const t_model& m,
       w.mark(M + "info");
       w.ptr(M + "assign");
       w.mark(M + "assign");
-      w.name("uking_mat"), w.name("turbo_uber");
+      w.name("uking_mat"), w.name("turbo_uber"), w.ptr(M + "rilist");
+      for (int k = 0; k < 6; ++k) w.u64(0);  // dictionaries, parameters
+      w.u16(1), w.u16(0), w.u16(0), w.u16(0), w.u64(0);
+      w.mark(M + "rilist");
+      w.name("gsys_render_state_mode"), w.u8(2), w.u8(0), w.u16(0), w.u32(0);
+      w.mark(M + "rivals");
+      w.name(mt.render_mode);
+      w.mark(M + "ricounts");
+      w.u16(1);
+      w.mark(M + "rioffs");
+      w.u16(0);
+      w.align(8);
     } else {
       w.mark(M + "ri");
       w.name("gsys_render_state_mode"), w.ptr(M + "rival"), w.u16(1), w.u8(2), w.u8(0), w.u32(0);

@@ -358,6 +358,46 @@ std::map<std::string, std::string> string_map(const byte_reader& file, std::uint
   return out;
 }
 
+// `count` render-info values of `type` (0 s32, 1 f32, 2 string offsets) at `data`.
+nlohmann::json render_values(const byte_reader& file, std::uint32_t data, std::uint32_t count,
+                             std::uint8_t type) {
+  nlohmann::json vals = nlohmann::json::array();
+  if (!count || !data) return vals;
+  file.checked_count_at(data, count, type == 2 ? 8 : 4, "render info values");
+  spend(count, data);
+  for (std::uint32_t k = 0; k < count; ++k) {
+    if (type == 0)
+      vals.push_back(static_cast<std::int32_t>(file.u32_at(data + 4ull * k)));
+    else if (type == 1)
+      vals.push_back(file.f32_at(data + 4ull * k));
+    else
+      vals.push_back(name(file, data + 8ull * k));
+  }
+  return vals;
+}
+
+// 0.10 render info: the shader assign lists {name, u8 type} (16 bytes each, count u16 at
+// +0x48); the material holds a value table (b+0x38), a u16 count per entry (b+0x40) and a
+// u16 byte offset per entry into the value table (b+0x48).
+void render_info_v10(const byte_reader& file, std::uint32_t assign, std::uint32_t b, material& m) {
+  const std::uint32_t list = off(file, assign + 0x10);
+  const std::uint16_t n = file.u16_at(assign + 0x48);
+  if (!n || !list) return;
+  file.checked_count_at(list, n, 16, "render info list");
+  spend(n, list);
+  const std::uint32_t data = off(file, b + 0x38), counts = off(file, b + 0x40),
+                      offs = off(file, b + 0x48);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::uint8_t type = file.u8_at(list + 16ull * i + 8);
+    if (type > 2)
+      fail(code::bad_value, "render info type " + std::to_string(type) + " is not 0-2",
+           list + 16ull * i + 8);
+    const std::uint32_t count = counts ? file.u16_at(counts + 2ull * i) : 0;
+    const std::uint32_t at = data && offs ? data + file.u16_at(offs + 2ull * i) : 0;
+    m.render_info.emplace_back(name(file, list + 16ull * i), render_values(file, at, count, type));
+  }
+}
+
 material parse_material(const byte_reader& file, std::uint32_t at, const layout& l) {
   if (file.peek(at).fixed_string(4) != "FMAT") fail(code::bad_magic, "expected 'FMAT'", at);
   material m;
@@ -365,15 +405,17 @@ material parse_material(const byte_reader& file, std::uint32_t at, const layout&
   const std::uint32_t b = at + l.first();
   m.name = name(file, b);
   if (l.minor >= 10) {
-    // 0.10: shader info (its shader assign starts with the archive and model names),
-    // textures, samplers; render info and parameters live in tables not read here.
+    // 0.10: shader info (its shader assign: archive and model names, the render-info list),
+    // textures, samplers, render-info tables; parameters and options are not read.
     m.flags = file.u32_at(at + 4);
     m.index = file.u16_at(b + 0x98);
     const std::uint8_t num_samplers = file.u8_at(b + 0x9A), num_textures = file.u8_at(b + 0x9B);
     if (const std::uint32_t info = off(file, b + 8))
       if (const std::uint32_t assign = off(file, info)) {
+        file.checked_count_at(assign, 1, 0x58, "shader assign");
         m.shader_archive = name(file, assign);
         m.shading_model = name(file, assign + 8);
+        render_info_v10(file, assign, b, m);
       }
     for (auto& t : strings(file, off(file, b + 0x18), num_textures, "texture names"))
       m.textures.push_back({t, 0});
@@ -408,20 +450,7 @@ material parse_material(const byte_reader& file, std::uint32_t at, const layout&
     const std::uint8_t type = file.u8_at(e + 0x12);
     if (type > 2)
       fail(code::bad_value, "render info type " + std::to_string(type) + " is not 0-2", e + 0x12);
-    nlohmann::json vals = nlohmann::json::array();
-    if (count && data) {
-      file.checked_count_at(data, count, type == 2 ? 8 : 4, "render info values");
-      spend(count, data);
-      for (std::uint32_t k = 0; k < count; ++k) {
-        if (type == 0)
-          vals.push_back(static_cast<std::int32_t>(file.u32_at(data + 4ull * k)));
-        else if (type == 1)
-          vals.push_back(file.f32_at(data + 4ull * k));
-        else
-          vals.push_back(name(file, data + 8ull * k));
-      }
-    }
-    m.render_info.emplace_back(name(file, e), std::move(vals));
+    m.render_info.emplace_back(name(file, e), render_values(file, data, count, type));
   }
   if (const std::uint32_t assign = off(file, b + 0x18)) {
     file.checked_count_at(assign, 1, 0x48, "shader assign");
