@@ -405,16 +405,18 @@ inline std::vector<std::uint8_t> build_switch_model(const t_model& m,
       w.ptr(M + "info"), w.u64(0), w.ptr(nt ? M + "tex" : ""), w.u64(0), w.ptr(nt ? M + "smp" : ""),
           w.ptr(nt ? M + "sdict" : "");
       w.ptr(M + "rivals"), w.ptr(M + "ricounts"), w.ptr(M + "rioffs");  // render-info tables
-      for (int k = 0; k < 9; ++k) w.u64(0);  // parameters, user data, flags, slots
+      w.ptr(M + "source");
+      for (int k = 0; k < 8; ++k) w.u64(0);  // parameter indices, user data, flags, slots
       w.u16(std::uint16_t(i)), w.u8(nt), w.u8(nt);
     } else {
       w.ptr(M + "ri"), w.ptr(M + "ridict"), w.ptr(M + "assign"), w.u64(0),
           w.ptr(nt ? M + "tex" : ""), w.u64(0), w.ptr(nt ? M + "smp" : ""),
           w.ptr(nt ? M + "sdict" : "");
-      for (int k = 0; k < 9; ++k)
-        w.u64(0);  // parameters, source, user data, volatile flags, user pointer, slots
+      w.ptr(M + "params"), w.ptr(M + "pdict"), w.ptr(M + "source");
+      for (int k = 0; k < 6; ++k) w.u64(0);  // user data, volatile flags, user pointer, slots
       if (!v9) w.u32(1);
       w.u16(std::uint16_t(i)), w.u16(1), w.u8(nt), w.u8(nt);
+      w.u16(1), w.u16(0), w.u16(16);  // one shader parameter, no volatile ones, 16 source bytes
     }
     w.pad_to(start + mat_size);
   }
@@ -527,8 +529,13 @@ inline std::vector<std::uint8_t> build_switch_model(const t_model& m,
       w.ptr(M + "assign");
       w.mark(M + "assign");
       w.name("uking_mat"), w.name("turbo_uber"), w.ptr(M + "rilist");
-      for (int k = 0; k < 6; ++k) w.u64(0);  // dictionaries, parameters
-      w.u16(1), w.u16(0), w.u16(0), w.u16(0), w.u64(0);
+      w.u64(0), w.ptr(M + "plist");                       // render-info dictionary, parameter list
+      for (int k = 0; k < 4; ++k) w.u64(0);               // dictionaries
+      w.u16(1), w.u16(1), w.u16(16), w.u16(0), w.u64(0);  // render infos, parameters, source size
+      w.mark(M + "plist");  // 24 bytes each: reserved, name, u16 offset, u16 type, reserved
+      w.u64(0), w.name("gsys_color0"), w.u16(0), w.u16(15), w.u32(0);
+      w.mark(M + "source");
+      for (float v : {0.25f, 0.5f, 0.75f, 1.0f}) w.f32(v);
       w.mark(M + "rilist");
       w.name("gsys_render_state_mode"), w.u8(2), w.u8(0), w.u16(0), w.u32(0);
       w.mark(M + "rivals");
@@ -548,6 +555,13 @@ inline std::vector<std::uint8_t> build_switch_model(const t_model& m,
       w.name("uking_mat"), w.name("turbo_uber");
       for (int k = 0; k < 6; ++k) w.u64(0);
       w.u32(0), w.u32(0);
+      // One Float4 shader parameter (type 15) at offset 0 of the source bytes.
+      w.mark(M + "params");
+      w.u64(0), w.name("gsys_color0"), w.u8(15), w.u8(16), w.u16(0), w.u32(0), w.u16(0xFFFF),
+          w.u16(0xFFFF), w.u32(0);
+      w.dict(M + "pdict", {"gsys_color0"});
+      w.mark(M + "source");
+      for (float v : {0.25f, 0.5f, 0.75f, 1.0f}) w.f32(v);
     }
   }
   if (!mn.empty()) w.dict("matdict", mn);
@@ -735,9 +749,17 @@ inline std::vector<std::uint8_t> build_wiiu_model(const t_model& m) {
     w.mark(M);
     w.raw("FMAT", 4);
     w.name(mt.name), w.u32(1), w.u16(std::uint16_t(i)), w.u16(1), w.u8(nt), w.u8(nt);
-    w.u16(0), w.u16(0), w.u16(0), w.u16(0), w.u16(0);
+    w.u16(1), w.u16(0), w.u16(16), w.u16(0),
+        w.u16(0);  // parameters, volatile, source size, raw, user data
     w.ref(M + "ridict"), w.ref(""), w.ref(""), w.ref(nt ? M + "tex" : ""),
-        w.ref(nt ? M + "smp" : ""), w.ref(""), w.ref(""), w.ref(""), w.ref(""), w.ref("");
+        w.ref(nt ? M + "smp" : ""), w.ref(""), w.ref(M + "param"), w.ref(M + "pdict"),
+        w.ref(M + "source"), w.ref("");
+    write_dict(w, M + "pdict", {{"gsys_color0", M + "param"}});
+    w.mark(M + "param");
+    w.u8(15), w.u8(16), w.u16(0), w.u32(0), w.u32(0), w.u16(0xFFFF), w.u16(0xFFFF),
+        w.name("gsys_color0");
+    w.mark(M + "source");
+    for (float v : {0.25f, 0.5f, 0.75f, 1.0f}) w.f32(v);
     write_dict(w, M + "ridict", {{"gsys_render_state_mode", M + "ri"}});
     w.mark(M + "ri");
     w.u16(1), w.u8(2), w.u8(0), w.name("gsys_render_state_mode"), w.name(mt.render_mode);

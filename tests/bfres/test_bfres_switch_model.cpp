@@ -126,6 +126,10 @@ TEST(SwitchModel, RawLayerReadsSkeletonShapesAndMaterials) {
   EXPECT_EQ(mt.samplers[0].wrap_u(), 0);
   EXPECT_EQ(mt.samplers[0].mag_filter(), 1);
   EXPECT_EQ(mt.shader_archive, "uking_mat");
+  ASSERT_EQ(mt.params.size(), 1u);
+  EXPECT_EQ(mt.params[0].name, "gsys_color0");
+  EXPECT_EQ(mt.params[0].type, 15);
+  EXPECT_EQ(mt.params[0].value, nlohmann::json({0.25, 0.5, 0.75, 1.0}));
   ASSERT_EQ(mt.render_info.size(), 1u);
   EXPECT_EQ(mt.render_info[0].second[0], "opaque");
   // Models are read, never written: the rewrite is the file.
@@ -254,6 +258,7 @@ void expect_same_scene(const scene& a, const scene& b) {
     EXPECT_EQ(a.materials[i].extras["textures"][0]["wrap"],
               b.materials[i].extras["textures"][0]["wrap"]);
     EXPECT_EQ(a.materials[i].extras["render_info"], b.materials[i].extras["render_info"]);
+    EXPECT_EQ(a.materials[i].extras["shader_params"], b.materials[i].extras["shader_params"]);
     EXPECT_EQ(a.materials[i].alpha_mode, b.materials[i].alpha_mode);
   }
 }

@@ -149,8 +149,7 @@ shape parse_shape(const byte_reader& file, std::uint32_t at, std::uint32_t versi
   return s;
 }
 
-namespace {
-
+// A shader parameter's value from its bytes (either platform: the reader's byte order).
 nlohmann::json param_value(const byte_reader& src, std::uint8_t type, std::uint8_t size) {
   using nlohmann::json;
   auto f = [&](std::size_t i) {
@@ -173,6 +172,8 @@ nlohmann::json param_value(const byte_reader& src, std::uint8_t type, std::uint8
   }
   return arr;
 }
+
+namespace {
 
 std::map<std::string, std::string> string_dict(const byte_reader& file, std::uint32_t at) {
   std::map<std::string, std::string> out;

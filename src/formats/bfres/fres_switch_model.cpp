@@ -398,6 +398,42 @@ void render_info_v10(const byte_reader& file, std::uint32_t assign, std::uint32_
   }
 }
 
+// Bytes of a shader parameter of `type` (0.10 stores no size): vectors of 4-byte values,
+// matrices, SRTs (Srt2D 20, Srt3D 36, TexSrt 24, TexSrtEx 28); 0 for the reserved types.
+std::uint8_t param_size(std::uint8_t type) {
+  if (type < 16) return static_cast<std::uint8_t>(4 * ((type % 4) + 1));
+  static constexpr std::uint8_t rest[] = {0, 16, 24, 32, 0,  24, 36, 48,
+                                          0, 32, 48, 64, 20, 36, 24, 28};
+  return type < 32 ? rest[type - 16] : 0;
+}
+
+// 0.10 shader parameters: the shader assign lists {reserved, name, u16 offset, u16 type,
+// reserved} (24 bytes each, count u16 at +0x4A, source size u16 at +0x4C); the material's
+// source bytes at b+0x50.
+void params_v10(const byte_reader& file, std::uint32_t assign, std::uint32_t b, material& m) {
+  const std::uint32_t list = off(file, assign + 0x20);
+  const std::uint16_t n = file.u16_at(assign + 0x4A), source_size = file.u16_at(assign + 0x4C);
+  if (!n || !list) return;
+  file.checked_count_at(list, n, 24, "shader parameter list");
+  spend(n, list);
+  const std::uint32_t source_at = off(file, b + 0x50);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::uint64_t e = list + 24ull * i;
+    shader_param sp;
+    sp.name = name(file, e + 8);
+    sp.offset = file.u16_at(e + 0x10);
+    const std::uint16_t type = file.u16_at(e + 0x12);
+    if (type > 31)
+      fail(code::bad_value, "shader parameter type " + std::to_string(type) + " is not 0-31",
+           e + 0x12);
+    sp.type = static_cast<std::uint8_t>(type);
+    sp.size = param_size(sp.type);
+    if (source_at && static_cast<std::uint32_t>(sp.offset) + sp.size <= source_size)
+      sp.value = param_value(file.sub(source_at + sp.offset, sp.size), sp.type, sp.size);
+    m.params.push_back(std::move(sp));
+  }
+}
+
 material parse_material(const byte_reader& file, std::uint32_t at, const layout& l) {
   if (file.peek(at).fixed_string(4) != "FMAT") fail(code::bad_magic, "expected 'FMAT'", at);
   material m;
@@ -406,7 +442,7 @@ material parse_material(const byte_reader& file, std::uint32_t at, const layout&
   m.name = name(file, b);
   if (l.minor >= 10) {
     // 0.10: shader info (its shader assign: archive and model names, the render-info list),
-    // textures, samplers, render-info tables; parameters and options are not read.
+    // textures, samplers, render-info tables, parameters; shader options are not read.
     m.flags = file.u32_at(at + 4);
     m.index = file.u16_at(b + 0x98);
     const std::uint8_t num_samplers = file.u8_at(b + 0x9A), num_textures = file.u8_at(b + 0x9B);
@@ -416,6 +452,7 @@ material parse_material(const byte_reader& file, std::uint32_t at, const layout&
         m.shader_archive = name(file, assign);
         m.shading_model = name(file, assign + 8);
         render_info_v10(file, assign, b, m);
+        params_v10(file, assign, b, m);
       }
     for (auto& t : strings(file, off(file, b + 0x18), num_textures, "texture names"))
       m.textures.push_back({t, 0});
@@ -440,6 +477,9 @@ material parse_material(const byte_reader& file, std::uint32_t at, const layout&
   m.index = c.u16();
   const std::uint16_t num_render_info = c.u16();
   const std::uint8_t num_samplers = c.u8(), num_textures = c.u8();  // the Wii U order (and 0.10's)
+  const std::uint16_t num_params = c.u16();
+  (void)c.u16();  // volatile parameters
+  const std::uint16_t source_size = c.u16();
   // Render info: {name, values, u16 count, u8 type (0 s32, 1 f32, 2 string), 5 reserved}.
   const std::uint32_t ri_at =
       array_at(file, b + 8, num_render_info, kRenderInfoSize, "render info");
@@ -469,6 +509,24 @@ material parse_material(const byte_reader& file, std::uint32_t at, const layout&
     s.name = nth(snames, i);
     s.index = static_cast<std::uint8_t>(i);
     m.samplers.push_back(std::move(s));
+  }
+  // Shader parameters (0x20): callback pointer, name, u8 type, u8 size, u16 offset into the
+  // source bytes (b+0x58), s32 uniform offset, u16 depended / depend indices, reserved.
+  const std::uint32_t param_at = array_at(file, b + 0x48, num_params, 0x20, "shader parameters");
+  const std::uint32_t source_at = off(file, b + 0x58);
+  for (std::uint32_t i = 0; i < num_params; ++i) {
+    const std::uint32_t e = param_at + 0x20 * i;
+    shader_param sp;
+    sp.name = name(file, e + 8);
+    sp.type = file.u8_at(e + 0x10);
+    sp.size = file.u8_at(e + 0x11);
+    sp.offset = file.u16_at(e + 0x12);
+    if (sp.type > 31)
+      fail(code::bad_value, "shader parameter type " + std::to_string(sp.type) + " is not 0-31",
+           e + 0x10);
+    if (source_at && static_cast<std::uint32_t>(sp.offset) + sp.size <= source_size)
+      sp.value = param_value(file.sub(source_at + sp.offset, sp.size), sp.type, sp.size);
+    m.params.push_back(std::move(sp));
   }
   return m;
 }
