@@ -463,6 +463,37 @@ TEST(SwitchModel, AnimationInTheSameFileBindsToItsSkeleton) {
   for (const auto& w : diags.warnings) EXPECT_NE(w.code, code::w_pairing) << w.message;
 }
 
+TEST(SwitchModel, AnimationFileBindsToItsSiblingModelFile) {
+  // X_Animation.bfres next to X.bfres (both Switch): the animation takes the model's FSKL and
+  // brings its meshes, as with Wii U files.
+  const std::string dir = test::out_path("bfres/switch_model_pair");
+  std::filesystem::create_directories(dir);
+  test::write_bytes(dir + "/Sample.bfres", build_switch_model(sample_model()));
+  bfres_test::t_model empty;
+  empty.name = "Sample_Animation";
+  bfres_test::t_const_anim a;
+  a.name = "Tilt";
+  a.bone = "Head";
+  a.base = {2, 2, 2, 0, 0, 0, 1, 0, 1, 0};  // scale 2
+  test::write_bytes(dir + "/Sample_Animation.bfres",
+                    build_switch_model(empty, 0x00050003, {}, {a}));
+  diagnostics diags;
+  auto r = read_scene(dir + "/Sample_Animation.bfres", read_options{}, diags);
+  ASSERT_TRUE(r) << r.error().to_string();
+  const scene& s = r.value();
+  ASSERT_EQ(s.skeletons.size(), 1u);
+  EXPECT_EQ(s.skeletons[0].bones.size(), 3u);
+  EXPECT_EQ(s.metadata["skeleton_file"], "Sample.bfres");
+  EXPECT_EQ(s.metadata["model_file"], "Sample.bfres");
+  EXPECT_EQ(s.meshes.size(), 3u);
+  ASSERT_EQ(s.animations.size(), 1u);
+  bool scaled = false;
+  for (const auto& t : s.animations[0].tracks)
+    if (t.bone == "Head" && t.path == path::scale) scaled = t.values[0] == 2.0f;
+  EXPECT_TRUE(scaled);
+  for (const auto& w : diags.warnings) EXPECT_NE(w.code, code::w_missing_bone) << w.message;
+}
+
 // ---- damage ---------------------------------------------------------------------------
 
 struct positions {
