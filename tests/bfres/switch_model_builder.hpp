@@ -151,6 +151,9 @@ struct t_model_bone {
 struct t_model {
   std::string name = "Model";
   std::uint32_t skeleton_flags = 0x1200;  // Maya scale, Euler
+  // Reserved bytes of the FSKL (before its user pointer) and of each bone; -1: the version's
+  // (0.8: 16 and 16, as bfrespy reads them). Other values write the other notes' layouts.
+  int skeleton_gap = -1, bone_gap = -1;
   std::vector<t_model_bone> bones;
   std::vector<std::int16_t> mtx_to_bone;  // smooth matrices first, then rigid
   std::uint16_t num_smooth = 0, num_rigid = 0;
@@ -316,7 +319,14 @@ inline std::vector<std::uint8_t> build_switch_model(const t_model& m,
                     mat_size = v10  ? 0xB0
                                : v9 ? 0xA8
                                     : 0xB8;
-  const std::size_t bone_reserved = minor >= 10 ? 8 : minor >= 8 ? 16 : 0;
+  const std::size_t bone_reserved = m.bone_gap >= 0 ? std::size_t(m.bone_gap)
+                                    : minor >= 10   ? 8
+                                    : minor >= 8    ? 16
+                                                    : 0;
+  const std::size_t skeleton_gap = m.skeleton_gap >= 0 ? std::size_t(m.skeleton_gap)
+                                   : v9                ? 8
+                                   : minor == 8        ? 16
+                                                       : 0;
   // Model.
   std::size_t start = w.pos();
   w.mark("fmdl");
@@ -427,8 +437,7 @@ inline std::vector<std::uint8_t> build_switch_model(const t_model& m,
     block("FSKL", m.skeleton_flags);
     w.ptr("bdict"), w.ptr("bones"), w.ptr(m.mtx_to_bone.empty() ? "" : "mtx"),
         w.ptr(m.num_smooth ? "inv" : "");
-    if (minor == 8) w.u64(0), w.u64(0);
-    if (v9) w.u64(0);
+    for (std::size_t k = 0; k < skeleton_gap; ++k) w.u8(0);
     w.u64(0);  // user pointer / mirror table
     if (!v9) w.u32(m.skeleton_flags);
     w.u16(std::uint16_t(m.bones.size())), w.u16(m.num_smooth), w.u16(m.num_rigid);

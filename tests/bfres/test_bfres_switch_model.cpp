@@ -326,6 +326,30 @@ TEST(SwitchModel, EveryLayoutVersionDecodesTheSame) {
   }
 }
 
+TEST(SwitchModel, Version08SkeletonsOfEitherNotesAreRead) {
+  // 0.8: bfrespy reads 16 reserved bytes in the FSKL and in each bone, BfresLibrary none.
+  // The reader takes the version's choice and falls back to the other one when only it is
+  // consistent (bone count = dictionary count, bone index fields 0, 1, 2 ...).
+  diagnostics diags;
+  const scene ref = read_ok(build_wiiu_model(sample_model()), "Sample.bfres", diags);
+  for (int gap : {16, 0}) {
+    SCOPED_TRACE(gap);
+    auto m = sample_model();
+    m.skeleton_gap = gap, m.bone_gap = gap;
+    const auto d = build_switch_model(m, 0x00080000);
+    const auto f = bfres::parse(d);
+    ASSERT_TRUE(f.models[0].skel);
+    EXPECT_EQ(f.models[0].skel->bones.size(), 3u);
+    EXPECT_EQ(f.models[0].skel->flags, 0x1200u);
+    EXPECT_EQ(f.models[0].skel->bones[2].name, "Head");
+    expect_same_scene(read_ok(d, "Sample.bfres", diags), ref);
+  }
+  // 0.5 written with 0.8's 16-byte gaps is read too (the other way round).
+  auto m = sample_model();
+  m.skeleton_gap = 16, m.bone_gap = 16;
+  expect_same_scene(read_ok(build_switch_model(m), "Sample.bfres", diags), ref);
+}
+
 TEST(SwitchModel, GlbIsValidAndTheExampleIsCurrent) {
   const auto d = build_switch_model(sample_model());
   diagnostics diags;

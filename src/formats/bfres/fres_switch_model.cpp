@@ -112,6 +112,41 @@ std::array<float, 12> read_mtx(byte_reader& r) {
   return m;
 }
 
+// The FSKL's reserved bytes before its user pointer: 8 from 0.9; before, 16 or none (the
+// notes disagree for 0.8): the version's choice unless only the other one puts the bone
+// dictionary's count in the bone-count field.
+std::uint32_t skeleton_gap(const byte_reader& file, std::uint32_t at, const layout& l) {
+  if (l.v9()) return 8;
+  const std::uint32_t want = l.minor == 8 ? 16 : 0, other = want ? 0 : 16;
+  const std::uint32_t b = at + l.first();
+  const std::uint64_t dict_at = file.u64_at(b);
+  if (!dict_at || dict_at + 8 > file.size()) return want;
+  const std::uint32_t entries = file.u32_at(dict_at + 4);
+  auto bones_at = [&](std::uint32_t gap) {
+    const std::uint64_t f = b + 0x20ull + gap + 8 + 4;
+    return f + 2 <= file.size() ? std::uint32_t{file.u16_at(f)} : ~0u;
+  };
+  return bones_at(want) != entries && bones_at(other) == entries ? other : want;
+}
+
+// The bones' reserved bytes (0 before 0.8, 16 in 0.8 / 0.9, 8 from 0.10): the version's
+// choice unless only another one gives every bone its own index in the index field.
+std::uint32_t bone_gap(const byte_reader& file, std::uint32_t array_at, std::uint32_t count,
+                       const layout& l) {
+  const std::uint32_t want = l.bone_reserved();
+  auto fits = [&](std::uint32_t gap) {
+    const std::uint64_t stride = 0x50 + gap;
+    if (!array_at || !count || array_at + stride * count > file.size()) return false;
+    for (std::uint32_t i = 0; i < count; ++i)
+      if (file.u16_at(array_at + stride * i + 0x18 + gap) != i) return false;
+    return true;
+  };
+  if (fits(want) || !count) return want;
+  for (std::uint32_t gap : {0u, 16u, 8u})
+    if (gap != want && fits(gap)) return gap;
+  return want;
+}
+
 skeleton parse_skeleton(const byte_reader& file, std::uint32_t at, const layout& l) {
   file.checked_count_at(at, 1, 0x40, "skeleton (FSKL)");
   if (file.peek(at).fixed_string(4) != "FSKL") fail(code::bad_magic, "expected 'FSKL'", at);
@@ -122,9 +157,11 @@ skeleton parse_skeleton(const byte_reader& file, std::uint32_t at, const layout&
   s.bone_array_at = off(file, b + 8);
   s.mtx_to_bone_at = off(file, b + 0x10);
   s.inverse_at = off(file, b + 0x18);
-  // After the four offsets: reserved bytes (16 in 0.8, 8 from 0.9), the user pointer
-  // (a mirror-bone table from 0.9), then the flags (before 0.9) and the counts.
-  const std::uint32_t ptr = b + 0x20 + (l.minor == 8 ? 16 : l.v9() ? 8 : 0);
+  // After the four offsets: reserved bytes (16 in 0.8 for bfrespy, none for BfresLibrary; 8
+  // from 0.9), the user pointer (a mirror-bone table from 0.9), then the flags (before 0.9)
+  // and the counts. The notes disagree before 0.9, so the version's choice is tried first and
+  // the other one kept when only it gives the bone dictionary's count.
+  const std::uint32_t ptr = b + 0x20 + skeleton_gap(file, at, l);
   std::uint32_t counts = ptr + 8;
   if (l.v9()) {
     s.flags = file.u32_at(at + 4);
@@ -147,7 +184,8 @@ skeleton parse_skeleton(const byte_reader& file, std::uint32_t at, const layout&
          "bone dictionary has " + std::to_string(names.size()) + " entries for " +
              std::to_string(s.num_bones) + " bones",
          s.bone_dict_at + 4);
-  const std::uint32_t stride = l.bone_size();
+  const std::uint32_t reserved = bone_gap(file, s.bone_array_at, s.num_bones, l);
+  const std::uint32_t stride = 0x50 + reserved;
   if (s.num_bones && !s.bone_array_at)
     fail(code::bad_offset, "bones counted but no bone array", b + 8);
   if (s.num_bones) file.checked_count_at(s.bone_array_at, s.num_bones, stride, "bones");
@@ -158,7 +196,7 @@ skeleton parse_skeleton(const byte_reader& file, std::uint32_t at, const layout&
     bn.name_at = off(file, bn.at);
     bn.name = switch_name_at(file, bn.name_at);
     bn.user_data_at = off(file, bn.at + 0x10);  // the user-data dictionary (values are not read)
-    byte_reader r = file.peek(bn.at + 0x18 + l.bone_reserved());
+    byte_reader r = file.peek(bn.at + 0x18 + reserved);
     bn.index = r.u16();
     bn.parent = r.i16();
     bn.smooth_index = r.i16();
@@ -173,7 +211,7 @@ skeleton parse_skeleton(const byte_reader& file, std::uint32_t at, const layout&
       fail(code::bad_value,
            "bone '" + bn.name + "' has parent " + std::to_string(bn.parent) +
                " (parents must precede children)",
-           bn.at + 0x1A + l.bone_reserved());
+           bn.at + 0x1A + reserved);
     s.bones.push_back(std::move(bn));
   }
   const std::uint32_t mtx = static_cast<std::uint32_t>(s.num_smooth) + s.num_rigid;
