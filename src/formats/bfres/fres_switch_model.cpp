@@ -514,7 +514,13 @@ material parse_material(const byte_reader& file, std::uint32_t at, const layout&
   byte_reader c = file.peek(counts);
   m.index = c.u16();
   const std::uint16_t num_render_info = c.u16();
-  const std::uint8_t num_samplers = c.u8(), num_textures = c.u8();  // the Wii U order (and 0.10's)
+  // The Wii U order (and 0.10's); BfresLibrary's loader reads the two the other way round,
+  // so they are swapped when only that matches the sampler dictionary's count.
+  std::uint8_t num_samplers = c.u8(), num_textures = c.u8();
+  if (const std::uint32_t sd = off(file, b + 0x40); sd && num_samplers != num_textures) {
+    const std::uint32_t n = file.u32_at(sd + 4);
+    if (n != num_samplers && n == num_textures) std::swap(num_samplers, num_textures);
+  }
   const std::uint16_t num_params = c.u16();
   (void)c.u16();  // volatile parameters
   const std::uint16_t source_size = c.u16();
