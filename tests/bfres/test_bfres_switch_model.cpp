@@ -350,6 +350,18 @@ TEST(SwitchModel, Version08SkeletonsOfEitherNotesAreRead) {
   expect_same_scene(read_ok(build_switch_model(m), "Sample.bfres", diags), ref);
 }
 
+TEST(SwitchModel, SamplerAndTextureCountsFollowTheSamplerDictionary) {
+  auto d = build_switch_model(sample_model());
+  const auto mat = bfres::parse(d).models[0].materials[0].at;
+  const std::size_t counts =
+      mat + 0x10 + 0x90 + 4 + 4;  // after the flags, index, render-info count
+  ASSERT_EQ(d[counts], 1);
+  d[counts] = 0, d[counts + 1] = 1;  // 0 samplers, 1 texture: the dictionary names 1 sampler
+  const auto f = bfres::parse(d);
+  EXPECT_EQ(f.models[0].materials[0].samplers.size(), 1u);
+  EXPECT_EQ(f.models[0].materials[0].textures.size(), 0u);
+}
+
 TEST(SwitchModel, GlbIsValidAndTheExampleIsCurrent) {
   const auto d = build_switch_model(sample_model());
   diagnostics diags;
