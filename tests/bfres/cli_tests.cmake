@@ -121,7 +121,8 @@ rigrip_cli_test(bfres_switch_camera_dump ARGS dump ${BFRES_EVENTPACK}/Camera/Dem
 set(BNTX_TINY ${CMAKE_SOURCE_DIR}/examples/bfres/tiny_textures.bntx)
 rigrip_cli_test(bfres_bntx_info ARGS info ${BNTX_TINY} EXPECT "format: bntx.*textures: 2")
 rigrip_cli_test(bfres_bntx_convert_textures ARGS convert ${BNTX_TINY} --textures -o ${OUT}/bfres/bntx/tiny.glb
-  EXPECT "converted 1, failed 0" EXPECT_FILE ${OUT}/bfres/bntx/tiny_tex0_Tiny_Alb_mip1.png)
+  EXPECT "PNG file\\(s\\) \\(textures only, no glTF\\).*converted 1, failed 0" EXPECT_FILE ${OUT}/bfres/bntx/tiny_tex0_Tiny_Alb_mip1.png
+  ABSENT ${OUT}/bfres/bntx/tiny.glb)
 rigrip_cli_test(bfres_bntx_no_textures_flag ARGS convert ${BNTX_TINY} -o ${OUT}/bfres/bntx/never.glb EXIT 1
   EXPECT "nothing to convert" ABSENT ${OUT}/bfres/bntx/never.glb)
 rigrip_cli_test(bfres_bntx_rewrite ARGS rewrite ${BNTX_TINY} -o ${OUT}/bfres/bntx/rw_tiny.bntx EXPECT "identical")
