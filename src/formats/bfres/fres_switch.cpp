@@ -456,7 +456,7 @@ std::vector<std::uint8_t> serialise_switch(const file& f) {
     u64(o + 0x28, a.user_data_at);
     if (h.v09()) p.u32(a.at + 4, a.flags);
     else p.u32(o + 0x38, a.flags);
-    const std::uint32_t n = o + 0x3C;
+    const std::uint32_t n = o + (h.v09() ? 0x38 : 0x3C);
     p.u32(n, static_cast<std::uint32_t>(a.frame_count));
     p.u32(n + 4, static_cast<std::uint32_t>(a.num_curves));
     p.u32(n + 8, a.baked_size);
