@@ -1182,3 +1182,51 @@ TEST(Switch, PackRefusesATemplateWithDataAfterItsRelocationTable) {
 }
 
 }  // namespace
+
+namespace {
+
+// A real .bcamanim as the template: its embedded .brtcamera follows the strings, so it moves
+// (by a multiple of 4 KB) and its relocated offset with it; the camera still decodes the same.
+TEST(Switch, PackIntoARealBcamanimMovesItsEmbeddedFile) {
+  RIGRIP_REQUIRE_SAMPLE(path, "bfres/switch/Demo344_1.sbeventpack");
+  diagnostics diags;
+  auto outer = unwrap(test::read_bytes(path), path);
+  ASSERT_TRUE(outer);
+  auto ar = open_archive(outer.value().data, path, diags);
+  ASSERT_TRUE(ar);
+  const auto* e = ar.value().find("Camera/Demo344_1/C51-0.bcamanim");
+  ASSERT_TRUE(e);
+  const std::vector<std::uint8_t> tpl(e->data.begin(), e->data.end());
+  auto walk = read_scene(switch_file(), "walk.bfres", read_options{}, diags);
+  ASSERT_TRUE(walk);
+  auto packed = pack_into(walk.value(), tpl);
+  ASSERT_TRUE(packed) << packed.error().to_string();
+  const auto before = bfres::parse(tpl);
+  const auto f = bfres::parse(packed.value());
+  ASSERT_EQ(f.external_files.size(), 1u);
+  EXPECT_EQ(f.external_files[0].data_at % 0x1000, before.external_files[0].data_at % 0x1000);
+  EXPECT_GT(f.external_files[0].data_at, before.external_files[0].data_at);
+  EXPECT_TRUE(std::equal(tpl.begin() + long(before.external_files[0].data_at),
+                         tpl.begin() + long(before.external_files[0].data_at + before.external_files[0].size),
+                         f.image.begin() + long(f.external_files[0].data_at)));
+  // The embedded file's pointer stays in its own section (5), the section moved with it.
+  const auto secs = bfres::relocated_slots(*f.sw);
+  ASSERT_EQ(secs.size(), 5u);
+  EXPECT_EQ(std::count(secs[4].begin(), secs[4].end(), f.external_files[0].entry_at), 1);
+  EXPECT_EQ(f.sw->rlt_sections[4].position, f.external_files[0].data_at);
+  expect_relocation_covers(f, "bcamanim + Walk");
+  EXPECT_EQ(bfres::serialise(f), packed.value());
+  std::cout << "[ measure ] C51-0.bcamanim: embedded file 0x" << std::hex << before.external_files[0].data_at
+            << " -> 0x" << f.external_files[0].data_at << std::dec << ", " << tpl.size() << " -> "
+            << packed.value().size() << " bytes\n";
+  auto a = read_scene(tpl, "C51-0.bcamanim", read_options{}, diags);
+  auto b = read_scene(packed.value(), "C51-0.bcamanim", read_options{}, diags);
+  ASSERT_TRUE(a && b);
+  ASSERT_EQ(b.value().camera_animations.size(), 1u);
+  EXPECT_EQ(a.value().camera_animations[0].tracks[0].values, b.value().camera_animations[0].tracks[0].values);
+  EXPECT_EQ(a.value().camera_animations[0].tracks[1].values, b.value().camera_animations[0].tracks[1].values);
+  ASSERT_EQ(b.value().animations.size(), 1u);
+  expect_same_motion(walk.value(), b.value(), 0.011f, 0.03f, "Walk in a bcamanim");
+}
+
+}  // namespace

@@ -189,7 +189,7 @@ skeletal_anim parse_switch_anim(const byte_reader& file, std::uint32_t at, const
   a.bind_index_at = offset_at(file, p + 0x18);
   a.bone_anims_at = offset_at(file, p + 0x20);
   a.user_data_at = offset_at(file, p + 0x28);  // the user-data array (its dictionary at +0x30 is kept as bytes)
-  byte_reader r = file.peek(p + (v09 ? 0x38 : 0x38));
+  byte_reader r = file.peek(p + 0x38);
   if (v09) a.flags = file.u32_at(at + 4);
   else a.flags = r.u32();
   a.frame_count = r.i32();
