@@ -173,7 +173,14 @@ std::vector<std::uint8_t> write_switch_fskas(const file& tpl, const std::vector<
   for (const auto& sec : sections) known.insert(sec.begin(), sec.end());
   std::set<std::uint32_t> extra;
   auto add_known = [&](std::uint32_t slot) {
-    if (!known.count(slot) && le64(img, slot) != 0) extra.insert(slot);
+    const std::uint64_t v = le64(img, slot);
+    if (known.count(slot) || v == 0) return;
+    // A field the reader does not follow (a model array with no models) may hold anything;
+    // relocating it would make the output unreadable, so it is refused here.
+    if (v > size)
+      fail(code::bad_offset, "pointer at " + std::to_string(slot) + " holds " + std::to_string(v) + ", outside the file",
+           slot);
+    extra.insert(slot);
   };
   for (std::uint32_t i = 0; i < 19; ++i) add_known(h.field(0x20 + 8 * i));
   for (const auto& e : tpl.external_files) add_known(e.entry_at);
