@@ -873,6 +873,13 @@ TEST(Switch, Version09And010FilesParseDecodeAndRewrite) {
     EXPECT_EQ(f.anims[0].bone_anims[0].name, "Hip");
     EXPECT_EQ(f.anims[0].bone_anims[0].flags & 0xFFFF, (1u << 3) | (1u << 4) | (1u << 5) | (1u << 13));
     EXPECT_EQ(bfres::serialise(f), d) << std::hex << v;
+    const auto j = bfres::to_json(f);
+    EXPECT_EQ(j["platform"], "switch");
+    EXPECT_EQ(j["version"], v == 0x00090000u ? "0.9.0.0" : "0.10.0.0");
+    EXPECT_EQ(j["animations"][0]["bone_animations"][0]["name"], "Hip");
+    // Fuzz seeds (scripts/fuzz.sh takes the test output's files).
+    std::filesystem::create_directories(std::string(RIGRIP_TEST_OUT) + "/bfres");
+    test::write_bytes(std::string(RIGRIP_TEST_OUT) + "/bfres/switch_v" + std::to_string(v >> 16) + ".bfres", d);
     auto s = read_scene(d, "walk.bfres", read_options{}, diags);
     ASSERT_TRUE(s) << s.error().to_string();
     expect_same_motion(base.value(), s.value(), 0, 0, "0.9+ vs 0.5");

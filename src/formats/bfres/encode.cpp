@@ -166,10 +166,12 @@ curve fitted_curve::as_curve() const {
   c.scale_bits = std::bit_cast<std::uint32_t>(scale);
   c.offset_bits = std::bit_cast<std::uint32_t>(offset);
   for (auto v : frames_raw)
-    c.frames.push_back((flags & 3) == 0 ? std::bit_cast<float>(static_cast<std::uint32_t>(v))
-                       : (flags & 3) == 1 ? static_cast<float>(v) / 32.0f : static_cast<float>(v));
+    c.frames.push_back((flags & 3) == 0   ? std::bit_cast<float>(static_cast<std::uint32_t>(v))
+                       : (flags & 3) == 1 ? static_cast<float>(v) / 32.0f
+                                          : static_cast<float>(v));
   for (auto v : keys_raw)
-    c.keys.push_back(((flags >> 2) & 3) == 0 ? std::bit_cast<float>(static_cast<std::uint32_t>(v)) : static_cast<float>(v));
+    c.keys.push_back(((flags >> 2) & 3) == 0 ? std::bit_cast<float>(static_cast<std::uint32_t>(v))
+                                             : static_cast<float>(v));
   c.keys_raw = keys_raw;
   c.frames_raw = frames_raw;
   return c;
@@ -527,13 +529,14 @@ void write_curves(out_buffer& w, const std::string& A, const std::vector<bone_ou
 
 // Writes one FSKA (header, BoneAnims, curves) labelled A.
 // The platform-neutral part: one animation sampled and fitted in the template's conventions.
-packed_anim fit_animation(const scene& s, const animation& a, const skeleton* rig, const settings& st,
-                          const pack_context& ctx) {
+packed_anim fit_animation(const scene& s, const animation& a, const skeleton* rig,
+                          const settings& st, const pack_context& ctx) {
   packed_anim pa;
   pa.name = a.name;
   pa.frames = std::max(0, static_cast<int>(std::lround(a.duration * st.fps)));
   if (pa.frames > 65535)
-    core::fail(code::bad_value, "animation '" + a.name + "' has " + std::to_string(pa.frames) + " frames; at most 65535 can be packed");
+    core::fail(code::bad_value, "animation '" + a.name + "' has " + std::to_string(pa.frames) +
+                                    " frames; at most 65535 can be packed");
   pa.flags = st.anim_flags;
   if (extra(a.extras, "loop", false)) pa.flags |= 4;
   pa.euler = st.euler;

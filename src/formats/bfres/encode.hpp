@@ -30,11 +30,18 @@ struct fitted_curve {
   std::vector<std::int64_t> frames_raw;
   std::vector<std::int64_t> keys_raw;
   std::uint16_t num_keys = 0;
-  [[nodiscard]] int frame_bytes() const { int t = flags & 3; return t == 0 ? 4 : t == 1 ? 2 : 1; }
-  [[nodiscard]] int key_bytes() const { int t = (flags >> 2) & 3; return t == 0 ? 4 : t == 1 ? 2 : 1; }
+  [[nodiscard]] int frame_bytes() const {
+    int t = flags & 3;
+    return t == 0 ? 4 : t == 1 ? 2 : 1;
+  }
+  [[nodiscard]] int key_bytes() const {
+    int t = (flags >> 2) & 3;
+    return t == 0 ? 4 : t == 1 ? 2 : 1;
+  }
   [[nodiscard]] std::size_t size() const {
     auto a4 = [](std::size_t n) { return (n + 3) & ~std::size_t{3}; };
-    return a4(frames_raw.size() * static_cast<std::size_t>(frame_bytes())) + a4(keys_raw.size() * static_cast<std::size_t>(key_bytes()));
+    return a4(frames_raw.size() * static_cast<std::size_t>(frame_bytes())) +
+           a4(keys_raw.size() * static_cast<std::size_t>(key_bytes()));
   }
   // The reader's own curve, to evaluate exactly what the game (and our reader) will see.
   [[nodiscard]] curve as_curve() const;
@@ -60,7 +67,9 @@ struct packed_anim {
 // Switch (fres_switch_write.cpp): nn::util ResDic nodes (node 0 = root, bit tests from the
 // name's end) and the template rewritten with `anims` as its FSKAs (same name: replaced;
 // new name: added), string table, dictionary and relocation table rebuilt.
-[[nodiscard]] std::vector<patricia_node> build_patricia_switch(const std::vector<std::string>& names);
-[[nodiscard]] std::vector<std::uint8_t> write_switch_fskas(const file& tpl, const std::vector<packed_anim>& anims);
+[[nodiscard]] std::vector<patricia_node> build_patricia_switch(
+    const std::vector<std::string>& names);
+[[nodiscard]] std::vector<std::uint8_t> write_switch_fskas(const file& tpl,
+                                                           const std::vector<packed_anim>& anims);
 
 }  // namespace rigrip::bfres

@@ -64,11 +64,15 @@ int switch_name_bit(const std::string& s, std::uint32_t bit) {
 int switch_dict_find(const dict& d, const std::string& name) {
   if (d.nodes.size() < 2) return -1;
   // Descend while the bit index grows (the root's is -1): at most one step per node.
-  auto ref = [&](std::size_t i) { return static_cast<std::int64_t>(static_cast<std::int32_t>(d.nodes[i].ref_bit)); };
+  auto ref = [&](std::size_t i) {
+    return static_cast<std::int64_t>(static_cast<std::int32_t>(d.nodes[i].ref_bit));
+  };
   std::size_t p = 0, c = d.nodes[0].left;
-  for (std::size_t steps = 0; c < d.nodes.size() && ref(c) > ref(p) && steps < d.nodes.size(); ++steps) {
+  for (std::size_t steps = 0; c < d.nodes.size() && ref(c) > ref(p) && steps < d.nodes.size();
+       ++steps) {
     p = c;
-    c = switch_name_bit(name, static_cast<std::uint32_t>(d.nodes[c].ref_bit)) ? d.nodes[c].right : d.nodes[c].left;
+    c = switch_name_bit(name, static_cast<std::uint32_t>(d.nodes[c].ref_bit)) ? d.nodes[c].right
+                                                                              : d.nodes[c].left;
   }
   return c < d.nodes.size() && c > 0 && d.nodes[c].name == name ? static_cast<int>(c) : -1;
 }
@@ -110,8 +114,10 @@ dict parse_switch_dict(const byte_reader& file, std::uint32_t at) {
   for (std::uint32_t i = 1; i <= raw; ++i) {
     spend(raw + 1ull, at);
     if (switch_dict_find(d, d.nodes[i].name) != static_cast<int>(i))
-      fail(code::bad_value, "dictionary entry " + std::to_string(i) + " ('" + d.nodes[i].name +
-                                "') is not found by its name: the dictionary's tree is malformed", d.nodes[i].at);
+      fail(code::bad_value,
+           "dictionary entry " + std::to_string(i) + " ('" + d.nodes[i].name +
+               "') is not found by its name: the dictionary's tree is malformed",
+           d.nodes[i].at);
   }
   return d;
 }
@@ -190,8 +196,10 @@ skeletal_anim parse_switch_anim(const byte_reader& file, std::uint32_t at, const
   a.bone_anims_at = offset_at(file, p + 0x20);
   a.user_data_at = offset_at(file, p + 0x28);  // the user-data array (its dictionary at +0x30 is kept as bytes)
   byte_reader r = file.peek(p + 0x38);
-  if (v09) a.flags = file.u32_at(at + 4);
-  else a.flags = r.u32();
+  if (v09)
+    a.flags = file.u32_at(at + 4);
+  else
+    a.flags = r.u32();
   a.frame_count = r.i32();
   a.num_curves = r.i32();
   a.baked_size = r.u32();
@@ -202,7 +210,8 @@ skeletal_anim parse_switch_anim(const byte_reader& file, std::uint32_t at, const
   if (a.num_bone_anims) file.checked_count_at(a.bone_anims_at, a.num_bone_anims, h.bone_anim_size, "bone animations");
   for (std::uint32_t i = 0; i < a.num_bone_anims; ++i) {
     spend(1, a.bone_anims_at);
-    a.bone_anims.push_back(parse_switch_bone_anim(file, a.bone_anims_at + i * h.bone_anim_size, v09));
+    a.bone_anims.push_back(
+        parse_switch_bone_anim(file, a.bone_anims_at + i * h.bone_anim_size, v09));
   }
   if (a.bind_index_at && a.num_bone_anims) {
     byte_reader bi = file.peek(a.bind_index_at);
@@ -226,11 +235,16 @@ void parse_relocation_table(const byte_reader& file, switch_header& h) {
   const std::uint32_t at = h.relocation_at;
   if (at == 0) return;  // hand-built files may have none
   if (at < h.header_size || at >= file.size())
-    fail(code::bad_offset, "relocation table offset " + std::to_string(at) + " is not inside the file past the header", 0x18);
+    fail(
+        code::bad_offset,
+        "relocation table offset " + std::to_string(at) + " is not inside the file past the header",
+        0x18);
   file.checked_count_at(at, 1, 16, "relocation table");
   if (file.peek(at).fixed_string(4) != "_RLT") fail(code::bad_magic, "expected '_RLT'", at);
   const std::uint32_t n_sections = file.u32_at(at + 8);
-  if (n_sections > 16) fail(code::bad_count, "relocation table with " + std::to_string(n_sections) + " sections", at + 8);
+  if (n_sections > 16)
+    fail(code::bad_count, "relocation table with " + std::to_string(n_sections) + " sections",
+         at + 8);
   file.checked_count_at(at + 16, n_sections, 24, "relocation sections");
   std::uint64_t n_entries = 0;
   for (std::uint32_t i = 0; i < n_sections; ++i) {
@@ -242,9 +256,13 @@ void parse_relocation_table(const byte_reader& file, switch_header& h) {
     sec.first_entry = file.u32_at(s + 16);
     sec.entry_count = file.u32_at(s + 20);
     if (static_cast<std::uint64_t>(sec.position) + sec.size > file.size())
-      fail(code::bad_offset, "relocation section " + std::to_string(i) + " lies outside the file", s + 8);
+      fail(code::bad_offset, "relocation section " + std::to_string(i) + " lies outside the file",
+           s + 8);
     if (sec.first_entry != n_entries)
-      fail(code::bad_value, "relocation section " + std::to_string(i) + " does not start at entry " + std::to_string(n_entries), s + 16);
+      fail(code::bad_value,
+           "relocation section " + std::to_string(i) + " does not start at entry " +
+               std::to_string(n_entries),
+           s + 16);
     n_entries += sec.entry_count;
     h.rlt_sections.push_back(sec);
   }
@@ -260,21 +278,27 @@ void parse_relocation_table(const byte_reader& file, switch_header& h) {
     e.padding = file.u8_at(e_at + 7);
     // The last pointer's end: position + ((structs - 1) * stride + offsets) * 8.
     const std::uint64_t stride = 8ull * (e.offsets + e.padding);
-    const std::uint64_t end = e.structs ? e.position + (e.structs - 1ull) * stride + 8ull * e.offsets : e.position;
+    const std::uint64_t end =
+        e.structs ? e.position + (e.structs - 1ull) * stride + 8ull * e.offsets : e.position;
     if (e.position < 0x20)
-      fail(code::bad_offset, "relocation entry " + std::to_string(k) + " points into the header's fixed part", e_at);
+      fail(code::bad_offset,
+           "relocation entry " + std::to_string(k) + " points into the header's fixed part", e_at);
     if (end > file.size() || (e.structs && e.offsets && end > at && e.position < at + 16))
-      fail(code::bad_offset, "relocation entry " + std::to_string(k) + " (" + std::to_string(e.structs) + " x " +
-                                 std::to_string(e.offsets) + " pointers at " + std::to_string(e.position) +
-                                 ") reaches outside the file or into the table", e_at);
+      fail(code::bad_offset,
+           "relocation entry " + std::to_string(k) + " (" + std::to_string(e.structs) + " x " +
+               std::to_string(e.offsets) + " pointers at " + std::to_string(e.position) +
+               ") reaches outside the file or into the table",
+           e_at);
     spend(static_cast<std::uint64_t>(e.structs) * e.offsets, e_at);
     for (std::uint32_t s = 0; s < e.structs; ++s)
       for (std::uint32_t o = 0; o < e.offsets; ++o) {
         const std::uint64_t slot = e.position + s * stride + 8ull * o;
         const std::uint64_t v = file.u64_at(slot);
         if (v > file.size())
-          fail(code::bad_offset, "relocated pointer at " + std::to_string(slot) + " holds " + std::to_string(v) +
-                                     ", outside the file", slot);
+          fail(code::bad_offset,
+               "relocated pointer at " + std::to_string(slot) + " holds " + std::to_string(v) +
+                   ", outside the file",
+               slot);
       }
     h.rlt_entries.push_back(e);
   }
@@ -282,16 +306,20 @@ void parse_relocation_table(const byte_reader& file, switch_header& h) {
 
 }  // namespace
 
-std::uint32_t switch_header::field(std::uint32_t v05) const { return v09() && v05 >= 0x38 ? v05 + 0x20 : v05; }
+std::uint32_t switch_header::field(std::uint32_t v05) const {
+  return v09() && v05 >= 0x38 ? v05 + 0x20 : v05;
+}
 
 std::vector<std::vector<std::uint32_t>> relocated_slots(const switch_header& h) {
   std::vector<std::vector<std::uint32_t>> out;
   for (const auto& sec : h.rlt_sections) {
     std::vector<std::uint32_t> slots;
-    for (std::uint32_t k = sec.first_entry; k < sec.first_entry + sec.entry_count && k < h.rlt_entries.size(); ++k) {
+    for (std::uint32_t k = sec.first_entry;
+         k < sec.first_entry + sec.entry_count && k < h.rlt_entries.size(); ++k) {
       const auto& e = h.rlt_entries[k];
       for (std::uint32_t s = 0; s < e.structs; ++s)
-        for (std::uint32_t o = 0; o < e.offsets; ++o) slots.push_back(e.position + s * 8u * (e.offsets + e.padding) + 8u * o);
+        for (std::uint32_t o = 0; o < e.offsets; ++o)
+          slots.push_back(e.position + s * 8u * (e.offsets + e.padding) + 8u * o);
     }
     std::sort(slots.begin(), slots.end());
     out.push_back(std::move(slots));
@@ -318,7 +346,8 @@ file parse_switch(std::vector<std::uint8_t> image) {
   if (f.bom != 0xFEFF)
     fail(code::unsupported_version, "Switch FRES byte-order mark is not FF FE (big-endian Switch files are not supported)", 0x0C);
   if (minor(f.version) < 5 || minor(f.version) > 10 || (f.version >> 24) != 0)
-    fail(code::unsupported_version, "Switch FRES version " + f.version_string() + " (supported: 0.5 to 0.10)", 8);
+    fail(code::unsupported_version,
+         "Switch FRES version " + f.version_string() + " (supported: 0.5 to 0.10)", 8);
   // 0.9 and 0.10 (BfresLibrary's loader, and a 0.10 writer's 0xF0-byte header): 32 reserved
   // bytes after the model dictionary and two more counts. Not checked on a real file.
   if (minor(f.version) >= 9) h.header_size = kHeaderSize09;
@@ -334,9 +363,12 @@ file parse_switch(std::vector<std::uint8_t> image) {
     fail(code::bad_value, "header file size " + std::to_string(f.file_size) + " differs from the data's " +
                               std::to_string(f.image.size()) + " bytes", 0x1C);
   if (h.first_block != 0 && h.first_block < h.header_size)
-    fail(code::bad_offset, "first block offset " + std::to_string(h.first_block) + " overlaps the " +
-                               std::to_string(h.header_size) + "-byte header", 0x16);
-  for (std::uint32_t i = 0; i < h.offsets.size(); ++i) h.offsets[i] = r.u64_at(h.field(0x20 + 8 * i));
+    fail(code::bad_offset,
+         "first block offset " + std::to_string(h.first_block) + " overlaps the " +
+             std::to_string(h.header_size) + "-byte header",
+         0x16);
+  for (std::uint32_t i = 0; i < h.offsets.size(); ++i)
+    h.offsets[i] = r.u64_at(h.field(0x20 + 8 * i));
   h.string_table_size = r.u32_at(h.field(0xB8));
   for (std::uint32_t i = 0; i < h.counts.size(); ++i) h.counts[i] = r.u16_at(count_at(h, i));
   if (h.v09()) {
@@ -349,25 +381,30 @@ file parse_switch(std::vector<std::uint8_t> image) {
   // header would make structures overlap it).
   for (std::uint32_t i = 0; i < h.offsets.size(); ++i)
     if (h.offsets[i] != 0 && h.offsets[i] < h.header_size)
-      fail(code::bad_offset, "header offset " + std::to_string(h.offsets[i]) + " points into the header",
+      fail(code::bad_offset,
+           "header offset " + std::to_string(h.offsets[i]) + " points into the header",
            h.field(0x20 + 8 * i));
   parse_relocation_table(r, h);
   f.alignment = 1u << std::min<std::uint32_t>(h.alignment_log2, 31);
   f.name_at = offset_at(r, 0x20);
-  if (f.name_at && f.name_at < h.header_size) fail(code::bad_offset, "the file name points into the header", 0x20);
+  if (f.name_at && f.name_at < h.header_size)
+    fail(code::bad_offset, "the file name points into the header", 0x20);
   f.name = name_at(r, f.name_at);
   for (std::uint32_t i = 0; i < 12; ++i) f.counts[i] = i < h.counts.size() ? h.counts[i] : 0;
 
   // Skeletal animations: the array holds them back to back; the dictionary names them.
-  const std::uint32_t fska_array = offset_at(r, h.field(0x38)), fska_dict = offset_at(r, h.field(0x40));
+  const std::uint32_t fska_array = offset_at(r, h.field(0x38)),
+                      fska_dict = offset_at(r, h.field(0x40));
   const std::uint16_t n_fska = h.counts[1];
   if (fska_dict) f.dicts[2] = parse_switch_dict(r, fska_dict);
   if (n_fska) {
-    if (!fska_array) fail(code::bad_offset, "skeletal animations counted but no array", h.field(0x38));
+    if (!fska_array)
+      fail(code::bad_offset, "skeletal animations counted but no array", h.field(0x38));
     if (f.dicts[2] && f.dicts[2]->count != n_fska)
       fail(code::bad_count, "skeletal-animation dictionary has " + std::to_string(f.dicts[2]->count) +
                                 " entries for " + std::to_string(n_fska) + " animations", fska_dict + 4);
-    if (!f.dicts[2]) fail(code::bad_offset, "skeletal animations counted but no dictionary", h.field(0x40));
+    if (!f.dicts[2])
+      fail(code::bad_offset, "skeletal animations counted but no dictionary", h.field(0x40));
     r.checked_count_at(fska_array, n_fska, h.fska_size, "skeletal animations");
     for (std::uint32_t i = 0; i < n_fska; ++i) f.anims.push_back(parse_switch_anim(r, fska_array + i * h.fska_size, h));
   }
@@ -378,13 +415,17 @@ file parse_switch(std::vector<std::uint8_t> image) {
     f.scene_anims = parse_scene_anims_switch(r, scn_array, n_scn);
   }
   // Embedded files: the array holds {u64 offset, u64 size}; the dictionary names them.
-  const std::uint32_t ext_array = offset_at(r, h.field(0x98)), ext_dict = offset_at(r, h.field(0xA0));
+  const std::uint32_t ext_array = offset_at(r, h.field(0x98)),
+                      ext_dict = offset_at(r, h.field(0xA0));
   const std::uint16_t n_ext = h.counts[6];
   if (ext_dict) f.dicts[11] = parse_switch_dict(r, ext_dict);
   if (n_ext) {
     if (!ext_array) fail(code::bad_offset, "embedded files counted but no array", h.field(0x98));
     if (!f.dicts[11] || f.dicts[11]->count != n_ext)
-      fail(code::bad_count, "embedded-file dictionary does not have the " + std::to_string(n_ext) + " entries counted", h.field(0xA0));
+      fail(code::bad_count,
+           "embedded-file dictionary does not have the " + std::to_string(n_ext) +
+               " entries counted",
+           h.field(0xA0));
     r.checked_count_at(ext_array, n_ext, 16, "embedded files");
     for (std::uint32_t i = 0; i < n_ext; ++i) {
       external_file e;
@@ -454,8 +495,10 @@ std::vector<std::uint8_t> serialise_switch(const file& f) {
     u64(o + 0x18, a.bind_index_at);
     u64(o + 0x20, a.bone_anims_at);
     u64(o + 0x28, a.user_data_at);
-    if (h.v09()) p.u32(a.at + 4, a.flags);
-    else p.u32(o + 0x38, a.flags);
+    if (h.v09())
+      p.u32(a.at + 4, a.flags);
+    else
+      p.u32(o + 0x38, a.flags);
     const std::uint32_t n = o + (h.v09() ? 0x38 : 0x3C);
     p.u32(n, static_cast<std::uint32_t>(a.frame_count));
     p.u32(n + 4, static_cast<std::uint32_t>(a.num_curves));

@@ -22,15 +22,29 @@ using core::fail;
 struct le_out {
   std::vector<std::uint8_t> b;
   void u8(std::uint8_t v) { b.push_back(v); }
-  void u16(std::uint16_t v) { u8(static_cast<std::uint8_t>(v)), u8(static_cast<std::uint8_t>(v >> 8)); }
-  void u32(std::uint32_t v) { u16(static_cast<std::uint16_t>(v)), u16(static_cast<std::uint16_t>(v >> 16)); }
-  void u64(std::uint64_t v) { u32(static_cast<std::uint32_t>(v)), u32(static_cast<std::uint32_t>(v >> 32)); }
+  void u16(std::uint16_t v) {
+    u8(static_cast<std::uint8_t>(v)), u8(static_cast<std::uint8_t>(v >> 8));
+  }
+  void u32(std::uint32_t v) {
+    u16(static_cast<std::uint16_t>(v)), u16(static_cast<std::uint16_t>(v >> 16));
+  }
+  void u64(std::uint64_t v) {
+    u32(static_cast<std::uint32_t>(v)), u32(static_cast<std::uint32_t>(v >> 32));
+  }
   void f32(float v) { u32(std::bit_cast<std::uint32_t>(v)); }
-  void align(std::size_t a) { while (b.size() % a) u8(0); }
+  void align(std::size_t a) {
+    while (b.size() % a) u8(0);
+  }
   [[nodiscard]] std::uint32_t pos() const { return static_cast<std::uint32_t>(b.size()); }
-  void put16(std::uint32_t at, std::uint16_t v) { for (int i = 0; i < 2; ++i) b[at + i] = static_cast<std::uint8_t>(v >> (8 * i)); }
-  void put32(std::uint32_t at, std::uint32_t v) { for (int i = 0; i < 4; ++i) b[at + i] = static_cast<std::uint8_t>(v >> (8 * i)); }
-  void put64(std::uint32_t at, std::uint64_t v) { for (int i = 0; i < 8; ++i) b[at + i] = static_cast<std::uint8_t>(v >> (8 * i)); }
+  void put16(std::uint32_t at, std::uint16_t v) {
+    for (int i = 0; i < 2; ++i) b[at + i] = static_cast<std::uint8_t>(v >> (8 * i));
+  }
+  void put32(std::uint32_t at, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) b[at + i] = static_cast<std::uint8_t>(v >> (8 * i));
+  }
+  void put64(std::uint32_t at, std::uint64_t v) {
+    for (int i = 0; i < 8; ++i) b[at + i] = static_cast<std::uint8_t>(v >> (8 * i));
+  }
   [[nodiscard]] std::uint64_t get64(std::uint32_t at) const {
     std::uint64_t v = 0;
     for (int i = 7; i >= 0; --i) v = (v << 8) | b[at + i];
@@ -54,8 +68,10 @@ std::vector<switch_header::rlt_entry> compress_slots(const std::vector<std::uint
   };
   std::vector<run> runs;
   for (std::uint32_t s : slots) {
-    if (!runs.empty() && runs.back().at + 8 * runs.back().n == s && runs.back().n < 255) ++runs.back().n;
-    else runs.push_back({s, 1});
+    if (!runs.empty() && runs.back().at + 8 * runs.back().n == s && runs.back().n < 255)
+      ++runs.back().n;
+    else
+      runs.push_back({s, 1});
   }
   std::vector<switch_header::rlt_entry> out;
   for (std::size_t i = 0; i < runs.size();) {
@@ -65,7 +81,9 @@ std::vector<switch_header::rlt_entry> compress_slots(const std::vector<std::uint
       const std::uint32_t stride = runs[j].at - runs[i].at;
       if (stride % 8 == 0 && stride / 8 - runs[i].n <= 255) {
         pad = stride / 8 - runs[i].n;
-        while (j < runs.size() && runs[j].n == runs[i].n && runs[j].at - runs[j - 1].at == stride && j - i < 65535) ++j;
+        while (j < runs.size() && runs[j].n == runs[i].n && runs[j].at - runs[j - 1].at == stride &&
+               j - i < 65535)
+          ++j;
       }
     }
     switch_header::rlt_entry e;
@@ -80,7 +98,8 @@ std::vector<switch_header::rlt_entry> compress_slots(const std::vector<std::uint
 }
 
 // The `_STR` block's strings (u16 length, characters, NUL, 2-byte alignment), by name.
-std::map<std::string, std::uint32_t> string_table(const file& tpl, std::uint32_t block, std::uint32_t end) {
+std::map<std::string, std::uint32_t> string_table(const file& tpl, std::uint32_t block,
+                                                  std::uint32_t end) {
   std::map<std::string, std::uint32_t> out;
   const auto& d = tpl.image;
   const std::uint32_t count = le32(d, block + 0x10);
@@ -103,7 +122,9 @@ std::vector<patricia_node> build_patricia_switch(const std::vector<std::string>&
   std::vector<patricia_node> nodes(1);
   nodes[0].ref_bit = 0xFFFFFFFF;
   std::vector<std::string> keys{""};
-  auto ref = [&](std::size_t i) { return static_cast<std::int64_t>(static_cast<std::int32_t>(nodes[i].ref_bit)); };
+  auto ref = [&](std::size_t i) {
+    return static_cast<std::int64_t>(static_cast<std::int32_t>(nodes[i].ref_bit));
+  };
   auto bit = [](const std::string& s, std::uint32_t b) { return detail::switch_name_bit(s, b); };
   for (const auto& k : names) {
     std::size_t p = 0, c = nodes[0].left;
@@ -127,18 +148,24 @@ std::vector<patricia_node> build_patricia_switch(const std::vector<std::string>&
     const auto n = static_cast<std::uint16_t>(nodes.size());
     patricia_node nn;
     nn.ref_bit = d;
-    if (bit(k, d)) nn.right = n, nn.left = static_cast<std::uint16_t>(c);
-    else nn.left = n, nn.right = static_cast<std::uint16_t>(c);
+    if (bit(k, d))
+      nn.right = n, nn.left = static_cast<std::uint16_t>(c);
+    else
+      nn.left = n, nn.right = static_cast<std::uint16_t>(c);
     nodes.push_back(nn);
     keys.push_back(k);
-    if (p == 0) nodes[0].left = n;
-    else if (bit(k, nodes[p].ref_bit)) nodes[p].right = n;
-    else nodes[p].left = n;
+    if (p == 0)
+      nodes[0].left = n;
+    else if (bit(k, nodes[p].ref_bit))
+      nodes[p].right = n;
+    else
+      nodes[p].left = n;
   }
   return nodes;
 }
 
-std::vector<std::uint8_t> write_switch_fskas(const file& tpl, const std::vector<packed_anim>& anims) {
+std::vector<std::uint8_t> write_switch_fskas(const file& tpl,
+                                             const std::vector<packed_anim>& anims) {
   if (!tpl.sw) fail(code::internal, "Switch writer without a Switch template");
   const switch_header& h = *tpl.sw;
   const auto& img = tpl.image;
@@ -151,15 +178,20 @@ std::vector<std::uint8_t> write_switch_fskas(const file& tpl, const std::vector<
   // Where the template's parts are: its relocation table must be the last block.
   std::uint32_t end_of_data = size;
   if (h.relocation_at) {
-    const std::uint32_t rlt_end = static_cast<std::uint32_t>(h.relocation_at + 16 + 24 * h.rlt_sections.size() +
-                                                             8 * h.rlt_entries.size());
-    if (rlt_end != size) refuse("its relocation table is not the last block (data after it would have to move unrelocated)");
+    const std::uint32_t rlt_end = static_cast<std::uint32_t>(
+        h.relocation_at + 16 + 24 * h.rlt_sections.size() + 8 * h.rlt_entries.size());
+    if (rlt_end != size)
+      refuse(
+          "its relocation table is not the last block (data after it would have to move "
+          "unrelocated)");
     end_of_data = h.relocation_at;
   }
-  // The string table block (`_STR`, count at +0x10, strings from +0x14, which the header points at).
+  // The string table block (`_STR`, count at +0x10, strings from +0x14, which the header points
+  // at).
   std::uint32_t str_block = 0;
   const std::uint64_t first_string = h.offsets[18];
-  if (first_string >= 0x14 && first_string + 2 <= size && std::memcmp(img.data() + first_string - 0x14, "_STR", 4) == 0)
+  if (first_string >= 0x14 && first_string + 2 <= size &&
+      std::memcmp(img.data() + first_string - 0x14, "_STR", 4) == 0)
     str_block = static_cast<std::uint32_t>(first_string - 0x14);
   // Insertion point: after the strings (or at the end of the data when there is no `_STR`).
   const std::uint32_t P = str_block ? str_block + h.string_table_size : end_of_data;
@@ -178,14 +210,17 @@ std::vector<std::uint8_t> write_switch_fskas(const file& tpl, const std::vector<
     // A field the reader does not follow (a model array with no models) may hold anything;
     // relocating it would make the output unreadable, so it is refused here.
     if (v > size)
-      fail(code::bad_offset, "pointer at " + std::to_string(slot) + " holds " + std::to_string(v) + ", outside the file",
+      fail(code::bad_offset,
+           "pointer at " + std::to_string(slot) + " holds " + std::to_string(v) +
+               ", outside the file",
            slot);
     extra.insert(slot);
   };
   for (std::uint32_t i = 0; i < 19; ++i) add_known(h.field(0x20 + 8 * i));
   for (const auto& e : tpl.external_files) add_known(e.entry_at);
   for (const auto& d : tpl.dicts)
-    if (d) for (std::size_t i = 1; i < d->nodes.size(); ++i) add_known(d->nodes[i].at + 8);
+    if (d)
+      for (std::size_t i = 1; i < d->nodes.size(); ++i) add_known(d->nodes[i].at + 8);
   for (const auto& a : tpl.anims) {
     for (std::uint32_t k = 0; k < 7; ++k) add_known(a.at + (v09 ? 8 : 0x10) + 8 * k);
     for (const auto& b : a.bone_anims) {
@@ -194,12 +229,14 @@ std::vector<std::uint8_t> write_switch_fskas(const file& tpl, const std::vector<
     }
   }
   for (auto s : extra) {
-    if (s >= P && s < end_of_data && !h.relocation_at) refuse("a pointer after its string table is not relocated");
+    if (s >= P && s < end_of_data && !h.relocation_at)
+      refuse("a pointer after its string table is not relocated");
     sections[0].push_back(s);
   }
   for (const auto& sec : sections)
     for (auto s : sec)
-      if (s >= str_block && s < P && str_block) refuse("its relocation table names a pointer inside the string table");
+      if (s >= str_block && s < P && str_block)
+        refuse("its relocation table names a pointer inside the string table");
 
   // The FSKAs in array (= dictionary) order: the template's, each replaced by a packed one of
   // the same name, then the new names.
@@ -211,9 +248,12 @@ std::vector<std::uint8_t> write_switch_fskas(const file& tpl, const std::vector<
   std::vector<slot_fska> order;
   for (const auto& a : tpl.anims) order.push_back({&a, nullptr, a.name});
   for (const auto& pa : anims) {
-    auto it = std::find_if(order.begin(), order.end(), [&](const slot_fska& x) { return x.name == pa.name; });
-    if (it != order.end()) it->packed = &pa, it->old = nullptr;
-    else order.push_back({nullptr, &pa, pa.name});
+    auto it = std::find_if(order.begin(), order.end(),
+                           [&](const slot_fska& x) { return x.name == pa.name; });
+    if (it != order.end())
+      it->packed = &pa, it->old = nullptr;
+    else
+      order.push_back({nullptr, &pa, pa.name});
   }
   if (order.size() > 65535) fail(code::bad_count, "more than 65535 skeletal animations");
 
@@ -221,20 +261,25 @@ std::vector<std::uint8_t> write_switch_fskas(const file& tpl, const std::vector<
   w.b.assign(img.begin(), img.begin() + P);
   // New names go to the end of the string table: the template's strings stay where they are.
   std::map<std::string, std::uint32_t> strings;
-  if (str_block) strings = string_table(tpl, str_block, P);
+  if (str_block)
+    strings = string_table(tpl, str_block, P);
   else {
     for (const auto& d : tpl.dicts)
-      if (d) for (const auto& n : d->nodes) if (n.name_at) strings.emplace(n.name, n.name_at);
+      if (d)
+        for (const auto& n : d->nodes)
+          if (n.name_at) strings.emplace(n.name, n.name_at);
     for (const auto& a : tpl.anims) {
       if (a.name_at) strings.emplace(a.name, a.name_at);
       if (a.path_at) strings.emplace(a.path, a.path_at);
-      for (const auto& b : a.bone_anims) if (b.name_at) strings.emplace(b.name, b.name_at);
+      for (const auto& b : a.bone_anims)
+        if (b.name_at) strings.emplace(b.name, b.name_at);
     }
   }
   std::uint32_t added = 0;
   auto need = [&](const std::string& n) {
     if (strings.count(n)) return;
-    if (n.size() > 65535) fail(code::bad_value, "name longer than 65535 characters: '" + n.substr(0, 40) + "...'");
+    if (n.size() > 65535)
+      fail(code::bad_value, "name longer than 65535 characters: '" + n.substr(0, 40) + "...'");
     w.align(2);
     strings[n] = w.pos();
     w.u16(static_cast<std::uint16_t>(n.size()));
@@ -266,7 +311,8 @@ std::vector<std::uint8_t> write_switch_fskas(const file& tpl, const std::vector<
     if (order[i].old) {  // the template's FSKA, copied; its parts stay where they are
       const auto& a = *order[i].old;
       std::copy(img.begin() + a.at, img.begin() + a.at + fska_size, w.b.begin() + at);
-      for (std::uint32_t k = 0; k < 7; ++k) ptr(p + 8 * k, static_cast<std::uint32_t>(le64(img, a.at + (p - at) + 8 * k)));
+      for (std::uint32_t k = 0; k < 7; ++k)
+        ptr(p + 8 * k, static_cast<std::uint32_t>(le64(img, a.at + (p - at) + 8 * k)));
       continue;
     }
     const packed_anim& pa = *order[i].packed;
@@ -295,13 +341,17 @@ std::vector<std::uint8_t> write_switch_fskas(const file& tpl, const std::vector<
         const std::uint32_t frames_at = w.pos();
         for (auto x : c.frames_raw) {
           const auto u = static_cast<std::uint32_t>(x);
-          c.frame_bytes() == 4 ? w.u32(u) : c.frame_bytes() == 2 ? w.u16(static_cast<std::uint16_t>(u)) : w.u8(static_cast<std::uint8_t>(u));
+          c.frame_bytes() == 4   ? w.u32(u)
+          : c.frame_bytes() == 2 ? w.u16(static_cast<std::uint16_t>(u))
+                                 : w.u8(static_cast<std::uint8_t>(u));
         }
         w.align(8);
         const std::uint32_t keys_at = w.pos();
         for (auto x : c.keys_raw) {
           const auto u = static_cast<std::uint32_t>(x);
-          c.key_bytes() == 4 ? w.u32(u) : c.key_bytes() == 2 ? w.u16(static_cast<std::uint16_t>(u)) : w.u8(static_cast<std::uint8_t>(u));
+          c.key_bytes() == 4   ? w.u32(u)
+          : c.key_bytes() == 2 ? w.u16(static_cast<std::uint16_t>(u))
+                               : w.u8(static_cast<std::uint8_t>(u));
         }
         const std::uint32_t cv = curves_at + static_cast<std::uint32_t>(0x30 * ci);
         ptr(cv, frames_at);
@@ -320,12 +370,13 @@ std::vector<std::uint8_t> write_switch_fskas(const file& tpl, const std::vector<
       ptr(ba, strings.at(b.name));
       ptr(ba + 8, curves_at);
       ptr(ba + 0x10, base_at);
-      const std::uint32_t fa = ba + (v09 ? 0x28 : 0x18);  // 0.9+: user-data array and dictionary (null) first
+      const std::uint32_t fa =
+          ba + (v09 ? 0x28 : 0x18);  // 0.9+: user-data array and dictionary (null) first
       w.put32(fa, bflags);
-      w.b[fa + 4] = 3;                       // begin rotate (S occupies 0-2)
-      w.b[fa + 5] = pa.euler ? 6 : 7;        // begin translate
+      w.b[fa + 4] = 3;                 // begin rotate (S occupies 0-2)
+      w.b[fa + 5] = pa.euler ? 6 : 7;  // begin translate
       w.b[fa + 6] = static_cast<std::uint8_t>(b.curves.size());
-      w.b[fa + 7] = 7;                       // begin base translate
+      w.b[fa + 7] = 7;  // begin base translate
       w.put32(fa + 8, begin_curve);
       begin_curve += static_cast<std::uint32_t>(b.curves.size());
     }
@@ -369,16 +420,20 @@ std::vector<std::uint8_t> write_switch_fskas(const file& tpl, const std::vector<
   for (std::uint32_t at = P; at < end_of_data && !d_used; ++at) d_used = img[at] != 0;
   for (std::size_t i = 1; i < h.rlt_sections.size(); ++i)
     d_used = d_used || (h.rlt_sections[i].size && h.rlt_sections[i].position >= P);
-  const std::uint64_t big = std::max<std::uint64_t>(0x1000, 1ull << std::min<std::uint32_t>(h.alignment_log2, 16));
+  const std::uint64_t big =
+      std::max<std::uint64_t>(0x1000, 1ull << std::min<std::uint32_t>(h.alignment_log2, 16));
   std::uint64_t delta = 0;
   if (d_used) {
     delta = (B_end - P + big - 1) / big * big;
-    if (P + delta + (end_of_data - P) > 0xFFFFFFF0ull) fail(code::limit_exceeded, "packed Switch file larger than 4 GB");
+    if (P + delta + (end_of_data - P) > 0xFFFFFFF0ull)
+      fail(code::limit_exceeded, "packed Switch file larger than 4 GB");
     w.b.resize(P + delta, 0);
     w.b.insert(w.b.end(), img.begin() + P, img.begin() + end_of_data);
     w.align(8);
   }
-  auto moved = [&](std::uint64_t v) { return d_used && v >= P && v <= end_of_data ? v + delta : v; };
+  auto moved = [&](std::uint64_t v) {
+    return d_used && v >= P && v <= end_of_data ? v + delta : v;
+  };
 
   // The template's pointers: moved with their structure and retargeted with their target.
   for (auto& sec : sections)
@@ -391,7 +446,8 @@ std::vector<std::uint8_t> write_switch_fskas(const file& tpl, const std::vector<
   w.put64(h.field(0x38), array_at);
   w.put64(h.field(0x40), dict_at);
   for (auto s : {h.field(0x38), h.field(0x40)})
-    if (std::find(sections[0].begin(), sections[0].end(), s) == sections[0].end()) fresh.push_back(s);
+    if (std::find(sections[0].begin(), sections[0].end(), s) == sections[0].end())
+      fresh.push_back(s);
   w.put16(h.v09() ? 0xE2 : 0xBE, static_cast<std::uint16_t>(order.size()));
   if (str_block) {
     w.put32(h.field(0xB8), strings_end - str_block);
@@ -428,7 +484,9 @@ std::vector<std::uint8_t> write_switch_fskas(const file& tpl, const std::vector<
       sec.position = 0;
       sec.size = h.rlt_sections.empty() ? rlt : B_end;
     } else if (sec.position >= P) {
-      sec.position = sec.size == 0 && sec.position == P ? B_end : static_cast<std::uint32_t>(moved(sec.position));
+      sec.position = sec.size == 0 && sec.position == P
+                         ? B_end
+                         : static_cast<std::uint32_t>(moved(sec.position));
     }
     sec.first_entry = first;
     sec.entry_count = static_cast<std::uint32_t>(entries.back().size());
