@@ -455,13 +455,19 @@ std::vector<std::uint8_t> write_switch_fskas(const file& tpl,
     w.put64(str_block + 8, B - str_block);
   }
   // Block chain (0.5-0.8 FSKAs carry one): the string block leads to the new FSKAs, which
-  // lead to each other; the last one's block runs to the end of the new sections.
+  // lead to each other; the last one's block runs to the end of the new sections and leads
+  // where the string block led (0 in the game's files: the strings are the last block).
   if (!v09 && !order.empty()) {
-    if (str_block) w.put32(str_block + 4, array_at - str_block);
+    std::uint64_t after = 0;
+    if (str_block) {
+      const std::uint32_t old_next = le32(img, str_block + 4);
+      if (old_next) after = moved(std::uint64_t{str_block} + old_next);
+      w.put32(str_block + 4, array_at - str_block);
+    }
     for (std::size_t i = 0; i < order.size(); ++i) {
       const std::uint32_t at = array_at + static_cast<std::uint32_t>(i * fska_size);
       const bool last = i + 1 == order.size();
-      w.put32(at + 4, last ? 0 : fska_size);
+      w.put32(at + 4, last ? (after > at ? static_cast<std::uint32_t>(after - at) : 0) : fska_size);
       w.put64(at + 8, last ? B_end - at : fska_size);
     }
   }
