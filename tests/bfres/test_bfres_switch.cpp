@@ -735,12 +735,15 @@ namespace {
 // examples/bfres holds camera files made by these tests' writers (never game files), so the
 // README's main job, the Blender check and the hostile mutation campaign see cameras:
 // RIGRIP_REGEN=1 rewrites them; otherwise they must match.
+std::vector<std::uint8_t> run_packed_switch_v10();  // below, with the writer's tests
+
 TEST(SwitchCamera, ExamplesMatchTheBuilders) {
   const std::string examples = std::string(RIGRIP_SOURCE_DIR) + "/examples/bfres/";
   const std::vector<std::pair<std::string, std::vector<std::uint8_t>>> files{
       {examples + "camera_dolly.bcamanim", bcamanim_file(dolly_keys(), 60)},
       {examples + "scene_cameras_wiiu.bfres", bfres_test::build_scene_fres("Cut01", scene_cameras())},
-      {examples + "scene_cameras_switch.bfres", switch_scene_file("Cut01", scene_cameras())}};
+      {examples + "scene_cameras_switch.bfres", switch_scene_file("Cut01", scene_cameras())},
+      {examples + "switch_v10_packed.bfres", run_packed_switch_v10()}};
   const char* regen = std::getenv("RIGRIP_REGEN");
   for (const auto& [path, bytes] : files) {
     if (regen && std::string(regen) == "1") test::write_bytes(path, bytes);
@@ -929,9 +932,9 @@ TEST(Switch, PatriciaBuilderReproducesTheGamesDictionaries) {
   }
 }
 
-// A Wii U animation (the Wii U test writer) packed into Switch templates made by the Switch test
-// writer (0.5 and 0.10): both files decode to the same motion.
-TEST(Switch, WiiUAnimationPackedIntoSwitchTemplatesDecodesAlike) {
+// "Run" (30 frames, Euler, loop) on Hip (translate x and rotate z linear) and Leg (base values
+// only), written by the Wii U test writer.
+std::vector<std::uint8_t> run_anim_wiiu() {
   using namespace bfres_test;
   t_curve c;
   c.flags = 0x10;  // linear, f32
@@ -956,7 +959,23 @@ TEST(Switch, WiiUAnimationPackedIntoSwitchTemplatesDecodesAlike) {
   run.flags = 0x1000 | 4;
   run.frame_count = 30;
   run.bones = {hip, leg};
-  const auto wiiu = build_fres({}, {run});
+  return build_fres({}, {run});
+}
+
+// The Wii U "Run" packed into the Switch test writer's 0.10 file (an example file: a 0.10 file
+// with a relocation table for the hostile campaign and the fuzz seeds).
+std::vector<std::uint8_t> run_packed_switch_v10() {
+  diagnostics diags;
+  auto a = read_scene(run_anim_wiiu(), "run.bfres", read_options{}, diags);
+  if (!a) return {};
+  auto p = pack_into(a.value(), switch_file(0x000A0000));
+  return p ? p.value() : std::vector<std::uint8_t>{};
+}
+
+// A Wii U animation (the Wii U test writer) packed into Switch templates made by the Switch test
+// writer (0.5 and 0.10): both files decode to the same motion.
+TEST(Switch, WiiUAnimationPackedIntoSwitchTemplatesDecodesAlike) {
+  const auto wiiu = run_anim_wiiu();
   diagnostics diags;
   auto a = read_scene(wiiu, "run.bfres", read_options{}, diags);
   ASSERT_TRUE(a) << a.error().to_string();
