@@ -137,3 +137,24 @@ rigrip_cli_test(bfres_bntx_switch_fres ARGS convert ${CMAKE_SOURCE_DIR}/examples
   EXPECT_FILE ${OUT}/bfres/bntx/switch_textures_tex1_Tiny_Nrm.png)
 rigrip_cli_test(bfres_bntx_switch_fres_dump_raw ARGS dump --raw ${CMAKE_SOURCE_DIR}/examples/bfres/switch_textures.bfres
   EXPECT "\"external_files\".*\"bntx\".*\"format\": \"BC5_UNORM\"")
+# Writing Switch files (issue 20): the event pack's model converted, packed back into the pack
+# (the Yaz0 inner file re-compressed, the SARC and its Yaz0 rebuilt) and converted again.
+rigrip_cli_test(bfres_switch_pack_eventpack ARGS pack ${OUT}/bfres/Demo344_1.glb --format bfres
+  --into ${BFRES_EVENTPACK} --entry Model/Demo344_1.sbfres -o ${OUT}/bfres/Demo344_1_packed.sbeventpack
+  EXPECT "packed: .*entry 'Model/Demo344_1.sbfres' replaced, bfres; sarc in yaz0 archive")
+set_tests_properties(cli.bfres_switch_pack_eventpack PROPERTIES DEPENDS cli.bfres_switch_convert)
+rigrip_cli_test(bfres_switch_pack_eventpack_convert ARGS convert
+  ${OUT}/bfres/Demo344_1_packed.sbeventpack/Model/Demo344_1.sbfres -o ${OUT}/bfres/Demo344_1_repacked.glb
+  VALIDATE ${OUT}/bfres/Demo344_1_repacked.glb)
+set_tests_properties(cli.bfres_switch_pack_eventpack_convert PROPERTIES DEPENDS cli.bfres_switch_pack_eventpack)
+# A Wii U file as the scene, a Switch file (the Switch test writer's example) as the template:
+# Wii U -> Switch by our own writers; the result lists both its cameras and the Bass clips.
+rigrip_cli_test(bfres_switch_pack_from_wiiu ARGS pack ${BF}/Animal_Bass_Animation.bfres --format bfres
+  --template ${BX}/scene_cameras_switch.bfres -o ${OUT}/bfres/Bass_in_switch.bfres
+  EXPECT "packed: .*Bass_in_switch.bfres \\([0-9]+ bytes, bfres\\)")
+rigrip_cli_test(bfres_switch_pack_from_wiiu_info ARGS info ${OUT}/bfres/Bass_in_switch.bfres
+  EXPECT "animation 'Dead': 1.000 s.*animation 'Wait_Ground': 1.400 s.*camera animation 'Cut01'.*\"platform\":\"switch\"")
+set_tests_properties(cli.bfres_switch_pack_from_wiiu_info PROPERTIES DEPENDS cli.bfres_switch_pack_from_wiiu)
+rigrip_cli_test(bfres_switch_pack_from_wiiu_convert ARGS convert ${OUT}/bfres/Bass_in_switch.bfres
+  -o ${OUT}/bfres/Bass_in_switch.glb VALIDATE ${OUT}/bfres/Bass_in_switch.glb)
+set_tests_properties(cli.bfres_switch_pack_from_wiiu_convert PROPERTIES DEPENDS cli.bfres_switch_pack_from_wiiu)
