@@ -159,7 +159,13 @@ void print_outcome(const job& jb, const json& r, bool tty) {
   if (status == "failed") {
     print_error(error_of(r["error"]));
   } else if (status == "ok") {
-    if (!tty) std::cout << "ok: " << jb.input << " -> " << jb.output << "\n";
+    if (tty) {
+    } else if (r.contains("note") && r.contains("textures") && r["textures"].is_array()) {
+      // A texture-only file wrote PNGs and no glTF: name what exists.
+      std::cout << "ok: " << jb.input << " -> " << r["textures"].size() << " PNG file(s) (textures only, no glTF)\n";
+    } else {
+      std::cout << "ok: " << jb.input << " -> " << jb.output << "\n";
+    }
   } else if (status == "skipped") {
     std::cerr << "skipped: " << jb.input << ": " << r.value("reason", std::string("skipped")) << "\n";
   }

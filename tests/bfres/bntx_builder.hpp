@@ -215,8 +215,17 @@ inline std::vector<std::uint8_t> switch_fres_with(const std::vector<std::uint8_t
   w.ptr("bntx"), w.u64(embedded.size());
   w.mark("extdict");
   w.u32(0), w.u32(1);
+  // A one-entry Switch dictionary is a Patricia tree: the entry branches off the empty root
+  // key at the name's lowest set bit, bits counted from the end of the name (readers search
+  // by name). Its 0 side leads back to the root, its 1 side to itself.
+  std::uint32_t ref_bit = 0;
+  for (std::size_t i = 0; i < file_name.size() * 8; ++i)
+    if ((std::uint8_t(file_name[file_name.size() - 1 - i / 8]) >> (i % 8)) & 1) {
+      ref_bit = std::uint32_t(i);
+      break;
+    }
   w.u32(0xFFFFFFFF), w.u16(1), w.u16(0), w.ptr("s:");
-  w.u32(0), w.u16(0), w.u16(1), w.ptr("s:ext");
+  w.u32(ref_bit), w.u16(0), w.u16(1), w.ptr("s:ext");
   w.str("s:", "");
   w.str("s:file", fres_name);
   w.str("s:ext", file_name);

@@ -121,7 +121,8 @@ rigrip_cli_test(bfres_switch_camera_dump ARGS dump ${BFRES_EVENTPACK}/Camera/Dem
 set(BNTX_TINY ${CMAKE_SOURCE_DIR}/examples/bfres/tiny_textures.bntx)
 rigrip_cli_test(bfres_bntx_info ARGS info ${BNTX_TINY} EXPECT "format: bntx.*textures: 2")
 rigrip_cli_test(bfres_bntx_convert_textures ARGS convert ${BNTX_TINY} --textures -o ${OUT}/bfres/bntx/tiny.glb
-  EXPECT "converted 1, failed 0" EXPECT_FILE ${OUT}/bfres/bntx/tiny_tex0_Tiny_Alb_mip1.png)
+  EXPECT "PNG file\\(s\\) \\(textures only, no glTF\\).*converted 1, failed 0" EXPECT_FILE ${OUT}/bfres/bntx/tiny_tex0_Tiny_Alb_mip1.png
+  ABSENT ${OUT}/bfres/bntx/tiny.glb)
 rigrip_cli_test(bfres_bntx_no_textures_flag ARGS convert ${BNTX_TINY} -o ${OUT}/bfres/bntx/never.glb EXIT 1
   EXPECT "nothing to convert" ABSENT ${OUT}/bfres/bntx/never.glb)
 rigrip_cli_test(bfres_bntx_rewrite ARGS rewrite ${BNTX_TINY} -o ${OUT}/bfres/bntx/rw_tiny.bntx EXPECT "identical")
@@ -145,3 +146,24 @@ rigrip_cli_test(bfres_switch_model_info ARGS info ${BX}/switch_model.bfres
   EXPECT "skeleton 'Sample': 3 bones.*meshes: 3 \\(10 vertices\\).*W_MISSING_TEXTURE: texture 'Body_Alb'")
 rigrip_cli_test(bfres_switch_model_rewrite ARGS rewrite ${BX}/switch_model.bfres -o ${OUT}/bfres/rw_switch_model.bfres
   EXPECT "identical")
+# Writing Switch files (issue 20): the event pack's model converted, packed back into the pack
+# (the Yaz0 inner file re-compressed, the SARC and its Yaz0 rebuilt) and converted again.
+rigrip_cli_test(bfres_switch_pack_eventpack ARGS pack ${OUT}/bfres/Demo344_1.glb --format bfres
+  --into ${BFRES_EVENTPACK} --entry Model/Demo344_1.sbfres -o ${OUT}/bfres/Demo344_1_packed.sbeventpack
+  EXPECT "packed: .*entry 'Model/Demo344_1.sbfres' replaced, bfres; sarc in yaz0 archive")
+set_tests_properties(cli.bfres_switch_pack_eventpack PROPERTIES DEPENDS cli.bfres_switch_convert)
+rigrip_cli_test(bfres_switch_pack_eventpack_convert ARGS convert
+  ${OUT}/bfres/Demo344_1_packed.sbeventpack/Model/Demo344_1.sbfres -o ${OUT}/bfres/Demo344_1_repacked.glb
+  VALIDATE ${OUT}/bfres/Demo344_1_repacked.glb)
+set_tests_properties(cli.bfres_switch_pack_eventpack_convert PROPERTIES DEPENDS cli.bfres_switch_pack_eventpack)
+# A Wii U file as the scene, a Switch file (the Switch test writer's example) as the template:
+# Wii U -> Switch by our own writers; the result lists both its cameras and the Bass clips.
+rigrip_cli_test(bfres_switch_pack_from_wiiu ARGS pack ${BF}/Animal_Bass_Animation.bfres --format bfres
+  --template ${BX}/scene_cameras_switch.bfres -o ${OUT}/bfres/Bass_in_switch.bfres
+  EXPECT "packed: .*Bass_in_switch.bfres \\([0-9]+ bytes, bfres\\)")
+rigrip_cli_test(bfres_switch_pack_from_wiiu_info ARGS info ${OUT}/bfres/Bass_in_switch.bfres
+  EXPECT "animation 'Dead': 1.000 s.*animation 'Wait_Ground': 1.400 s.*camera animation 'Cut01'.*\"platform\":\"switch\"")
+set_tests_properties(cli.bfres_switch_pack_from_wiiu_info PROPERTIES DEPENDS cli.bfres_switch_pack_from_wiiu)
+rigrip_cli_test(bfres_switch_pack_from_wiiu_convert ARGS convert ${OUT}/bfres/Bass_in_switch.bfres
+  -o ${OUT}/bfres/Bass_in_switch.glb VALIDATE ${OUT}/bfres/Bass_in_switch.glb)
+set_tests_properties(cli.bfres_switch_pack_from_wiiu_convert PROPERTIES DEPENDS cli.bfres_switch_pack_from_wiiu)

@@ -6,13 +6,16 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <iostream>
 #include <map>
+#include <set>
 
 #include <gtest/gtest.h>
 
 #include "core/failure.hpp"
 #include "core/math.hpp"
 #include "formats/bfres/camera.hpp"
+#include "formats/bfres/encode.hpp"
 #include "formats/bfres/fres.hpp"
 #include "rigrip/gltf.hpp"
 #include "rigrip/registry.hpp"
@@ -49,17 +52,28 @@ struct le_buffer {
     u8(0);
   }
   // The 0xD0-byte Switch FRES 0.5.0.3 header: the name at 0x20 ("s:file"), the u64 offset fields
-  // 0x28..0xB0 given by position (others 0), the 7 counts. No relocation table.
-  void switch_header(const std::map<std::uint32_t, std::string>& offsets, const std::array<std::uint16_t, 7>& counts) {
+  // 0x28..0xB0 given by their 0.5 position (others 0), the 7 counts. No relocation table.
+  // 0.9+ (the notes: BfresLibrary's loader): 32 reserved bytes after the model dictionary
+  // (0x38..0x57, filled with 0xA5 here so a reader that skips them wrongly fails), the other
+  // offsets 0x20 later, and two more u16 counts (7, 9 here) after the model count: 0xF0 bytes.
+  void switch_header(const std::map<std::uint32_t, std::string>& offsets, const std::array<std::uint16_t, 7>& counts,
+                     std::uint32_t version = 0x00050003) {
+    const bool v09 = ((version >> 16) & 0xFF) >= 9;
     raw("FRES    ");
-    u32(0x00050003);
+    u32(version);
     u8(0xFF), u8(0xFE), u8(3), u8(0);
-    u32(0), u16(0), u16(0xD0), u32(0), u32(0);  // file name chars and file size: finish_switch()
+    u32(0), u16(0), u16(v09 ? 0xF0 : 0xD0), u32(0), u32(0);  // file name chars and file size: finish_switch()
     ptr("s:file");
-    for (std::uint32_t at = 0x28; at <= 0xB0; at += 8) ptr(offsets.count(at) ? offsets.at(at) : "");
+    for (std::uint32_t at = 0x28; at <= 0xB0; at += 8) {
+      if (v09 && at == 0x38)
+        for (int i = 0; i < 32; ++i) u8(0xA5);
+      ptr(offsets.count(at) ? offsets.at(at) : "");
+    }
     u32(0);  // string table size
-    for (auto c : counts) u16(c);
-    pad_to(0xD0);
+    u16(counts[0]);
+    if (v09) u16(7), u16(9);
+    for (std::size_t i = 1; i < counts.size(); ++i) u16(counts[i]);
+    pad_to(v09 ? 0xF0 : 0xD0);
   }
   // Resolves the offsets, then patches the file name's characters and the file size.
   void finish_switch() {
@@ -78,17 +92,23 @@ struct le_buffer {
 
 // One FSKA "Walk" (Euler, 20 frames) with one bone animation "Hip": base S(1) R(0) T(0,5,0)
 // and one linear curve on translate x: keys (1, +2) at frame 0 and (3, 0) at frame 20.
-std::vector<std::uint8_t> switch_file() {
+// 0.9+: the FSKA has its flags where 0.5 has the block header (0x50 bytes) and the bone
+// animation a user-data array and dictionary (0, 0) before its flags (0x38 bytes).
+std::vector<std::uint8_t> switch_file(std::uint32_t version = 0x00050003) {
+  const bool v09 = ((version >> 16) & 0xFF) >= 9;
   le_buffer w;
   // skeletal animations (array, dictionary), string table
-  w.switch_header({{0x38, "fska"}, {0x40, "dict"}, {0xB0, "s:empty"}}, {0, 1, 0, 0, 0, 0, 0});
+  w.switch_header({{0x38, "fska"}, {0x40, "dict"}, {0xB0, "s:empty"}}, {0, 1, 0, 0, 0, 0, 0}, version);
   w.mark("fska");
-  w.raw("FSKA"), w.u32(0x60), w.u32(0x60), w.u32(0);
+  if (v09) w.raw("FSKA"), w.u32(0x1000 | 4);  // Euler, loop
+  else w.raw("FSKA"), w.u32(0x60), w.u32(0x60), w.u32(0);
   w.ptr("s:Walk"), w.ptr("s:Walk"), w.ptr(""), w.ptr("bind"), w.ptr("ba"), w.ptr(""), w.ptr("");
-  w.u32(0x1000 | 4);  // Euler, loop
-  w.u32(20), w.u32(1), w.u32(0), w.u16(1), w.u16(0), w.u32(0);
+  if (!v09) w.u32(0x1000 | 4);  // Euler, loop
+  w.u32(20), w.u32(1), w.u32(0), w.u16(1), w.u16(0);
+  if (!v09) w.u32(0);
   w.mark("ba");
   w.ptr("s:Hip"), w.ptr("curves"), w.ptr("base");
+  if (v09) w.ptr(""), w.ptr("");  // user data array, dictionary
   w.u32((1u << 3) | (1u << 4) | (1u << 5) | (1u << 13));  // base S, R, T; curve on translate x
   w.u8(3), w.u8(6), w.u8(1), w.u8(7), w.u32(0), w.u32(0);
   w.mark("curves");
@@ -239,8 +259,14 @@ TEST(Switch, DamageGivesClearErrors) {
   d[0x38] = 0xF0, d[0x39] = 0xFF, d[0x3A] = 0xFF;  // animation array far outside the file
   expect_error(d, code::bad_offset, "outside the file");
   d = good;
-  d[0x0A] = 9;  // version 0.9.0.3
-  expect_error(d, code::unsupported_version, "0.9+ layout is not implemented");
+  d[0x0A] = 11;  // version 0.11.0.3
+  expect_error(d, code::unsupported_version, "supported: 0.5 to 0.10");
+  d = good;
+  d[0x0A] = 9;  // a 0.5 file labelled 0.9: its counts and offsets are read 0x20 later
+  try {
+    (void)bfres::parse(d);
+  } catch (const core::failure&) {  // any clean error will do; no crash, no read past the data
+  }
   d = good;
   d[0xBE] = 2;  // two animations counted, one in the dictionary
   expect_error(d, code::bad_count, "dictionary has 1 entries for 2");
@@ -709,17 +735,588 @@ namespace {
 // examples/bfres holds camera files made by these tests' writers (never game files), so the
 // README's main job, the Blender check and the hostile mutation campaign see cameras:
 // RIGRIP_REGEN=1 rewrites them; otherwise they must match.
+std::vector<std::uint8_t> run_packed_switch_v10();  // below, with the writer's tests
+
 TEST(SwitchCamera, ExamplesMatchTheBuilders) {
   const std::string examples = std::string(RIGRIP_SOURCE_DIR) + "/examples/bfres/";
   const std::vector<std::pair<std::string, std::vector<std::uint8_t>>> files{
       {examples + "camera_dolly.bcamanim", bcamanim_file(dolly_keys(), 60)},
       {examples + "scene_cameras_wiiu.bfres", bfres_test::build_scene_fres("Cut01", scene_cameras())},
-      {examples + "scene_cameras_switch.bfres", switch_scene_file("Cut01", scene_cameras())}};
+      {examples + "scene_cameras_switch.bfres", switch_scene_file("Cut01", scene_cameras())},
+      {examples + "switch_v10_packed.bfres", run_packed_switch_v10()}};
   const char* regen = std::getenv("RIGRIP_REGEN");
   for (const auto& [path, bytes] : files) {
     if (regen && std::string(regen) == "1") test::write_bytes(path, bytes);
     EXPECT_EQ(test::read_bytes(path), bytes) << path;
   }
+}
+
+}  // namespace
+
+// ---- Writing Switch files (src/formats/bfres/fres_switch_write.cpp) and 0.9/0.10 layouts.
+namespace {
+
+// Every pointer slot the reader follows (non-null): header name / skeletal-animation array and
+// dictionary / string table, embedded-file offsets, dictionary entry names (not the root's: the
+// game's files do not relocate it), FSKA, bone-animation and curve offsets.
+std::set<std::uint32_t> followed_slots(const bfres::file& f) {
+  std::set<std::uint32_t> s;
+  const auto& h = *f.sw;
+  auto add = [&](std::uint32_t at) {
+    std::uint64_t v = 0;
+    std::memcpy(&v, f.image.data() + at, 8);
+    if (v) s.insert(at);
+  };
+  for (std::uint32_t at : {0x20u, 0x38u, 0x40u, 0x98u, 0xA0u, 0xB0u}) add(h.field(at));
+  for (const auto& e : f.external_files) add(e.entry_at);
+  for (const auto& d : {f.dicts[2], f.dicts[11]})
+    if (d) for (std::size_t i = 1; i < d->nodes.size(); ++i) add(d->nodes[i].at + 8);
+  for (const auto& a : f.anims) {
+    const std::uint32_t p = a.at + (h.v09() ? 8 : 0x10);
+    for (std::uint32_t k = 0; k < 7; ++k)
+      if (k != 2) add(p + 8 * k);  // the bind skeleton (0 in every file) is not relocated by the game
+    for (const auto& b : a.bone_anims) {
+      for (std::uint32_t k = 0; k < 3; ++k) add(b.at + 8 * k);
+      for (const auto& c : b.curves) add(c.at), add(c.at + 8);
+    }
+  }
+  return s;
+}
+
+std::set<std::uint32_t> covered_slots(const bfres::file& f) {
+  std::set<std::uint32_t> s;
+  for (const auto& sec : bfres::relocated_slots(*f.sw)) s.insert(sec.begin(), sec.end());
+  return s;
+}
+
+// Every followed pointer is relocated (the checker walks the table independently of the writer's
+// bookkeeping: relocated_slots expands the stored entries).
+void expect_relocation_covers(const bfres::file& f, const std::string& what) {
+  const auto cov = covered_slots(f);
+  std::size_t missing = 0;
+  for (auto s : followed_slots(f))
+    if (!cov.count(s)) {
+      if (++missing < 5) ADD_FAILURE() << what << ": pointer at " << s << " is not in the relocation table";
+    }
+  EXPECT_EQ(missing, 0u) << what;
+}
+
+result<bytes> pack_into(const scene& s, const std::vector<std::uint8_t>& tpl) {
+  diagnostics d;
+  pack_context ctx;
+  ctx.template_file = tpl;
+  ctx.diags = &d;
+  try {
+    return bfres::pack_file(s, ctx);
+  } catch (const core::failure& e) {
+    return e.error();
+  }
+}
+
+// The same motion: every animation of `a` exists in `b`, and at every frame each bone of b's
+// skeleton that a's skeleton has is within the tolerance (local S, R, T).
+void expect_same_motion(const scene& a, const scene& b, float units, float degrees, const std::string& what) {
+  for (const auto& an : a.animations) {
+    const animation* bn = nullptr;
+    for (const auto& x : b.animations) if (x.name == an.name) bn = &x;
+    ASSERT_TRUE(bn) << what << ": no animation " << an.name;
+    EXPECT_NEAR(an.duration, bn->duration, 1e-6) << what << " " << an.name;
+    const auto& ska = a.skeletons[std::size_t(an.skeleton)];
+    const auto& skb = b.skeletons[std::size_t(bn->skeleton)];
+    const int frames = int(std::lround(an.duration * 30));
+    float worst_t = 0, worst_r = 0;
+    for (int fr = 0; fr <= frames; ++fr) {
+      const auto pa = scene_ops::sample_pose(ska, an, float(fr / 30.0));
+      const auto pb = scene_ops::sample_pose(skb, *bn, float(fr / 30.0));
+      for (std::size_t j = 0; j < skb.bones.size(); ++j) {
+        const int i = ska.find(skb.bones[j].name);
+        if (i < 0) continue;
+        for (int k = 0; k < 3; ++k) {
+          worst_t = std::max(worst_t, std::fabs(pa.translation[std::size_t(i)][k] - pb.translation[j][k]));
+          worst_t = std::max(worst_t, std::fabs(pa.scale[std::size_t(i)][k] - pb.scale[j][k]));
+        }
+        // The angle between the rotations from the chord |qa - qb| (acos of a float dot near 1
+        // would only resolve 0.056 degrees).
+        const auto& qa = pa.rotation[std::size_t(i)];
+        const auto& qb = pb.rotation[j];
+        const double sign = core::dot(qa, qb) < 0 ? -1 : 1;
+        double chord = 0;
+        for (int k = 0; k < 4; ++k) chord += (double(qa[k]) - sign * qb[k]) * (double(qa[k]) - sign * qb[k]);
+        worst_r = std::max(worst_r, float(4 * std::asin(std::min(1.0, std::sqrt(chord) / 2)) * 180 / core::pi));
+      }
+    }
+    if (units > 0)
+      std::cout << "[ measure ] " << what << " " << an.name << ": worst " << worst_t << " units, " << worst_r
+                << " degrees over " << frames + 1 << " frames\n";
+    EXPECT_LE(worst_t, units) << what << " " << an.name;
+    EXPECT_LE(worst_r, degrees) << what << " " << an.name;
+  }
+}
+
+TEST(Switch, Version09And010FilesParseDecodeAndRewrite) {
+  diagnostics diags;
+  auto base = read_scene(switch_file(), "walk.bfres", read_options{}, diags);
+  ASSERT_TRUE(base) << base.error().to_string();
+  for (std::uint32_t v : {0x00090000u, 0x000A0000u}) {
+    const auto d = switch_file(v);
+    const auto f = bfres::parse(d);
+    ASSERT_TRUE(f.sw);
+    EXPECT_TRUE(f.sw->v09());
+    EXPECT_EQ(f.sw->header_size, 0xF0u);
+    EXPECT_EQ(f.sw->fska_size, 0x50u);
+    EXPECT_EQ(f.sw->bone_anim_size, 0x38u);
+    EXPECT_EQ(f.sw->reserved[0], 0xA5);
+    EXPECT_EQ(f.sw->extra_counts[0], 7);
+    EXPECT_EQ(f.sw->extra_counts[1], 9);
+    EXPECT_EQ(f.sw->counts[1], 1);
+    ASSERT_EQ(f.anims.size(), 1u);
+    EXPECT_EQ(f.anims[0].flags, 0x1004u);
+    EXPECT_EQ(f.anims[0].frame_count, 20);
+    ASSERT_EQ(f.anims[0].bone_anims.size(), 1u);
+    EXPECT_EQ(f.anims[0].bone_anims[0].name, "Hip");
+    EXPECT_EQ(f.anims[0].bone_anims[0].flags & 0xFFFF, (1u << 3) | (1u << 4) | (1u << 5) | (1u << 13));
+    EXPECT_EQ(bfres::serialise(f), d) << std::hex << v;
+    const auto j = bfres::to_json(f);
+    EXPECT_EQ(j["platform"], "switch");
+    EXPECT_EQ(j["version"], v == 0x00090000u ? "0.9.0.0" : "0.10.0.0");
+    EXPECT_EQ(j["animations"][0]["bone_animations"][0]["name"], "Hip");
+    // Fuzz seeds (scripts/fuzz.sh takes the test output's files).
+    std::filesystem::create_directories(std::string(RIGRIP_TEST_OUT) + "/bfres");
+    test::write_bytes(std::string(RIGRIP_TEST_OUT) + "/bfres/switch_v" + std::to_string(v >> 16) + ".bfres", d);
+    auto s = read_scene(d, "walk.bfres", read_options{}, diags);
+    ASSERT_TRUE(s) << s.error().to_string();
+    expect_same_motion(base.value(), s.value(), 0, 0, "0.9+ vs 0.5");
+    // Fields written back where the version puts them.
+    auto g = f;
+    g.anims[0].flags = 0x1200;
+    g.anims[0].bone_anims[0].base[8] = 6;
+    const auto h = bfres::parse(bfres::serialise(g));
+    EXPECT_EQ(h.anims[0].flags, 0x1200u);
+    EXPECT_FLOAT_EQ(h.anims[0].bone_anims[0].base[8], 6);
+  }
+}
+
+TEST(Switch, PatriciaBuilderReproducesTheGamesDictionaries) {
+  // The hand-built single entry and the event pack's 5-entry dictionary, node for node.
+  const auto one = bfres::build_patricia_switch({"Walk"});
+  ASSERT_EQ(one.size(), 2u);
+  EXPECT_EQ(one[0].ref_bit, 0xFFFFFFFFu);
+  EXPECT_EQ(one[0].left, 1);
+  EXPECT_EQ(one[1].ref_bit, 0u);  // 'k' and the empty key differ at bit 0 of the last character
+  EXPECT_EQ(one[1].left, 0);
+  EXPECT_EQ(one[1].right, 1);
+  RIGRIP_REQUIRE_SAMPLE(path, "bfres/switch/Demo344_1.sbeventpack");
+  diagnostics diags;
+  auto outer = unwrap(test::read_bytes(path), path);
+  ASSERT_TRUE(outer);
+  auto ar = open_archive(outer.value().data, path, diags);
+  ASSERT_TRUE(ar);
+  for (const auto& e : ar.value().entries) {
+    auto inner = unwrap(e.data, e.name);
+    if (!inner || inner.value().data.size() < 8 || std::memcmp(inner.value().data.data(), "FRES    ", 8) != 0) continue;
+    const auto f = bfres::parse(std::vector<std::uint8_t>(inner.value().data.begin(), inner.value().data.end()));
+    for (const auto& d : {f.dicts[2], f.dicts[11]}) {
+      if (!d) continue;
+      std::vector<std::string> names;
+      for (std::size_t i = 1; i < d->nodes.size(); ++i) names.push_back(d->nodes[i].name);
+      const auto built = bfres::build_patricia_switch(names);
+      ASSERT_EQ(built.size(), d->nodes.size()) << e.name;
+      for (std::size_t i = 0; i < built.size(); ++i) {
+        EXPECT_EQ(built[i].ref_bit, d->nodes[i].ref_bit) << e.name << " node " << i;
+        EXPECT_EQ(built[i].left, d->nodes[i].left) << e.name << " node " << i;
+        EXPECT_EQ(built[i].right, d->nodes[i].right) << e.name << " node " << i;
+      }
+    }
+    // The game's own relocation table covers every pointer the reader follows.
+    expect_relocation_covers(f, e.name);
+  }
+}
+
+// "Run" (30 frames, Euler, loop) on Hip (translate x and rotate z linear) and Leg (base values
+// only), written by the Wii U test writer.
+std::vector<std::uint8_t> run_anim_wiiu() {
+  using namespace bfres_test;
+  t_curve c;
+  c.flags = 0x10;  // linear, f32
+  c.target = 0x10;
+  c.end = 30;
+  c.delta = 4;
+  c.frames = {f32_bits(0), f32_bits(30)};
+  c.keys = {f32_bits(1), f32_bits(4), f32_bits(5), f32_bits(0)};
+  t_curve r = c;
+  r.target = 0x28;  // rotate z: a quarter turn
+  r.keys = {f32_bits(0), f32_bits(1.5708f), f32_bits(1.5708f), f32_bits(0)};
+  t_bone_anim hip;
+  hip.name = "Hip";
+  hip.flags = (1u << 3) | (1u << 4) | (1u << 5);
+  hip.base = {1, 1, 1, 0, 0, 0, 0, 0, 5, 0};
+  hip.curves = {c, r};
+  t_bone_anim leg = hip;
+  leg.name = "Leg";
+  leg.curves = {};
+  t_anim run;
+  run.name = "Run";
+  run.flags = 0x1000 | 4;
+  run.frame_count = 30;
+  run.bones = {hip, leg};
+  return build_fres({}, {run});
+}
+
+// The Wii U "Run" packed into the Switch test writer's 0.10 file (an example file: a 0.10 file
+// with a relocation table for the hostile campaign and the fuzz seeds).
+std::vector<std::uint8_t> run_packed_switch_v10() {
+  diagnostics diags;
+  auto a = read_scene(run_anim_wiiu(), "run.bfres", read_options{}, diags);
+  if (!a) return {};
+  auto p = pack_into(a.value(), switch_file(0x000A0000));
+  return p ? p.value() : std::vector<std::uint8_t>{};
+}
+
+// A Wii U animation (the Wii U test writer) packed into Switch templates made by the Switch test
+// writer (0.5 and 0.10): both files decode to the same motion.
+TEST(Switch, WiiUAnimationPackedIntoSwitchTemplatesDecodesAlike) {
+  const auto wiiu = run_anim_wiiu();
+  diagnostics diags;
+  auto a = read_scene(wiiu, "run.bfres", read_options{}, diags);
+  ASSERT_TRUE(a) << a.error().to_string();
+  for (std::uint32_t v : {0x00050003u, 0x000A0000u}) {
+    const auto tpl = switch_file(v);
+    auto packed = pack_into(a.value(), tpl);
+    ASSERT_TRUE(packed) << packed.error().to_string();
+    const auto f = bfres::parse(packed.value());
+    EXPECT_EQ(f.version, v);
+    ASSERT_EQ(f.anims.size(), 2u);  // the template's Walk kept, Run added
+    EXPECT_EQ(f.anims[0].name, "Walk");
+    EXPECT_EQ(f.anims[1].name, "Run");
+    EXPECT_EQ(bfres::serialise(f), packed.value());
+    expect_relocation_covers(f, "packed " + std::to_string(v));
+    // Every relocated slot holds a pointer (none of the writer's own entries is null).
+    for (auto s : covered_slots(f)) {
+      std::uint64_t x = 0;
+      std::memcpy(&x, f.image.data() + s, 8);
+      EXPECT_NE(x, 0u) << s;
+    }
+    auto b = read_scene(packed.value(), "run.bfres", read_options{}, diags);
+    ASSERT_TRUE(b) << b.error().to_string();
+    expect_same_motion(a.value(), b.value(), 0.011f, 0.03f, "Wii U -> Switch");
+    // The template's own animation is untouched.
+    auto t = read_scene(tpl, "walk.bfres", read_options{}, diags);
+    ASSERT_TRUE(t);
+    expect_same_motion(t.value(), b.value(), 0, 0, "kept Walk");
+    std::filesystem::create_directories(std::string(RIGRIP_TEST_OUT) + "/bfres");
+    test::write_bytes(std::string(RIGRIP_TEST_OUT) + "/bfres/switch_packed_" + std::to_string(v >> 16) + ".bfres",
+                      packed.value());
+  }
+}
+
+// The real Bass animations (Wii U) into a Switch template: the same motion, all 7 clips.
+TEST(Switch, RealWiiUBassPackedIntoASwitchTemplate) {
+  RIGRIP_REQUIRE_SAMPLE(path, "bfres/Animal_Bass_Animation.bfres");
+  diagnostics diags;
+  auto a = read_scene(path, read_options{}, diags);
+  ASSERT_TRUE(a) << a.error().to_string();
+  auto packed = pack_into(a.value(), switch_file());
+  ASSERT_TRUE(packed) << packed.error().to_string();
+  const auto f = bfres::parse(packed.value());
+  EXPECT_EQ(f.anims.size(), 1 + a.value().animations.size());
+  expect_relocation_covers(f, "Bass in Switch");
+  auto b = read_scene(packed.value(), "bass.bfres", read_options{}, diags);
+  ASSERT_TRUE(b) << b.error().to_string();
+  expect_same_motion(a.value(), b.value(), 0.011f, 0.03f, "Bass Wii U -> Switch");
+}
+
+std::vector<std::uint8_t> demo_model(const std::string& path, std::vector<std::uint8_t>* entry = nullptr) {
+  diagnostics diags;
+  auto outer = unwrap(test::read_bytes(path), path);
+  auto ar = open_archive(outer.value().data, path, diags);
+  const auto* e = ar.value().find("Model/Demo344_1.sbfres");
+  if (entry) entry->assign(e->data.begin(), e->data.end());
+  auto inner = unwrap(e->data, "Demo344_1.sbfres");
+  return {inner.value().data.begin(), inner.value().data.end()};
+}
+
+// The real file's own animations written back through the writer: same tracks within the curve
+// fit's tolerance, every old and new pointer relocated.
+TEST(Switch, RealEventPackAnimationsPackedBackIntoTheirOwnFile) {
+  RIGRIP_REQUIRE_SAMPLE(path, "bfres/switch/Demo344_1.sbeventpack");
+  const auto fres = demo_model(path);
+  diagnostics diags;
+  auto a = read_scene(fres, "Demo344_1.sbfres", read_options{}, diags);
+  ASSERT_TRUE(a) << a.error().to_string();
+  auto packed = pack_into(a.value(), fres);
+  ASSERT_TRUE(packed) << packed.error().to_string();
+  const auto orig = bfres::parse(fres);
+  const auto f = bfres::parse(packed.value());
+  ASSERT_EQ(f.anims.size(), 5u);
+  for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ(f.anims[i].name, orig.anims[i].name);
+  // The dictionary comes out node for node as the game's.
+  for (std::size_t i = 0; i < orig.dicts[2]->nodes.size(); ++i) {
+    EXPECT_EQ(f.dicts[2]->nodes[i].ref_bit, orig.dicts[2]->nodes[i].ref_bit);
+    EXPECT_EQ(f.dicts[2]->nodes[i].left, orig.dicts[2]->nodes[i].left);
+    EXPECT_EQ(f.dicts[2]->nodes[i].right, orig.dicts[2]->nodes[i].right);
+  }
+  expect_relocation_covers(f, "packed Demo344_1");
+  // Every pointer the game's table relocated is still relocated (nothing before the strings moved).
+  const auto old_cov = covered_slots(orig), new_cov = covered_slots(f);
+  for (auto s : old_cov) EXPECT_TRUE(new_cov.count(s)) << s;
+  EXPECT_EQ(bfres::serialise(f), packed.value());
+  auto b = read_scene(packed.value(), "Demo344_1.sbfres", read_options{}, diags);
+  ASSERT_TRUE(b) << b.error().to_string();
+  expect_same_motion(a.value(), b.value(), 0.011f, 0.03f, "Demo344_1 repacked");
+  std::cout << "[ measure ] Demo344_1: original " << fres.size() << " bytes, repacked " << packed.value().size()
+            << " bytes; relocated pointers " << old_cov.size() << " -> " << new_cov.size() << "\n";
+  // Through the registry with the Yaz0 template: a compressed output that reads back.
+  std::vector<std::uint8_t> entry;
+  (void)demo_model(path, &entry);
+  const auto* fmt = find_format("bfres");
+  ASSERT_TRUE(fmt);
+  pack_context ctx;
+  ctx.template_file = entry;
+  ctx.diags = &diags;
+  auto y = pack(a.value(), *fmt, ctx);
+  ASSERT_TRUE(y) << y.error().to_string();
+  EXPECT_EQ(std::string(y.value().begin(), y.value().begin() + 4), "Yaz0");
+  auto c = read_scene(y.value(), "Demo344_1.sbfres", read_options{}, diags);
+  ASSERT_TRUE(c) << c.error().to_string();
+}
+
+// Hostile Switch input: clean errors with byte offsets.
+TEST(Switch, HostileRelocationDictionaryCountsAndOffsets) {
+  const auto good_tpl = switch_file();
+  diagnostics diags;
+  auto s = read_scene(good_tpl, "walk.bfres", read_options{}, diags);
+  ASSERT_TRUE(s);
+  s.value().animations[0].name = "Jog";  // a new name: the packed file has a relocation table
+  auto packed = pack_into(s.value(), good_tpl);
+  ASSERT_TRUE(packed) << packed.error().to_string();
+  const auto good = packed.value();
+  const auto f = bfres::parse(good);
+  ASSERT_FALSE(f.sw->rlt_entries.empty());
+  const std::uint32_t rlt = f.sw->relocation_at;
+  const std::uint32_t first_entry = rlt + 16 + 24 * std::uint32_t(f.sw->rlt_sections.size());
+  auto put32 = [](std::vector<std::uint8_t>& d, std::size_t at, std::uint32_t v) { std::memcpy(d.data() + at, &v, 4); };
+  auto put64 = [](std::vector<std::uint8_t>& d, std::size_t at, std::uint64_t v) { std::memcpy(d.data() + at, &v, 8); };
+  auto error_of = [](std::vector<std::uint8_t> d) -> error {
+    try {
+      (void)bfres::parse(std::move(d));
+    } catch (const core::failure& e) {
+      return e.error();
+    }
+    return error{code::internal, "no error", "", no_offset, {}};
+  };
+  // A relocation entry reaching outside the file.
+  auto d = good;
+  put32(d, first_entry, 0xFFFFFF00u);
+  auto e = error_of(d);
+  EXPECT_EQ(e.code, code::bad_offset) << e.message;
+  EXPECT_NE(e.message.find("reaches outside the file"), std::string::npos) << e.message;
+  EXPECT_EQ(e.offset, first_entry);
+  // A relocated pointer holding an offset outside the file.
+  d = good;
+  const std::uint32_t slot = f.sw->rlt_entries[0].position;
+  put64(d, slot, 0x7FFFFFFFull);
+  e = error_of(d);
+  EXPECT_EQ(e.code, code::bad_offset) << e.message;
+  EXPECT_EQ(e.offset, slot) << e.message;
+  // A huge struct count in an entry.
+  d = good;
+  d[first_entry + 4] = 0xFF, d[first_entry + 5] = 0xFF;
+  e = error_of(d);
+  EXPECT_EQ(e.code, code::bad_offset) << e.message;
+  // The relocation table offset inside the header.
+  d = good;
+  put32(d, 0x18, 0x10);
+  e = error_of(d);
+  EXPECT_EQ(e.code, code::bad_offset) << e.message;
+  EXPECT_EQ(e.offset, 0x18u);
+  // Section count beyond the data.
+  d = good;
+  put32(d, rlt + 8, 1000);
+  e = error_of(d);
+  EXPECT_EQ(e.code, code::bad_count) << e.message;
+  // Dictionary links that loop back to the root / to themselves: the search ends, the entry is
+  // not found by its name.
+  const auto& dict = *f.dicts[2];
+  d = good;
+  d[dict.nodes[0].at + 4] = 0, d[dict.nodes[0].at + 5] = 0;  // root -> root
+  e = error_of(d);
+  EXPECT_EQ(e.code, code::bad_value) << e.message;
+  EXPECT_NE(e.message.find("not found by its name"), std::string::npos) << e.message;
+  d = good;
+  for (std::size_t i = 1; i < dict.nodes.size(); ++i) {  // every node -> node 1 both ways
+    d[dict.nodes[i].at + 4] = 1, d[dict.nodes[i].at + 5] = 0;
+    d[dict.nodes[i].at + 6] = 1, d[dict.nodes[i].at + 7] = 0;
+  }
+  e = error_of(d);
+  EXPECT_EQ(e.code, code::bad_value) << e.message;
+  // Counts that do not fit: 65535 skeletal animations, 255 curves on one bone.
+  d = good;
+  d[0xBE] = 0xFF, d[0xBF] = 0xFF;
+  e = error_of(d);
+  EXPECT_TRUE(e.code == code::bad_count || e.code == code::bad_offset) << e.message;
+  d = good;
+  d[f.anims[0].bone_anims[0].at + 0x1E] = 0xFF;
+  e = error_of(d);
+  EXPECT_NE(e.code, code::internal) << e.message;
+  // A name offset outside the file / a name whose length runs past the end.
+  d = good;
+  put64(d, f.anims[0].at + 0x10, good.size() + 8);
+  e = error_of(d);
+  EXPECT_EQ(e.code, code::bad_offset) << e.message;
+  EXPECT_EQ(e.offset, f.anims[0].at + 0x10) << e.message;
+  d = good;
+  put64(d, f.anims[0].at + 0x10, good.size() - 2);
+  d[good.size() - 2] = 0xFF, d[good.size() - 1] = 0xFF;
+  e = error_of(d);
+  EXPECT_NE(e.code, code::internal) << e.message;
+  // Offsets that overlap the header.
+  d = good;
+  put64(d, 0x38, 0x40);
+  e = error_of(d);
+  EXPECT_EQ(e.code, code::bad_offset) << e.message;
+  EXPECT_NE(e.message.find("points into the header"), std::string::npos) << e.message;
+  EXPECT_EQ(e.offset, 0x38u);
+  d = good;
+  put32(d, 0x16, 0x40);
+  e = error_of(d);
+  EXPECT_EQ(e.code, code::bad_offset) << e.message;
+  // Truncations and byte flips of the packed file never crash.
+  for (std::size_t n = 0; n < good.size(); n += 7) (void)error_of(std::vector<std::uint8_t>(good.begin(), good.begin() + n));
+  for (std::size_t i = 0; i < good.size(); ++i) {
+    d = good;
+    d[i] ^= 0xFF;
+    (void)error_of(d);
+  }
+}
+
+// A Switch template that cannot be preserved is refused with the reason.
+TEST(Switch, PackRefusesATemplateWithDataAfterItsRelocationTable) {
+  diagnostics diags;
+  auto s = read_scene(switch_file(), "walk.bfres", read_options{}, diags);
+  ASSERT_TRUE(s);
+  s.value().animations[0].name = "Jog";
+  auto packed = pack_into(s.value(), switch_file());
+  ASSERT_TRUE(packed);
+  auto d = packed.value();
+  d.resize(d.size() + 16, 0);
+  const auto size = std::uint32_t(d.size());
+  std::memcpy(d.data() + 0x1C, &size, 4);
+  auto r = pack_into(s.value(), d);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, code::write_unsupported) << r.error().message;
+  EXPECT_NE(r.error().message.find("relocation table is not the last block"), std::string::npos) << r.error().message;
+}
+
+}  // namespace
+
+namespace {
+
+// A real .bcamanim as the template: its embedded .brtcamera follows the strings, so it moves
+// (by a multiple of 4 KB) and its relocated offset with it; the camera still decodes the same.
+TEST(Switch, PackIntoARealBcamanimMovesItsEmbeddedFile) {
+  RIGRIP_REQUIRE_SAMPLE(path, "bfres/switch/Demo344_1.sbeventpack");
+  diagnostics diags;
+  auto outer = unwrap(test::read_bytes(path), path);
+  ASSERT_TRUE(outer);
+  auto ar = open_archive(outer.value().data, path, diags);
+  ASSERT_TRUE(ar);
+  const auto* e = ar.value().find("Camera/Demo344_1/C51-0.bcamanim");
+  ASSERT_TRUE(e);
+  const std::vector<std::uint8_t> tpl(e->data.begin(), e->data.end());
+  auto walk = read_scene(switch_file(), "walk.bfres", read_options{}, diags);
+  ASSERT_TRUE(walk);
+  auto packed = pack_into(walk.value(), tpl);
+  ASSERT_TRUE(packed) << packed.error().to_string();
+  const auto before = bfres::parse(tpl);
+  const auto f = bfres::parse(packed.value());
+  ASSERT_EQ(f.external_files.size(), 1u);
+  EXPECT_EQ(f.external_files[0].data_at % 0x1000, before.external_files[0].data_at % 0x1000);
+  EXPECT_GT(f.external_files[0].data_at, before.external_files[0].data_at);
+  EXPECT_TRUE(std::equal(tpl.begin() + long(before.external_files[0].data_at),
+                         tpl.begin() + long(before.external_files[0].data_at + before.external_files[0].size),
+                         f.image.begin() + long(f.external_files[0].data_at)));
+  // The embedded file's pointer stays in its own section (5), the section moved with it.
+  const auto secs = bfres::relocated_slots(*f.sw);
+  ASSERT_EQ(secs.size(), 5u);
+  EXPECT_EQ(std::count(secs[4].begin(), secs[4].end(), f.external_files[0].entry_at), 1);
+  EXPECT_EQ(f.sw->rlt_sections[4].position, f.external_files[0].data_at);
+  expect_relocation_covers(f, "bcamanim + Walk");
+  EXPECT_EQ(bfres::serialise(f), packed.value());
+  std::cout << "[ measure ] C51-0.bcamanim: embedded file 0x" << std::hex << before.external_files[0].data_at
+            << " -> 0x" << f.external_files[0].data_at << std::dec << ", " << tpl.size() << " -> "
+            << packed.value().size() << " bytes\n";
+  auto a = read_scene(tpl, "C51-0.bcamanim", read_options{}, diags);
+  auto b = read_scene(packed.value(), "C51-0.bcamanim", read_options{}, diags);
+  ASSERT_TRUE(a && b);
+  ASSERT_EQ(b.value().camera_animations.size(), 1u);
+  EXPECT_EQ(a.value().camera_animations[0].tracks[0].values, b.value().camera_animations[0].tracks[0].values);
+  EXPECT_EQ(a.value().camera_animations[0].tracks[1].values, b.value().camera_animations[0].tracks[1].values);
+  ASSERT_EQ(b.value().animations.size(), 1u);
+  expect_same_motion(walk.value(), b.value(), 0.011f, 0.03f, "Walk in a bcamanim");
+}
+
+}  // namespace
+
+namespace {
+
+// The writer on damaged templates: every single-byte flip of a packed file (which has a
+// relocation table) used as the template gives a clean error or a file that parses again.
+TEST(Switch, PackOnDamagedTemplatesFailsCleanlyOrWritesAReadableFile) {
+  diagnostics diags;
+  auto s = read_scene(switch_file(), "walk.bfres", read_options{}, diags);
+  ASSERT_TRUE(s);
+  s.value().animations[0].name = "Jog";
+  auto packed = pack_into(s.value(), switch_file());
+  ASSERT_TRUE(packed);
+  const auto good = packed.value();
+  s.value().animations[0].name = "Run";
+  std::size_t written = 0, refused = 0;
+  for (std::size_t i = 0; i < good.size(); ++i) {
+    auto d = good;
+    d[i] ^= 0xFF;
+    auto r = pack_into(s.value(), d);
+    if (!r) {
+      EXPECT_NE(r.error().code, code::internal) << i << ": " << r.error().message;
+      EXPECT_FALSE(r.error().message.empty()) << i;
+      ++refused;
+      continue;
+    }
+    ++written;
+    try {
+      (void)bfres::parse(r.value());
+    } catch (const core::failure& e) {
+      ADD_FAILURE() << "byte " << i << ": the packed file does not parse: " << e.error().message;
+    }
+  }
+  std::cout << "[ measure ] damaged templates: " << written << " packed and re-read, " << refused << " refused\n";
+  // The same over the real C51-0.bcamanim (an embedded file after the strings, 5 sections).
+  RIGRIP_REQUIRE_SAMPLE(path, "bfres/switch/Demo344_1.sbeventpack");
+  auto outer = unwrap(test::read_bytes(path), path);
+  ASSERT_TRUE(outer);
+  auto ar = open_archive(outer.value().data, path, diags);
+  ASSERT_TRUE(ar);
+  const auto* e = ar.value().find("Camera/Demo344_1/C51-0.bcamanim");
+  ASSERT_TRUE(e);
+  const std::vector<std::uint8_t> cam(e->data.begin(), e->data.end());
+  written = refused = 0;
+  for (std::size_t i = 0; i < cam.size(); ++i) {
+    auto d = cam;
+    d[i] ^= 0xFF;
+    auto r = pack_into(s.value(), d);
+    if (!r) {
+      EXPECT_NE(r.error().code, code::internal) << i << ": " << r.error().message;
+      ++refused;
+      continue;
+    }
+    ++written;
+    try {
+      (void)bfres::parse(r.value());
+    } catch (const core::failure& x) {
+      ADD_FAILURE() << "bcamanim byte " << i << ": the packed file does not parse: " << x.error().message;
+    }
+  }
+  std::cout << "[ measure ] damaged C51-0.bcamanim templates: " << written << " packed and re-read, " << refused
+            << " refused\n";
 }
 
 }  // namespace

@@ -26,38 +26,7 @@ int name_bit(const std::string& s, std::uint32_t bit) {
 
 // ---- Curve fitting.
 
-struct fitted {
-  std::uint16_t flags = 0;
-  std::uint32_t target = 0;
-  float start = 0, end = 0, scale = 1, offset = 0, delta = 0;
-  std::vector<std::int64_t> frames_raw;
-  std::vector<std::int64_t> keys_raw;
-  std::uint16_t num_keys = 0;
-  [[nodiscard]] int frame_bytes() const { int t = flags & 3; return t == 0 ? 4 : t == 1 ? 2 : 1; }
-  [[nodiscard]] int key_bytes() const { int t = (flags >> 2) & 3; return t == 0 ? 4 : t == 1 ? 2 : 1; }
-  [[nodiscard]] std::size_t size() const {
-    auto a4 = [](std::size_t n) { return (n + 3) & ~std::size_t{3}; };
-    return a4(frames_raw.size() * static_cast<std::size_t>(frame_bytes())) + a4(keys_raw.size() * static_cast<std::size_t>(key_bytes()));
-  }
-  // The reader's own curve, to evaluate exactly what the game (and our reader) will see.
-  [[nodiscard]] curve as_curve() const {
-    curve c;
-    c.flags = flags;
-    c.num_keys = num_keys;
-    c.start = start;
-    c.end = end;
-    c.scale_bits = std::bit_cast<std::uint32_t>(scale);
-    c.offset_bits = std::bit_cast<std::uint32_t>(offset);
-    for (auto v : frames_raw)
-      c.frames.push_back((flags & 3) == 0 ? std::bit_cast<float>(static_cast<std::uint32_t>(v))
-                         : (flags & 3) == 1 ? static_cast<float>(v) / 32.0f : static_cast<float>(v));
-    for (auto v : keys_raw)
-      c.keys.push_back(((flags >> 2) & 3) == 0 ? std::bit_cast<float>(static_cast<std::uint32_t>(v)) : static_cast<float>(v));
-    c.keys_raw = keys_raw;
-    c.frames_raw = frames_raw;
-    return c;
-  }
-};
+using fitted = fitted_curve;
 
 // Frame type for integer frames 0..n: u8, then s10.5, then f32.
 void encode_frames(fitted& c, const std::vector<int>& frames) {
@@ -187,6 +156,26 @@ struct out_buffer {
 };
 
 }  // namespace
+
+curve fitted_curve::as_curve() const {
+  curve c;
+  c.flags = flags;
+  c.num_keys = num_keys;
+  c.start = start;
+  c.end = end;
+  c.scale_bits = std::bit_cast<std::uint32_t>(scale);
+  c.offset_bits = std::bit_cast<std::uint32_t>(offset);
+  for (auto v : frames_raw)
+    c.frames.push_back((flags & 3) == 0   ? std::bit_cast<float>(static_cast<std::uint32_t>(v))
+                       : (flags & 3) == 1 ? static_cast<float>(v) / 32.0f
+                                          : static_cast<float>(v));
+  for (auto v : keys_raw)
+    c.keys.push_back(((flags >> 2) & 3) == 0 ? std::bit_cast<float>(static_cast<std::uint32_t>(v))
+                                             : static_cast<float>(v));
+  c.keys_raw = keys_raw;
+  c.frames_raw = frames_raw;
+  return c;
+}
 
 std::vector<patricia_node> build_patricia(const std::vector<std::string>& names) {
   std::vector<patricia_node> nodes(1);
@@ -338,12 +327,7 @@ struct string_pool {
   }
 };
 
-struct bone_out {
-  std::string name;
-  bool ssc = false;
-  std::array<float, 10> base{};
-  std::vector<fitted> curves;
-};
+using bone_out = packed_bone;
 
 // One bone's S xyz, R xyz(w), T xyz at every frame, in the template's conventions.
 std::array<std::vector<float>, 10> sample_bone(const rigrip::skeleton& sk, const animation& a, const rigrip::bone& b,
@@ -544,16 +528,28 @@ void write_curves(out_buffer& w, const std::string& A, const std::vector<bone_ou
 }
 
 // Writes one FSKA (header, BoneAnims, curves) labelled A.
+// The platform-neutral part: one animation sampled and fitted in the template's conventions.
+packed_anim fit_animation(const scene& s, const animation& a, const skeleton* rig,
+                          const settings& st, const pack_context& ctx) {
+  packed_anim pa;
+  pa.name = a.name;
+  pa.frames = std::max(0, static_cast<int>(std::lround(a.duration * st.fps)));
+  if (pa.frames > 65535)
+    core::fail(code::bad_value, "animation '" + a.name + "' has " + std::to_string(pa.frames) +
+                                    " frames; at most 65535 can be packed");
+  pa.flags = st.anim_flags;
+  if (extra(a.extras, "loop", false)) pa.flags |= 4;
+  pa.euler = st.euler;
+  pa.bones = animation_bones(s, a, pa.frames, rig, st, ctx);
+  return pa;
+}
+
 void write_fska(out_buffer& w, string_pool& names, const std::string& A, const scene& s, const animation& a,
                 const skeleton* rig, const settings& st, const pack_context& ctx) {
-  const int frames = std::max(0, static_cast<int>(std::lround(a.duration * st.fps)));
-  if (frames > 65535) core::fail(code::bad_value, "animation '" + a.name + "' has " + std::to_string(frames) + " frames; at most 65535 can be packed");
-  std::uint32_t flags = st.anim_flags;
-  if (extra(a.extras, "loop", false)) flags |= 4;
-  const auto bones = animation_bones(s, a, frames, rig, st, ctx);
-  write_fska_header(w, names, A, a, flags, frames, bones, st);
-  write_bone_anims(w, names, A, bones, st);
-  write_curves(w, A, bones, st);
+  const packed_anim pa = fit_animation(s, a, rig, st, ctx);
+  write_fska_header(w, names, A, a, pa.flags, pa.frames, pa.bones, st);
+  write_bone_anims(w, names, A, pa.bones, st);
+  write_curves(w, A, pa.bones, st);
 }
 
 // The skeletal animation dictionary: re-pointed in place when every name exists, else
@@ -618,15 +614,17 @@ std::vector<std::uint8_t> pack_file(const scene& input, const pack_context& ctx)
   if (!ctx.template_file)
     core::fail(code::usage, "bfres pack needs --template ORIGINAL.bfres: the FSKAs are written into a copy of it");
   const file tpl = load(*ctx.template_file);
-  if (tpl.plat != platform::wiiu)
-    core::fail(code::write_unsupported,
-               "pack into a Switch FRES template is not supported yet (Switch files are read and rewritten; "
-               "pack writes Wii U FRES 2.4-4.x templates)");
   if (input.animations.empty()) core::fail(code::invalid_scene, "the scene has no animation to pack");
   const skeleton* rig = template_rig(tpl, input);
   const settings st = template_settings(tpl, rig, ctx);
   scene baked;
   const scene& s = bake_for_std_mode(input, st, ctx, baked) ? baked : input;
+  // Switch: the same fitted FSKAs, laid out by the Switch writer (relocation table and all).
+  if (tpl.plat == platform::switch_) {
+    std::vector<packed_anim> anims;
+    for (const auto& a : s.animations) anims.push_back(fit_animation(s, a, rig, st, ctx));
+    return write_switch_fskas(tpl, anims);
+  }
 
   std::vector<std::uint8_t> img = tpl.image;
   out_buffer w{img};

@@ -247,7 +247,31 @@ struct switch_header {
   std::array<std::uint16_t, 7> counts{};  // model, skeletal, material, bone-visibility, shape, scene anims, external files
   std::uint32_t fska_size = 0;      // 0x60 (0.5-0.8) or 0x50 (0.9+)
   std::uint32_t bone_anim_size = 0; // 0x28 or 0x38
+  // 0.9+: 32 reserved bytes after the model dictionary and two more u16 counts after the
+  // model count (header 0xF0 bytes instead of 0xD0).
+  std::uint32_t header_size = 0xD0;
+  std::array<std::uint8_t, 32> reserved{};
+  std::array<std::uint16_t, 2> extra_counts{};
+  [[nodiscard]] bool v09() const { return header_size == 0xF0; }
+  // The position of a 0.5-layout header field (0x20..0xCF) in this version's header.
+  [[nodiscard]] std::uint32_t field(std::uint32_t v05) const;
+  // The relocation table `_RLT` (0 = none): sections {u64 base pointer, u32 position, u32
+  // size, u32 first entry, u32 entry count}, entries {u32 position, u16 struct count,
+  // u8 offset count, u8 padding count} (fres_switch.cpp checks them against the file).
+  struct rlt_section {
+    std::uint64_t base = 0;
+    std::uint32_t position = 0, size = 0, first_entry = 0, entry_count = 0;
+  };
+  struct rlt_entry {
+    std::uint32_t position = 0;
+    std::uint16_t structs = 0;
+    std::uint8_t offsets = 0, padding = 0;
+  };
+  std::vector<rlt_section> rlt_sections;
+  std::vector<rlt_entry> rlt_entries;
 };
+// Every pointer position a relocation table names, by section (sorted, checked in the file).
+[[nodiscard]] std::vector<std::vector<std::uint32_t>> relocated_slots(const switch_header& h);
 
 // FCAM: a camera of a scene animation. Base values and curve targets index
 // `base` by byte offset / 4: near, far, aspect, fov, position xyz, rotation (Euler ZXY

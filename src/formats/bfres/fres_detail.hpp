@@ -50,5 +50,9 @@ void parse_switch_models(const core::byte_reader& file, bfres::file& f);
 [[nodiscard]] curve parse_switch_curve_at(const core::byte_reader& file, std::uint32_t at);
 [[nodiscard]] std::string switch_name_at(const core::byte_reader& file, std::uint32_t at);
 [[nodiscard]] std::uint32_t switch_offset_at(const core::byte_reader& file, std::uint64_t field);
+// nn::util ResDic (Switch dictionaries): the name bit a node tests, and the Patricia search
+// (the entry's node index, -1 when absent; bounded by the node count).
+[[nodiscard]] int switch_name_bit(const std::string& s, std::uint32_t bit);
+[[nodiscard]] int switch_dict_find(const dict& d, const std::string& name);
 
 }  // namespace rigrip::bfres::detail
