@@ -530,6 +530,39 @@ TEST(SwitchModel, AnimationFileBindsToItsSiblingModelFile) {
   for (const auto& w : diags.warnings) EXPECT_NE(w.code, code::w_missing_bone) << w.message;
 }
 
+TEST(SwitchModel, AnimationPackedIntoAModelTemplateKeepsTheModel) {
+  // A scene with the model and an animation, packed into the model file (no FSKA) as the
+  // template: the output holds both, the meshes decode as before, and rewrites identically.
+  bfres_test::t_const_anim a;
+  a.name = "Tilt";
+  a.bone = "Head";
+  a.base = {2, 2, 2, 0, 0, 0, 1, 0, 1, 0};
+  const auto with_anim = build_switch_model(sample_model(), 0x00050003, {}, {a});
+  const auto tpl = build_switch_model(sample_model());
+  diagnostics diags;
+  const scene src = read_ok(with_anim, "Sample.bfres", diags);
+  const auto* fmt = find_format("bfres");
+  ASSERT_TRUE(fmt);
+  pack_context ctx;
+  ctx.template_file = tpl;
+  ctx.diags = &diags;
+  auto packed = pack(src, *fmt, ctx);
+  ASSERT_TRUE(packed) << packed.error().to_string();
+  const auto f = bfres::parse(packed.value());
+  EXPECT_EQ(f.models.size(), 1u);
+  EXPECT_EQ(f.anims.size(), 1u);
+  EXPECT_EQ(bfres::serialise(f), packed.value());
+  const scene back = read_ok(packed.value(), "Sample.bfres", diags);
+  ASSERT_EQ(back.animations.size(), 1u);
+  EXPECT_EQ(back.animations[0].name, "Tilt");
+  const scene plain = read_ok(tpl, "Sample.bfres", diags);
+  ASSERT_EQ(back.meshes.size(), plain.meshes.size());
+  for (std::size_t i = 0; i < back.meshes.size(); ++i) {
+    EXPECT_EQ(back.meshes[i].positions, plain.meshes[i].positions);
+    EXPECT_EQ(back.meshes[i].joints, plain.meshes[i].joints);
+  }
+}
+
 // ---- damage ---------------------------------------------------------------------------
 
 struct positions {
