@@ -27,9 +27,8 @@ constexpr std::uint32_t kMaxBones = 4096;
 struct layout {
   std::uint32_t minor = 5;
   [[nodiscard]] bool v9() const { return minor >= 9; }
-  [[nodiscard]] std::uint32_t first() const {
-    return v9() ? 8 : 0x10;
-  }  // first field after the magic
+  // The first field after the magic (and the block header or flags).
+  [[nodiscard]] std::uint32_t first() const { return v9() ? 8 : 0x10; }
   [[nodiscard]] std::uint32_t model_size() const { return 0x78; }
   [[nodiscard]] std::uint32_t vertex_size() const { return v9() ? 0x58 : 0x60; }
   [[nodiscard]] std::uint32_t shape_size() const { return v9() ? 0x60 : 0x70; }
@@ -40,7 +39,6 @@ struct layout {
   [[nodiscard]] std::uint32_t bone_reserved() const {
     return minor >= 10 ? 8 : minor >= 8 ? 16 : 0;
   }
-  [[nodiscard]] std::uint32_t bone_size() const { return 0x50 + bone_reserved(); }
 };
 
 constexpr std::uint32_t kAttribSize = 0x10, kMeshSize = 0x38, kSamplerSize = 0x20,
@@ -249,9 +247,8 @@ vertex_buffer parse_vertex_buffer(const byte_reader& file, std::uint32_t at, con
   vb.vertex_count = c.u32();
   vb.skin_count = static_cast<std::uint8_t>(c.u32());
   const std::uint32_t attrib_at = array_at(file, b, num_attribs, kAttribSize, "vertex attributes");
-  const std::vector<std::string> attrib_names =
-      dict_names(file, off(file, b + 8), "vertex attribute");
-  (void)attrib_names;  // each attribute carries its own name
+  // Each attribute carries its own name; the dictionary is still checked (count, names).
+  (void)dict_names(file, off(file, b + 8), "vertex attribute");
   const std::uint32_t size_at = array_at(file, b + 0x28, num_buffers, 0x10, "vertex buffer sizes");
   const std::uint32_t stride_at =
       array_at(file, b + 0x30, num_buffers, 0x10, "vertex buffer strides");
