@@ -44,7 +44,7 @@ result<bytes> rewrite_bntx(const read_context& ctx) {
 
 std::vector<rigrip::format> rigrip_family_bfres() {
   using namespace rigrip;
-  return {format{"bfres", "bfres", "Nintendo BFRES (Wii U FRES 2.4-4.x: FSKL, FSKA, FMDL meshes, FTEX; Switch FRES 0.5-0.10: FSKA skeletal animations, embedded files and rewrite, verified on 0.5.0.3 from Breath of the Wild (0.6-0.10 from the notes); cameras: BotW .brtcamera in .bcamanim (verified on real files) and FSCN/FCAM scene animations, Wii U and Switch (from the notes, hand-built files only), aim and Euler modes, as animated glTF cameras; .sbfres through the Yaz0 container); pack writes FSKAs into a Wii U or Switch --template",
+  return {format{"bfres", "bfres", "Nintendo BFRES (Wii U FRES 2.4-4.x: FSKL, FSKA, FMDL meshes, FTEX; Switch FRES 0.5-0.10: FSKA skeletal animations, FMDL models (FSKL, skinned meshes, materials with BNTX textures; from the notes, hand-built files only), embedded files and rewrite, verified on 0.5.0.3 from Breath of the Wild (0.6-0.10 from the notes); cameras: BotW .brtcamera in .bcamanim (verified on real files) and FSCN/FCAM scene animations, Wii U and Switch (from the notes, hand-built files only), aim and Euler modes, as animated glTF cameras; .sbfres through the Yaz0 container); pack writes FSKAs into a Wii U or Switch --template",
                  {".bfres", ".sbfres"},
                  "content: 'FRES' magic, then 4 spaces for Switch (little-endian) or the big-endian Wii U header; Yaz0 is opened by the container layer",
                  bfres::detect, bfres::read, bfres::dump, bfres::rewrite, bfres::pack,
