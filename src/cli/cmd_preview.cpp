@@ -26,7 +26,9 @@ result<preview_written> write_texture_preview(const scene& s, const std::string&
   std::vector<render::canvas> pics;
   const std::size_t n = std::min<std::size_t>(s.textures.size(), 64);
   const int cols = static_cast<int>(std::ceil(std::sqrt(double(n))));
-  const int cw = gif ? r.width : std::max(1, r.width / cols), ch = gif ? r.height : std::max(1, r.height / cols);
+  // The sheet fills the requested size: cols across, as many rows as the textures need.
+  const int rows = static_cast<int>((n + static_cast<std::size_t>(cols) - 1) / static_cast<std::size_t>(cols));
+  const int cw = gif ? r.width : std::max(1, r.width / cols), ch = gif ? r.height : std::max(1, r.height / rows);
   for (std::size_t i = 0; i < n; ++i) pics.push_back(render::draw_texture(s.textures[i], cw, ch));
   preview_written w;
   w.frames = static_cast<int>(n);

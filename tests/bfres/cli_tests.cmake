@@ -129,7 +129,7 @@ rigrip_cli_test(bfres_bntx_rewrite ARGS rewrite ${BNTX_TINY} -o ${OUT}/bfres/bnt
 rigrip_cli_test(bfres_bntx_dump_raw ARGS dump --raw ${BNTX_TINY}
   EXPECT "\"format\": \"BC1_UNORM\".*\"name\": \"Tiny_Nrm\"")
 rigrip_cli_test(bfres_bntx_preview ARGS preview ${BNTX_TINY} -o ${OUT}/bfres/bntx/tiny.png
-  EXPECT "preview: wrote .*tiny.png \\(256x128, 2 frames")
+  EXPECT "preview: wrote .*tiny.png \\(256x256, 2 frames")
 rigrip_cli_test(bfres_bntx_damaged ARGS info ${CMAKE_SOURCE_DIR}/tests/bfres/data/damaged_size.bntx EXIT 1
   EXPECT "damaged_size.bntx @ 0x1C: E_BAD_VALUE \\[bntx\\]: BNTX header file size 4184 differs from the data's 4176 bytes")
 rigrip_cli_test(bfres_bntx_switch_fres ARGS convert ${CMAKE_SOURCE_DIR}/examples/bfres/switch_textures.bfres --textures
