@@ -353,7 +353,20 @@ TEST(PreviewCli, EveryExample) {
     ASSERT_TRUE(s) << s.error().to_string();
     std::size_t vertices = 0;
     for (const auto& m : s->meshes) vertices += m.positions.size();
-    expect_picture(png_path, 160, 120, vertices >= 50 ? 12 : 3);
+    bool chained = false;  // a bone with a parent: something with length to draw
+    for (const auto& sk : s->skeletons)
+      for (const auto& b : sk.bones) chained = chained || b.parent >= 0;
+    if (s->meshes.empty() && s->skeletons.empty() == false && !chained && s->cameras.empty()) {
+      // Root bones at identity (animation-only test files without a rig) meet at one point:
+      // only the picture's size is checked.
+      const png p = load_png(png_path);
+      EXPECT_EQ(p.width, 160);
+      EXPECT_EQ(p.height, 120);
+    } else if (s->meshes.empty() && s->skeletons.empty() && !s->textures.empty()) {
+      expect_picture(png_path, 160, 120, 3, /*grid_drawn=*/true);  // a texture sheet fills the frame
+    } else {
+      expect_picture(png_path, 160, 120, vertices >= 50 ? 12 : 3);
+    }
     ++n;
   }
   EXPECT_GE(n, 15);
