@@ -219,9 +219,10 @@ bool polar_rotation(const double a[3][3], double r[3][3]) {
   bool last = false;  // convergence is quadratic: one step after a 1e-9 step is at rounding level
   for (int iter = 0; iter < 40; ++iter) {
     inverse3(x, det, inv);
-    // Scaling by (|X^-1|_F / |X|_F)^(1/2) while far from orthogonal speeds up the start.
+    // Scaling the first step by (|X^-1|_F / |X|_F)^(1/2) brings the singular values near 1
+    // whatever the bone's scale; after it the plain step converges quadratically.
     double g = 1;
-    if (iter < 6) g = std::sqrt(std::sqrt(frobenius(inv) / frobenius(x)));
+    if (iter == 0) g = std::sqrt(std::sqrt(frobenius(inv) / frobenius(x)));
     double delta = 0;
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j) {
