@@ -222,7 +222,43 @@ void collect_generated(int bones, int frames) {
   std::map<std::string, std::pair<std::string, std::string>> names = {
       // Telltale pairs sk<NN>_<name>.skl with sk<NN>_<name>_<clip>.anm (the naming rule).
       {"telltale-anm", {"sk99_bench" + tag + ".skl", "sk99_bench" + tag + "_clip.anm"}},
-      {"ff7-da", {"bench" + tag + "aa", "bench" + tag + "da"}},
+      {"ff7-da", {"bzaa", "bzda"}},  // FF7 pairs xxda with xxaa (4-letter names)
+  };
+  // FF7 battle rigs are 'root' and 'bone_<i>' (the names rigrip writes for them): the same
+  // clip with its bones renamed, its AA skeleton written first, then the DA pack.
+  // A DA animation is one bitstream of at most 65535 bytes, so the clip is a pack of 10 clips
+  // of 50 bones x 200 frames (battle models have 10-60 bones; a real pack holds dozens of clips).
+  auto add_ff7_da = [&](const format& f, const std::string& file, pack_context ctx) {
+    scene ff7 = generated(std::min(bones, 50), std::min(frames, 200));
+    for (int k = 1; k < 10; ++k) {
+      animation copy = ff7.animations[0];
+      copy.name = "clip" + std::to_string(k);
+      ff7.animations.push_back(std::move(copy));
+    }
+    std::map<std::string, std::string> rename;
+    for (std::size_t b = 0; b < ff7.skeletons[0].bones.size(); ++b) {
+      auto& bn = ff7.skeletons[0].bones[b];
+      std::string to = b == 0 ? std::string("root") : "bone_" + std::to_string(b - 1);
+      rename[bn.name] = to;
+      bn.name = to;
+    }
+    for (auto& a : ff7.animations)
+      for (auto& t : a.tracks) t.bone = rename[t.bone];
+    const format* aa = find_format("ff7-aa");
+    if (!aa) return;
+    pack_context sctx;
+    sctx.output_path = out_dir() + "/" + names["ff7-da"].first;
+    auto skl = pack(ff7, *aa, sctx);
+    if (!skl || !save_file(sctx.output_path, *skl)) {
+      std::fprintf(stderr, "no generated ff7-da skeleton: %s\n", skl ? "save failed" : skl.error().message.c_str());
+      return;
+    }
+    ctx.skeleton_file = *skl;
+    ctx.skeleton_path = sctx.output_path;
+    std::string own_tag = "10x" + std::to_string(std::min(bones, 50)) + "x" + std::to_string(std::min(frames, 200));
+    std::swap(s, ff7), std::swap(tag, own_tag);
+    add(f, file, ctx);
+    std::swap(s, ff7), std::swap(tag, own_tag);
   };
   for (const format* f : formats()) {
     if (!f->pack || !f->read) continue;
@@ -232,6 +268,11 @@ void collect_generated(int bones, int frames) {
       continue;  // skeletons, meshes and textures: no animation to benchmark
     pack_context ctx;
     std::string file = "bench_" + tag + (f->extensions.empty() ? std::string(".bin") : std::string(f->extensions[0]));
+    if (id == "ff7-da") {
+      ctx.output_path = out_dir() + "/" + names[id].second;
+      add_ff7_da(*f, names[id].second, ctx);
+      continue;
+    }
     if (auto sk = skeleton_of.find(id); sk != skeleton_of.end()) {
       const format* sf = find_format(sk->second);
       if (!sf) continue;
@@ -367,7 +408,7 @@ int main(int argc, char** argv) {
   } else {
     collect_samples();
   }
-  collect_generated(bones, frames);
+  if (!std::getenv("RIGRIP_BENCH_NO_GENERATED")) collect_generated(bones, frames);  // (profiling one set)
   for (const auto& s : sets()) {
     benchmark::RegisterBenchmark(("decode/" + s.name).c_str(), bm_decode, &s)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(("encode/" + s.name).c_str(), bm_encode, &s)->Unit(benchmark::kMillisecond);

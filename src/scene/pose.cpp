@@ -46,29 +46,47 @@ std::vector<mat4> world_matrices(const skeleton& s, const pose& p) {
   return w;
 }
 
+mat4 bone_world(const skeleton& s, const pose& p, std::size_t i, const mat4& parent_world) {
+  const bone& b = s.bones[i];
+  const bool has_parent = b.parent >= 0 && static_cast<std::size_t>(b.parent) < i;
+  if (!has_parent) return compose(p.translation[i], p.rotation[i], p.scale[i]);
+  const auto pi = static_cast<std::size_t>(b.parent);
+  if (b.segment_scale_compensate) {
+    // The glTF writer's helper node (T(t) * S(1/s_parent)) and then the bone's R * S.
+    mat4 helper = compose(p.translation[i], {0, 0, 0, 1}, compensation(p.scale[pi]));
+    return multiply(multiply(parent_world, helper), compose({0, 0, 0}, p.rotation[i], p.scale[i]));
+  }
+  return multiply(parent_world, compose(p.translation[i], p.rotation[i], p.scale[i]));
+}
+
 void world_matrices(const skeleton& s, const pose& p, std::vector<mat4>& w) {
   w.resize(s.bones.size());
   for (std::size_t i = 0; i < s.bones.size(); ++i) {
-    const bone& b = s.bones[i];
-    const bool has_parent = b.parent >= 0 && static_cast<std::size_t>(b.parent) < i;
-    if (!has_parent) {
-      w[i] = compose(p.translation[i], p.rotation[i], p.scale[i]);
-      continue;
-    }
-    const auto pi = static_cast<std::size_t>(b.parent);
-    if (b.segment_scale_compensate) {
-      // The glTF writer's helper node (T(t) * S(1/s_parent)) and then the bone's R * S.
-      mat4 helper = compose(p.translation[i], {0, 0, 0, 1}, compensation(p.scale[pi]));
-      w[i] = multiply(multiply(w[pi], helper), compose({0, 0, 0}, p.rotation[i], p.scale[i]));
-    } else {
-      w[i] = multiply(w[pi], compose(p.translation[i], p.rotation[i], p.scale[i]));
-    }
+    const int parent = s.bones[i].parent;
+    const bool has_parent = parent >= 0 && static_cast<std::size_t>(parent) < i;
+    w[i] = bone_world(s, p, i, has_parent ? w[static_cast<std::size_t>(parent)] : w[i]);
   }
 }
 
 std::vector<mat4> world_matrices(const skeleton& s) { return world_matrices(s, rest_pose(s)); }
 
-void sample(const track& t, float time, float* out) {
+namespace {
+// The segment [k, k+1] holding `time` (times[k] <= time < times[k+1]), as upper_bound - 1
+// finds it; `cursor` is a guess that is stepped forward when it is not after `time`.
+std::size_t segment_of(const track& t, float time, std::size_t* cursor) {
+  const auto& ts = t.times;
+  if (cursor && *cursor < ts.size() && ts[*cursor] <= time) {
+    std::size_t k = *cursor;
+    while (k + 1 < ts.size() && ts[k + 1] <= time) ++k;
+    return *cursor = k;
+  }
+  const auto k =
+      static_cast<std::size_t>(std::upper_bound(ts.begin(), ts.end(), time) - ts.begin()) - 1;
+  if (cursor) *cursor = k;
+  return k;
+}
+
+void sample_at(const track& t, float time, float* out, std::size_t* cursor) {
   const std::size_t n = static_cast<std::size_t>(components(t.path));
   const std::size_t e = t.elements_per_key();
   const std::size_t keys = t.times.size();
@@ -86,8 +104,7 @@ void sample(const track& t, float time, float* out) {
     std::copy_n(value(keys - 1, 1), n, out);
     return;
   }
-  std::size_t k = static_cast<std::size_t>(
-      std::upper_bound(t.times.begin(), t.times.end(), time) - t.times.begin()) - 1;
+  const std::size_t k = segment_of(t, time, cursor);
   float t0 = t.times[k], t1 = t.times[k + 1];
   float dt = t1 - t0;
   float u = dt > 0 ? (time - t0) / dt : 0.0f;
@@ -119,6 +136,16 @@ void sample(const track& t, float time, float* out) {
     quat q = normalize({out[0], out[1], out[2], out[3]});
     std::copy(q.begin(), q.end(), out);
   }
+}
+
+}  // namespace
+
+void sample(const track& t, float time, float* out) {
+  sample_at(t, time, out, nullptr);
+}
+
+void sample(const track& t, float time, float* out, std::size_t& cursor) {
+  sample_at(t, time, out, &cursor);
 }
 
 std::vector<float> sample(const track& t, float time) {

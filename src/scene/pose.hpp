@@ -30,12 +30,19 @@ struct pose {
 [[nodiscard]] std::vector<mat4> world_matrices(const skeleton& s);  // rest pose
 // world_matrices(s, p) into `out` (resized; its storage reused across frames).
 void world_matrices(const skeleton& s, const pose& p, std::vector<mat4>& out);
+// Bone i's world from its parent's world (world_matrices' formula for one bone, so a
+// caller computing only some bones gets the same floats); `parent_world` is unused for a root.
+[[nodiscard]] mat4 bone_world(const skeleton& s, const pose& p, std::size_t i,
+                              const mat4& parent_world);
 
 // Samples a track at time t (seconds) with its own interpolation, returning
 // components(path) floats. Clamps outside the key range.
 [[nodiscard]] std::vector<float> sample(const track& t, float time);
 // The same into out[0, components(path)) without allocating (per bone and frame in loops).
 void sample(const track& t, float time, float* out);
+// The same with a key cursor for times sampled in increasing order (steps forward instead of
+// a binary search; any other order searches): the same segment, so the same floats. Start at 0.
+void sample(const track& t, float time, float* out, std::size_t& cursor);
 
 // An additive clip's keys are deltas from identity/zero (rotation, translation) or one
 // (scale): on their own they fold every bone to the origin. Layered onto the rest pose

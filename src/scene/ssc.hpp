@@ -32,4 +32,11 @@ struct bake_error {
 };
 [[nodiscard]] bake_error measure_bake_error(const scene& original, const scene& baked, int anim);
 
+namespace detail {
+// bake_segment_scale_compensate without its shortcuts (the exact per-frame paths, the
+// cofactor inverse, Newton's polar iteration): every affected bone solved by SVD at every
+// frame, as before they existed. The reference the tests compare the bake with.
+float bake_reference(scene& s, diagnostics& diags);
+}  // namespace detail
+
 }  // namespace rigrip::scene_ops

@@ -6,19 +6,23 @@
 // descendants are re-solved from the target worlds (closest rotation, least-squares scale),
 // per sample time for animations, and the residual is reported.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <optional>
 #include <string>
 
-#include "rigrip/bone_lookup.hpp"
 #include "core/math.hpp"
+#include "rigrip/bone_lookup.hpp"
 #include "scene/pose.hpp"
 #include "scene/ssc.hpp"
 
 namespace rigrip::scene_ops {
 using namespace core;  // the bake is matrix algebra on core types
 namespace {
+
+// The general solver for every bone and frame, by SVD only (detail::bake_reference).
+thread_local bool reference_only = false;
 
 // ---- double-precision affine algebra (row-major 3x3 + translation) -------------------
 
@@ -141,23 +145,101 @@ svd3 decompose_svd(const double a[3][3]) {
   return r;
 }
 
-// Least-squares inverse of an affine map: singular directions (a zero scale) map to 0
-// instead of blowing up.
-affine pseudo_inverse(const affine& m) {
-  const svd3 d = decompose_svd(m.a);
-  const double cutoff = 1e-6 * std::abs(d.sigma[0]);
-  affine r;
+double det3(const double a[3][3]) {
+  return a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) -
+         a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
+         a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
+}
+
+double frobenius(const double a[3][3]) {
+  double s = 0;
   for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) {
-      double sum = 0;
-      for (int k = 0; k < 3; ++k)
-        if (std::abs(d.sigma[k]) > cutoff && std::abs(d.sigma[k]) > 1e-30)
-          sum += d.v[k][static_cast<std::size_t>(i)] * d.u[k][static_cast<std::size_t>(j)] / d.sigma[k];
-      r.a[i][j] = sum;
-    }
+    for (int j = 0; j < 3; ++j) s += a[i][j] * a[i][j];
+  return std::sqrt(s);
+}
+
+// |det A| >= 1e-3 |A|_F^3 bounds the smallest singular value below by 1e-3 times the
+// largest (det / |A|_F^2 <= sigma_min): far from the pseudo-inverse's cut-off and from
+// anything Newton's polar iteration would struggle with.
+bool well_conditioned(const double a[3][3], double det) {
+  const double f = frobenius(a);
+  return std::isfinite(det) && std::abs(det) >= 1e-3 * f * f * f && f > 1e-30;
+}
+
+// The inverse by cofactors (the transposed adjugate over the determinant).
+void inverse3(const double a[3][3], double det, double r[3][3]) {
+  const double d = 1 / det;
+  r[0][0] = (a[1][1] * a[2][2] - a[1][2] * a[2][1]) * d;
+  r[0][1] = (a[0][2] * a[2][1] - a[0][1] * a[2][2]) * d;
+  r[0][2] = (a[0][1] * a[1][2] - a[0][2] * a[1][1]) * d;
+  r[1][0] = (a[1][2] * a[2][0] - a[1][0] * a[2][2]) * d;
+  r[1][1] = (a[0][0] * a[2][2] - a[0][2] * a[2][0]) * d;
+  r[1][2] = (a[0][2] * a[1][0] - a[0][0] * a[1][2]) * d;
+  r[2][0] = (a[1][0] * a[2][1] - a[1][1] * a[2][0]) * d;
+  r[2][1] = (a[0][1] * a[2][0] - a[0][0] * a[2][1]) * d;
+  r[2][2] = (a[0][0] * a[1][1] - a[0][1] * a[1][0]) * d;
+}
+
+// Least-squares inverse of an affine map: singular directions (a zero scale) map to 0
+// instead of blowing up. A well-conditioned map (every bone with sane scales) has an
+// ordinary inverse, which the cofactors give for a fraction of an SVD's cost.
+affine pseudo_inverse(const affine& m) {
+  affine r;
+  const double det = det3(m.a);
+  if (!reference_only && well_conditioned(m.a, det)) {
+    inverse3(m.a, det, r.a);
+  } else {
+    const svd3 d = decompose_svd(m.a);
+    const double cutoff = 1e-6 * std::abs(d.sigma[0]);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        double sum = 0;
+        for (int k = 0; k < 3; ++k)
+          if (std::abs(d.sigma[k]) > cutoff && std::abs(d.sigma[k]) > 1e-30)
+            sum += d.v[k][static_cast<std::size_t>(i)] * d.u[k][static_cast<std::size_t>(j)] /
+                   d.sigma[k];
+        r.a[i][j] = sum;
+      }
+  }
   for (int i = 0; i < 3; ++i)
     r.t[i] = -(r.a[i][0] * m.t[0] + r.a[i][1] * m.t[1] + r.a[i][2] * m.t[2]);
   return r;
+}
+
+// The rotation of A's polar decomposition (A = R * P, P symmetric positive definite) by
+// Newton's iteration X <- (X + X^-T) / 2 (Higham), for det A > 0 and well conditioned: then
+// it is the U * V^T of A's SVD. False when A is not such a matrix or the iteration does not
+// settle (the caller falls back to the SVD).
+bool polar_rotation(const double a[3][3], double r[3][3]) {
+  double det = det3(a);
+  if (reference_only || !(det > 0) || !well_conditioned(a, det)) return false;
+  double x[3][3], inv[3][3];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) x[i][j] = a[i][j];
+  bool last = false;  // convergence is quadratic: one step after a 1e-9 step is at rounding level
+  for (int iter = 0; iter < 40; ++iter) {
+    inverse3(x, det, inv);
+    // Scaling the first step by (|X^-1|_F / |X|_F)^(1/2) brings the singular values near 1
+    // whatever the bone's scale; after it the plain step converges quadratically.
+    double g = 1;
+    if (iter == 0) g = std::sqrt(std::sqrt(frobenius(inv) / frobenius(x)));
+    double delta = 0;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        const double next = 0.5 * (g * x[i][j] + inv[j][i] / g);
+        delta = std::max(delta, std::abs(next - x[i][j]));
+        x[i][j] = next;
+      }
+    if (last || delta < 1e-15) {
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) r[i][j] = x[i][j];
+      return true;
+    }
+    last = delta < 1e-9;
+    det = det3(x);
+    if (!(det > 0)) return false;
+  }
+  return false;
 }
 
 struct local_trs {
@@ -168,13 +250,15 @@ struct local_trs {
 
 // T * R * S closest to m: R is the polar (closest) rotation, S the best diagonal given R.
 local_trs decompose(const affine& m) {
-  const svd3 d = decompose_svd(m.a);
   double r[3][3];
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j)
-      r[i][j] = d.u[0][static_cast<std::size_t>(i)] * d.v[0][static_cast<std::size_t>(j)] +
-                d.u[1][static_cast<std::size_t>(i)] * d.v[1][static_cast<std::size_t>(j)] +
-                d.u[2][static_cast<std::size_t>(i)] * d.v[2][static_cast<std::size_t>(j)];
+  if (!polar_rotation(m.a, r)) {
+    const svd3 d = decompose_svd(m.a);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j)
+        r[i][j] = d.u[0][static_cast<std::size_t>(i)] * d.v[0][static_cast<std::size_t>(j)] +
+                  d.u[1][static_cast<std::size_t>(i)] * d.v[1][static_cast<std::size_t>(j)] +
+                  d.u[2][static_cast<std::size_t>(i)] * d.v[2][static_cast<std::size_t>(j)];
+  }
   local_trs out;
   out.r = from_rotation_matrix(r);
   double rq[3][3];  // the rotation actually stored (after float rounding)
@@ -364,27 +448,144 @@ std::vector<channel_tracks> tracks_by_bone(const skeleton& sk, const animation& 
 }
 
 // sample_pose with the track lookup done once (sample_pose finds bones by name), into a
-// pose whose storage is reused from frame to frame (`rest`: the skeleton's rest pose).
-void sample_channels(const pose& rest, const std::vector<channel_tracks>& ch, float time, pose& p) {
-  p.translation.assign(rest.translation.begin(), rest.translation.end());
-  p.rotation.assign(rest.rotation.begin(), rest.rotation.end());
-  p.scale.assign(rest.scale.begin(), rest.scale.end());
-  for (std::size_t i = 0; i < ch.size(); ++i) {
+// pose whose storage is reused from frame to frame (`rest`: the skeleton's rest pose), for
+// the bones in `bones` only (the others keep whatever they held), with a key cursor per
+// channel (`cursors`, 3 per bone, zero to start) since times increase.
+void sample_channels(const pose& rest, const std::vector<channel_tracks>& ch, float time,
+                     const std::vector<std::size_t>& bones, std::vector<std::size_t>& cursors,
+                     pose& p, const std::vector<std::array<char, 3>>* skip = nullptr) {
+  const std::size_t n = ch.size();
+  if (p.translation.size() != n) p = rest;
+  for (const std::size_t i : bones) {
     float v[4];
-    if (ch[i].t) {
-      sample(*ch[i].t, time, v);
+    if (skip && (*skip)[i][0]) {  // (t, r, s) already set by the caller
+    } else if (ch[i].t) {
+      sample(*ch[i].t, time, v, cursors[3 * i]);
       p.translation[i] = {v[0], v[1], v[2]};
+    } else {
+      p.translation[i] = rest.translation[i];
     }
-    if (ch[i].r) {
-      sample(*ch[i].r, time, v);
+    if (skip && (*skip)[i][1]) {
+    } else if (ch[i].r) {
+      sample(*ch[i].r, time, v, cursors[3 * i + 1]);
       p.rotation[i] = normalize({v[0], v[1], v[2], v[3]});
+    } else {
+      p.rotation[i] = rest.rotation[i];
     }
-    if (ch[i].s) {
-      sample(*ch[i].s, time, v);
+    if (skip && (*skip)[i][2]) {
+    } else if (ch[i].s) {
+      sample(*ch[i].s, time, v, cursors[3 * i + 2]);
       p.scale[i] = {v[0], v[1], v[2]};
+    } else {
+      p.scale[i] = rest.scale[i];
     }
   }
 }
+
+// The sign glm::quat_cast gives a rotation matrix's quaternion (its largest component
+// positive, ties to the first of w, x, y, z), so that a rotation kept as sampled is stored
+// as the general solver would store it.
+quat like_quat_cast(const quat& q) {
+  const float w = q[3], x = q[0], y = q[1], z = q[2];
+  // quat_cast compares 4c^2 - 1 for c = w, x, y, z; the largest |c| wins, w first on ties.
+  float biggest = w * w, sign = w;
+  if (x * x > biggest) biggest = x * x, sign = x;
+  if (y * y > biggest) biggest = y * y, sign = y;
+  if (z * z > biggest) biggest = z * z, sign = z;
+  if (sign < 0) return {-q[0], -q[1], -q[2], -q[3]};
+  return q;
+}
+
+bool positive(const vec3& v) {
+  return v[0] > 0 && v[1] > 0 && v[2] > 0;
+}
+
+int parent_index(const skeleton& sk, std::size_t i) {
+  const int p = sk.bones[i].parent;
+  return p >= 0 && static_cast<std::size_t>(p) < i ? p : -1;
+}
+
+// One frame of bake_animation: overwrites p's locals of the bones in `solve` so that plain
+// inheritance reproduces the SSC-aware worlds of `sampled`. Exact cases need no matrices:
+// under a parent whose plain world is exact, a bone that does not compensate keeps its
+// local, and a compensating one under a uniform parent scale s keeps its rotation and
+// translation with scale S / s (S(1/s) commutes with R). The rest (non-uniform parent scale,
+// or a parent that was solved inexactly) goes through the general solver. Positive scales
+// only: a negative or zero scale is left to the solver, which picks its own factorisation.
+struct frame_solver {
+  const skeleton& sk;
+  const std::vector<bool>& solve;
+  const std::vector<bool>& affected;
+  std::vector<std::size_t> solved;  // the bones in `solve`, parents first
+  std::vector<mat4> world;          // target worlds, made on demand
+  std::vector<char> have_world, exact, inverted;
+  std::vector<affine> plain, inverse;
+
+  frame_solver(const skeleton& s, const std::vector<bool>& sv, const std::vector<bool>& af)
+      : sk(s), solve(sv), affected(af) {
+    const std::size_t n = sk.bones.size();
+    for (std::size_t i = 0; i < n; ++i)
+      if (solve[i]) solved.push_back(i);
+    world.resize(n), have_world.resize(n), exact.resize(n), inverted.resize(n);
+    plain.resize(n), inverse.resize(n);
+  }
+
+  const mat4& target(const pose& sampled, std::size_t i) {
+    if (!have_world[i]) {
+      const int par = parent_index(sk, i);
+      world[i] = bone_world(sk, sampled, i,
+                            par >= 0 ? target(sampled, static_cast<std::size_t>(par)) : world[i]);
+      have_world[i] = 1;
+    }
+    return world[i];
+  }
+
+  // The plain world of a bone that is not solved or solved exactly: its target.
+  const affine& plain_of(const pose& sampled, std::size_t i) {
+    if (!solve[i] || exact[i]) {
+      if (!inverted[i]) plain[i] = from_mat(target(sampled, i));
+    }
+    return plain[i];
+  }
+
+  void run(const pose& sampled, pose& p, residual& res) {
+    std::fill(have_world.begin(), have_world.end(), 0);
+    std::fill(inverted.begin(), inverted.end(), 0);
+    for (const std::size_t i : solved) {
+      const int par = parent_index(sk, i);
+      exact[i] = 1;
+      if (par < 0) continue;  // a root's world is its local
+      const auto pi = static_cast<std::size_t>(par);
+      if (!reference_only && (!solve[pi] || exact[pi]) && positive(sampled.scale[i])) {
+        if (!affected[i]) {
+          p.rotation[i] = like_quat_cast(sampled.rotation[i]);
+          continue;
+        }
+        const vec3& ps = sampled.scale[pi];
+        if (positive(ps) && uniform(ps.data())) {
+          p.rotation[i] = like_quat_cast(sampled.rotation[i]);
+          p.scale[i] = mul3(sampled.scale[i], compensation(ps));
+          continue;
+        }
+      }
+      exact[i] = 0;
+      const affine goal = from_mat(target(sampled, i));
+      const affine pw = plain_of(sampled, pi);
+      if (!inverted[pi]) inverse[pi] = pseudo_inverse(pw), inverted[pi] = 1;
+      const local_trs l = decompose(mul(inverse[pi], goal));
+      if (core::finite(l.t) && core::finite(l.r) && core::finite(l.s)) {
+        p.translation[i] = l.t, p.rotation[i] = l.r, p.scale[i] = l.s;
+      }
+      plain[i] = mul(pw, compose_d(p.translation[i], p.rotation[i], p.scale[i]));
+      if (!finite(plain[i]) || !finite(goal)) {
+        plain[i] = goal;  // nothing meaningful to measure; keep descendants sane
+        continue;
+      }
+      const double e = max_difference(plain[i], goal);
+      if (e > res.error) res.error = e, res.bone = i;
+    }
+  }
+};
 
 double bake_animation(const skeleton& sk0, const skeleton& sk, animation& a,
                       const std::vector<bool>& affected, diagnostics& diags) {
@@ -464,14 +665,27 @@ double bake_animation(const skeleton& sk0, const skeleton& sk, animation& a,
   std::vector<std::vector<float>> tv(n), rv(n), sv(n);
   residual res;
   const pose rest = rest_pose(sk0);
-  pose p;
-  std::vector<mat4> target;
+  // Only the solved bones and their ancestors are sampled (their worlds are the targets).
+  std::vector<char> needed(n, 0);
+  for (std::size_t i = n; i-- > 0;)
+    if (solve[i])
+      for (int b = static_cast<int>(i); b >= 0 && !needed[static_cast<std::size_t>(b)];
+           b = parent_index(sk0, static_cast<std::size_t>(b)))
+        needed[static_cast<std::size_t>(b)] = 1;
+  std::vector<std::size_t> sampled_bones, cursors(3 * n, 0);
+  for (std::size_t i = 0; i < n; ++i)
+    if (needed[i]) sampled_bones.push_back(i);
+  frame_solver solver(sk0, solve, affected);
+  pose sampled, p;
+  for (std::size_t i = 0; i < n; ++i)
+    if (solve[i])
+      tv[i].reserve(3 * times.size()), rv[i].reserve(4 * times.size()),
+          sv[i].reserve(3 * times.size());
   for (float tm : times) {
-    sample_channels(rest, ch, tm, p);
-    world_matrices(sk0, p, target);
-    solve_locals(sk0, target, solve, p, res);
-    for (std::size_t i = 0; i < n; ++i) {
-      if (!solve[i]) continue;
+    sample_channels(rest, ch, tm, sampled_bones, cursors, sampled);
+    p = sampled;
+    solver.run(sampled, p, res);
+    for (const std::size_t i : solver.solved) {
       tv[i].insert(tv[i].end(), p.translation[i].begin(), p.translation[i].end());
       rv[i].insert(rv[i].end(), p.rotation[i].begin(), p.rotation[i].end());
       sv[i].insert(sv[i].end(), p.scale[i].begin(), p.scale[i].end());
@@ -534,8 +748,15 @@ float bake_segment_scale_compensate(scene& s, diagnostics& diags) {
 
 namespace rigrip::scene_ops {
 namespace {
-void accumulate(const std::vector<mat4>& a, const std::vector<mat4>& b, bake_error& e) {
-  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
+// Largest position difference and smallest cosine between the images of each local axis
+// over the bones in `bones` (all when null). The angle is made from the smallest cosine once
+// at the end: acos is decreasing, so that is the largest angle, the same double.
+void accumulate(const std::vector<mat4>& a, const std::vector<mat4>& b,
+                const std::vector<std::size_t>* bones, bake_error& e, double& min_cos) {
+  const std::size_t count = bones ? bones->size() : std::min(a.size(), b.size());
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::size_t i = bones ? (*bones)[k] : k;
+    if (i >= a.size() || i >= b.size()) continue;
     const auto& x = a[i];
     const auto& y = b[i];
     for (int r = 0; r < 3; ++r)
@@ -548,11 +769,22 @@ void accumulate(const std::vector<mat4>& a, const std::vector<mat4>& b, bake_err
         dx += u * v, nx += u * u, ny += v * v;
       }
       if (nx < 1e-20 || ny < 1e-20) continue;  // a collapsed axis has no direction
-      const double cosang = std::clamp(dx / std::sqrt(nx * ny), -1.0, 1.0);
-      e.degrees = std::max(e.degrees, std::acos(cosang) * 180.0 / 3.14159265358979323846);
+      min_cos = std::min(min_cos, std::clamp(dx / std::sqrt(nx * ny), -1.0, 1.0));
     }
   }
 }
+
+void finish(bake_error& e, double min_cos) {
+  if (min_cos <= 1.0)
+    e.degrees = std::max(e.degrees, std::acos(min_cos) * 180.0 / 3.14159265358979323846);
+}
+
+bool same_track(const track* x, const track* y) {
+  if (!x || !y) return x == y;
+  return x->interpolation == y->interpolation && x->path == y->path && x->times == y->times &&
+         x->values == y->values;
+}
+
 // The bake is exact (nothing to measure) unless the parent of a compensating bone has a
 // non-uniform scale: in the rest pose, or (anim >= 0) in any key or tangent of that clip.
 bool may_differ(const scene& s, int anim) {
@@ -586,9 +818,12 @@ bool may_differ(const scene& s, int anim) {
 bake_error measure_bake_error(const scene& original, const scene& baked, int anim) {
   bake_error e;
   if (!may_differ(original, anim)) return e;  // exact by construction: skip the sampling
+  double min_cos = 2;
   if (anim < 0) {
     for (std::size_t si = 0; si < original.skeletons.size() && si < baked.skeletons.size(); ++si)
-      accumulate(world_matrices(original.skeletons[si]), world_matrices(baked.skeletons[si]), e);
+      accumulate(world_matrices(original.skeletons[si]), world_matrices(baked.skeletons[si]),
+                 nullptr, e, min_cos);
+    finish(e, min_cos);
     return e;
   }
   const auto ai = static_cast<std::size_t>(anim);
@@ -609,15 +844,77 @@ bake_error measure_bake_error(const scene& original, const scene& baked, int ani
   // (sample_pose per time, with the bone lookup, rest pose and matrices made once)
   const auto cha = tracks_by_bone(sa, a), chb = tracks_by_bone(sb, b);
   const pose resta = rest_pose(sa), restb = rest_pose(sb);
-  pose pa, pb;
-  std::vector<mat4> wa, wb;
-  for (float t : times) {
-    sample_channels(resta, cha, t, pa);
-    sample_channels(restb, chb, t, pb);
-    world_matrices(sa, pa, wa);
-    world_matrices(sb, pb, wb);
-    accumulate(wa, wb, e);
+  // A bone with the same parent, rest local and tracks in both, no compensation and an
+  // ancestry that is the same too has bit-identical worlds (the same floats through the same
+  // operations): it adds 0 to both maxima (sqrt(x * x) == x), so it is not sampled.
+  const std::size_t n = std::min(sa.bones.size(), sb.bones.size());
+  std::vector<char> differs(n, 0), needed(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const bone& x = sa.bones[i];
+    const bone& y = sb.bones[i];
+    const int par = parent_index(sa, i);
+    differs[i] = x.parent != y.parent || x.segment_scale_compensate != y.segment_scale_compensate ||
+                 (x.segment_scale_compensate && par >= 0) || x.translation != y.translation ||
+                 x.rotation != y.rotation || x.scale != y.scale ||
+                 !same_track(cha[i].t, chb[i].t) || !same_track(cha[i].r, chb[i].r) ||
+                 !same_track(cha[i].s, chb[i].s) ||
+                 (par >= 0 && differs[static_cast<std::size_t>(par)]);
   }
+  std::vector<std::size_t> measured, sampled;
+  for (std::size_t i = n; i-- > 0;)
+    if (differs[i])
+      for (int k = static_cast<int>(i); k >= 0 && !needed[static_cast<std::size_t>(k)];
+           k = parent_index(sa, static_cast<std::size_t>(k)))
+        needed[static_cast<std::size_t>(k)] = 1;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (differs[i]) measured.push_back(i);
+    if (needed[i]) sampled.push_back(i);
+  }
+  if (sa.bones.size() != sb.bones.size()) {  // not a bake of this skeleton: measure everything
+    measured.clear(), sampled.clear();
+    for (std::size_t i = 0; i < n; ++i) measured.push_back(i), sampled.push_back(i);
+  }
+  // Channels the bake left alone sample to the same floats in both: sampled once.
+  std::vector<std::size_t> only_b;  // bones with a channel of b's own
+  std::vector<std::array<char, 3>> same(n, {0, 0, 0});
+  for (const std::size_t i : sampled) {
+    const bone& x = sa.bones[i];
+    const bone& y = sb.bones[i];
+    same[i] = {static_cast<char>(x.translation == y.translation && same_track(cha[i].t, chb[i].t)),
+               static_cast<char>(x.rotation == y.rotation && same_track(cha[i].r, chb[i].r)),
+               static_cast<char>(x.scale == y.scale && same_track(cha[i].s, chb[i].s))};
+    if (!same[i][0] || !same[i][1] || !same[i][2]) only_b.push_back(i);
+  }
+  pose pa, pb;
+  std::vector<std::size_t> cura(3 * sa.bones.size(), 0), curb(3 * sb.bones.size(), 0);
+  std::vector<mat4> wa(n), wb(n);
+  for (float t : times) {
+    sample_channels(resta, cha, t, sampled, cura, pa);
+    if (pb.translation.size() != sb.bones.size()) pb = restb;
+    for (const std::size_t i : sampled) {
+      if (same[i][0]) pb.translation[i] = pa.translation[i];
+      if (same[i][1]) pb.rotation[i] = pa.rotation[i];
+      if (same[i][2]) pb.scale[i] = pa.scale[i];
+    }
+    sample_channels(restb, chb, t, only_b, curb, pb, &same);
+    for (const std::size_t i : sampled) {
+      const int par = parent_index(sa, i);
+      const int pbi = parent_index(sb, i);
+      wa[i] = bone_world(sa, pa, i, par >= 0 ? wa[static_cast<std::size_t>(par)] : wa[i]);
+      wb[i] = bone_world(sb, pb, i, pbi >= 0 ? wb[static_cast<std::size_t>(pbi)] : wb[i]);
+    }
+    accumulate(wa, wb, &measured, e, min_cos);
+  }
+  finish(e, min_cos);
   return e;
 }
+
+namespace detail {
+float bake_reference(scene& s, diagnostics& diags) {
+  reference_only = true;
+  const float e = bake_segment_scale_compensate(s, diags);
+  reference_only = false;
+  return e;
+}
+}  // namespace detail
 }  // namespace rigrip::scene_ops

@@ -1,7 +1,10 @@
 // Segment scale compensation: the world-matrix formula and baking it into plain T*R*S.
-#include <cmath>
-
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
 
 #define GLM_FORCE_CTOR_INIT
 #include <glm/glm.hpp>
@@ -518,4 +521,179 @@ TEST(SegmentScaleCompensate, DefaultOutputBakesWithoutHelperNodes) {
     ASSERT_TRUE(back.ok());
     EXPECT_EQ(back.value().skeletons[0].bones.size(), 4u);
   }
+}
+
+// ---- the bake's shortcuts against the plain SVD solver (issue 16) ----------------------
+
+namespace {
+
+// A chain of `n` compensating bones with random rest locals (positive scales) and one clip of
+// 31 frames: every bone rotates, and the scales of some bones alternate between uniform and
+// non-uniform keys (`non_uniform_every` = 0: uniform at every key), so the bake solves the
+// subtree per frame and its exact per-frame paths apply on the uniform keys.
+scene random_rig(std::mt19937& rng, std::size_t n, int non_uniform_every,
+                 bool negative_scale = false) {
+  std::uniform_real_distribution<float> u(-1, 1), pos(0.6f, 1.6f);
+  scene s;
+  skeleton sk;
+  sk.name = "rig";
+  for (std::size_t i = 0; i < n; ++i) {
+    bone b{"b" + std::to_string(i), static_cast<int>(i) - 1};
+    b.translation = {u(rng), 1 + u(rng), u(rng)};
+    b.rotation = core::axis_angle({u(rng), u(rng), 1}, u(rng));
+    b.scale = {pos(rng), pos(rng), pos(rng)};
+    b.segment_scale_compensate = i > 0;
+    sk.bones.push_back(b);
+  }
+  if (negative_scale) sk.bones[n / 2].scale[1] = -sk.bones[n / 2].scale[1];
+  s.skeletons.push_back(sk);
+  animation a = anim("clip");
+  const auto times = frames(a);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<float> rv, sv;
+    for (std::size_t k = 0; k < times.size(); ++k) {
+      const quat q = core::axis_angle({u(rng), 1, u(rng)}, u(rng));
+      rv.insert(rv.end(), q.begin(), q.end());
+      const float c = pos(rng);
+      const bool skew =
+          non_uniform_every > 0 && i % 2 == 1 && static_cast<int>(k) % non_uniform_every == 0;
+      sv.insert(sv.end(), {c, skew ? c * pos(rng) : c, c});
+    }
+    a.tracks.push_back(make(sk.bones[i].name, path::rotation, interpolation::linear, times, rv));
+    a.tracks.push_back(make(sk.bones[i].name, path::scale, interpolation::linear, times, sv));
+  }
+  s.animations.push_back(a);
+  return s;
+}
+
+// Tracks of two bakes hold the same values within `tol` (a quaternion equals its negation).
+void expect_same_tracks(const animation& x, const animation& y, float tol) {
+  ASSERT_EQ(x.tracks.size(), y.tracks.size());
+  for (const auto& t : x.tracks) {
+    const track* o = find_track(y, t.bone, t.path);
+    ASSERT_NE(o, nullptr) << t.bone;
+    ASSERT_EQ(t.times, o->times) << t.bone;
+    ASSERT_EQ(t.values.size(), o->values.size()) << t.bone;
+    const std::size_t c = static_cast<std::size_t>(components(t.path));
+    for (std::size_t k = 0; k + c <= t.values.size(); k += c) {
+      float d = 0, dn = 0;
+      for (std::size_t j = 0; j < c; ++j) {
+        d = std::max(d, std::abs(t.values[k + j] - o->values[k + j]));
+        dn = std::max(dn, std::abs(t.values[k + j] + o->values[k + j]));
+      }
+      if (t.path == path::rotation) d = std::min(d, dn);
+      EXPECT_LE(d, tol) << t.bone << " " << static_cast<int>(t.path) << " key " << k / c;
+    }
+  }
+}
+
+// measure_bake_error written out: every bone, sample_pose and world_matrices per time, the
+// angle of every axis. The library's version skips bones whose worlds are bit-identical.
+scene_ops::bake_error brute_force_error(const scene& s0, const scene& s1) {
+  const animation& a = s0.animations[0];
+  std::vector<float> times;
+  for (double k = 0; k * (1.0 / *a.fps) <= a.duration + 1e-9; k += 1)
+    times.push_back(static_cast<float>(k / *a.fps));
+  for (const auto& t : a.tracks) times.insert(times.end(), t.times.begin(), t.times.end());
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  scene_ops::bake_error e;
+  for (float t : times) {
+    auto w0 =
+        scene_ops::world_matrices(s0.skeletons[0], scene_ops::sample_pose(s0.skeletons[0], a, t));
+    auto w1 = scene_ops::world_matrices(
+        s1.skeletons[0], scene_ops::sample_pose(s1.skeletons[0], s1.animations[0], t));
+    for (std::size_t b = 0; b < w0.size(); ++b) {
+      for (std::size_t r = 12; r < 15; ++r)
+        e.position = std::max(e.position, static_cast<double>(std::fabs(w0[b][r] - w1[b][r])));
+      for (std::size_t c = 0; c < 3; ++c) {
+        double dx = 0, nx = 0, ny = 0;
+        for (std::size_t r = 0; r < 3; ++r) {
+          const double p = w0[b][c * 4 + r], q = w1[b][c * 4 + r];
+          dx += p * q, nx += p * p, ny += q * q;
+        }
+        if (nx < 1e-20 || ny < 1e-20) continue;
+        const double cosang = std::clamp(dx / std::sqrt(nx * ny), -1.0, 1.0);
+        e.degrees = std::max(e.degrees, std::acos(cosang) * 180.0 / 3.14159265358979323846);
+      }
+    }
+  }
+  return e;
+}
+
+}  // namespace
+
+TEST(SegmentScaleCompensate, ShortcutsMatchTheSvdSolver) {
+  std::mt19937 rng(16);
+  for (int round = 0; round < 24; ++round) {
+    const int every = round % 4;  // 0: uniform at every key; else non-uniform every 1st/2nd/3rd key
+    const scene s = random_rig(rng, 3 + static_cast<std::size_t>(round % 5), every, round % 6 == 5);
+    scene fast = s, ref = s;
+    diagnostics d1, d2;
+    const float e_fast = scene_ops::bake_segment_scale_compensate(fast, d1);
+    const float e_ref = scene_ops::detail::bake_reference(ref, d2);
+    SCOPED_TRACE("round " + std::to_string(round));
+    EXPECT_TRUE(fast.validate().ok());
+    EXPECT_NEAR(e_fast, e_ref, 1e-5f + 1e-4f * e_ref);
+    EXPECT_EQ(lossy_count(d1), lossy_count(d2));
+    for (std::size_t b = 0; b < s.skeletons[0].bones.size(); ++b) {
+      const auto& x = fast.skeletons[0].bones[b];
+      const auto& y = ref.skeletons[0].bones[b];
+      for (std::size_t j = 0; j < 3; ++j) {
+        EXPECT_NEAR(x.translation[j], y.translation[j], 1e-5f);
+        EXPECT_NEAR(x.scale[j], y.scale[j], 1e-5f);
+      }
+    }
+    expect_same_tracks(fast.animations[0], ref.animations[0], 2e-5f);
+    // Both reproduce the compensated worlds equally well.
+    const auto times = frames(s.animations[0]);
+    EXPECT_NEAR(world_error(s, fast, 0, times), world_error(s, ref, 0, times), 1e-4);
+    if (every == 0) EXPECT_LT(world_error(s, fast, 0, times), 1e-4);  // uniform everywhere: exact
+  }
+}
+
+TEST(SegmentScaleCompensate, MeasuredErrorEqualsTheBruteForceOne) {
+  std::mt19937 rng(61);
+  for (int round = 0; round < 12; ++round) {
+    const scene s = random_rig(rng, 3 + static_cast<std::size_t>(round % 4), round % 3);
+    scene baked = s;
+    diagnostics d;
+    (void)scene_ops::bake_segment_scale_compensate(baked, d);
+    const auto e = scene_ops::measure_bake_error(s, baked, 0);
+    const auto want = brute_force_error(s, baked);
+    EXPECT_EQ(e.position, want.position) << round;  // the same doubles, not just close
+    EXPECT_EQ(e.degrees, want.degrees) << round;
+  }
+}
+
+TEST(SegmentScaleCompensate, SampleWithCursorIsTheSameAsWithout) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (interpolation ip : {interpolation::linear, interpolation::step, interpolation::cubic_spline})
+    for (path p : {path::translation, path::rotation}) {
+      track t;
+      t.path = p;
+      t.interpolation = ip;
+      const std::size_t e = ip == interpolation::cubic_spline ? 3 : 1;
+      for (int k = 0; k < 20; ++k) {
+        t.times.push_back(0.1f * static_cast<float>(k) + (k == 7 ? 0.05f : 0.0f));
+        for (std::size_t j = 0; j < e * static_cast<std::size_t>(components(p)); ++j)
+          t.values.push_back(u(rng));
+      }
+      std::vector<float> times;
+      for (int k = -3; k < 230; ++k) times.push_back(0.01f * static_cast<float>(k));
+      times.insert(times.end(), t.times.begin(), t.times.end());  // exactly at keys
+      std::sort(times.begin(), times.end());
+      for (int pass = 0; pass < 2; ++pass) {  // in order, then shuffled (the cursor must search)
+        if (pass == 1) std::shuffle(times.begin(), times.end(), rng);
+        std::size_t cursor = 0;
+        for (float tm : times) {
+          float a[4], b[4];
+          scene_ops::sample(t, tm, a);
+          scene_ops::sample(t, tm, b, cursor);
+          EXPECT_EQ(std::memcmp(a, b, sizeof(float) * static_cast<std::size_t>(components(p))), 0)
+              << tm;
+        }
+      }
+    }
 }

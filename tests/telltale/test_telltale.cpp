@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cmath>
 #include <filesystem>
@@ -845,4 +846,17 @@ TEST(MetaStream, Msv5AndUnknownValueTypesKeptOpaque) {
   for (const auto& w : d.warnings) warned |= w.code == code::w_opaque_data;
   EXPECT_TRUE(warned);
   EXPECT_EQ(r->metadata["values"][0]["opaque"], true);
+}
+
+// hex16 is "%016llx" written out (issue 16: snprintf was 1,100 instructions per bone).
+TEST(TelltaleSymbols, Hex16IsPrintfsLowerCaseSixteenDigits) {
+  std::mt19937_64 rng(16);
+  std::vector<std::uint64_t> values = {0, 1, 0xf, 0x10, 0xffffffffffffffffull, 0x8000000000000000ull, 0x0123456789abcdefull};
+  for (int i = 0; i < 2000; ++i) values.push_back(rng() >> (i % 64));
+  for (std::uint64_t v : values) {
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+    EXPECT_EQ(telltale::hex16(v), std::string(buf));
+    EXPECT_EQ(telltale::parse_hex16(telltale::hex16(v)), v);
+  }
 }

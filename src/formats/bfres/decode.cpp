@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <deque>
 #include <filesystem>
 #include <map>
@@ -612,8 +613,14 @@ void add_bone_tracks(const channel_source& cs, const rigrip::bone& rb, bool eule
     t.interpolation = interpolation::linear;
     t.times.reserve(static_cast<std::size_t>(frame_count) + 1);
     t.values.reserve((static_cast<std::size_t>(frame_count) + 1) * 4);
+    // A frame whose four channel values are bit-identical to the previous frame's (holds,
+    // channels that do not move) reuses its quaternion: the same floats without the sines.
+    std::array<float, 4> prev{};
+    quat q{};
     for (std::int32_t fr = 0; fr <= frame_count; ++fr) {
-      quat q = rot_at(static_cast<float>(fr));
+      const auto f = static_cast<float>(fr);
+      const std::array<float, 4> r{cs.at(3, f), cs.at(4, f), cs.at(5, f), cs.at(6, f)};
+      if (fr == 0 || std::memcmp(r.data(), prev.data(), sizeof r) != 0) q = rotation_of(r, euler), prev = r;
       t.times.push_back(seconds(static_cast<float>(fr), fps));
       t.values.insert(t.values.end(), q.begin(), q.end());
     }

@@ -205,6 +205,14 @@ std::size_t key_elements_stored(const curve& c) {
 
 void read_curve_data(const byte_reader& file, curve& c);
 
+std::uint32_t word32(const std::uint8_t* p, bool big) {
+  return big ? (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3]
+             : (std::uint32_t{p[3]} << 24) | (std::uint32_t{p[2]} << 16) | (std::uint32_t{p[1]} << 8) | p[0];
+}
+std::uint16_t word16(const std::uint8_t* p, bool big) {
+  return static_cast<std::uint16_t>(big ? (p[0] << 8) | p[1] : (p[1] << 8) | p[0]);
+}
+
 curve parse_curve(const byte_reader& file, std::uint32_t at, bool v34) {
   byte_reader r = file.peek(at);
   curve c;
@@ -238,32 +246,29 @@ void read_curve_data(const byte_reader& file, curve& c) {
   if (c.frames_at) {
     byte_reader f = file.peek(c.frames_at);
     f.checked_count(c.num_keys, frame_size(c), "curve frames");
-    c.frames_raw.reserve(c.num_keys);
-    c.frames.reserve(c.num_keys);
+    // The array's length is checked once; the words are then read from the span unchecked.
+    const std::uint8_t* raw = f.bytes(std::uint64_t{c.num_keys} * frame_size(c)).data();
+    const bool big = f.byte_order() == core::endian::big;
+    c.frames_raw.resize(c.num_keys);
+    c.frames.resize(c.num_keys);
+    // Baked curves index keys by frame number and never read the frame array.
+    const bool keyed = c.type() != curve_type::baked_float && c.type() != curve_type::baked_int &&
+                       c.type() != curve_type::baked_bool;
+    const int ft = c.frame_type();
     for (std::uint32_t i = 0; i < c.num_keys; ++i) {
-      switch (c.frame_type()) {
-        case 0: {
-          std::uint32_t bits = f.u32();
-          c.frames_raw.push_back(bits);
-          c.frames.push_back(std::bit_cast<float>(bits));
-          break;
-        }
-        case 1: {
-          std::int16_t v = f.i16();
-          c.frames_raw.push_back(v);
-          c.frames.push_back(static_cast<float>(v) / 32.0f);
-          break;
-        }
-        default: {
-          std::uint8_t v = f.u8();
-          c.frames_raw.push_back(v);
-          c.frames.push_back(v);
-        }
+      if (ft == 0) {
+        const std::uint32_t bits = word32(raw + 4 * i, big);
+        c.frames_raw[i] = bits;
+        c.frames[i] = std::bit_cast<float>(bits);
+      } else if (ft == 1) {
+        const auto v = static_cast<std::int16_t>(word16(raw + 2 * i, big));
+        c.frames_raw[i] = v;
+        c.frames[i] = static_cast<float>(v) / 32.0f;
+      } else {
+        c.frames_raw[i] = raw[i];
+        c.frames[i] = raw[i];
       }
-      // Baked curves index keys by frame number and never read the frame array.
-      const bool keyed = c.type() != curve_type::baked_float && c.type() != curve_type::baked_int &&
-                         c.type() != curve_type::baked_bool;
-      if (keyed && (!std::isfinite(c.frames.back()) || (i > 0 && c.frames.back() < c.frames[i - 1])))
+      if (keyed && (!std::isfinite(c.frames[i]) || (i > 0 && c.frames[i] < c.frames[i - 1])))
         fail(code::bad_value, "curve frames must be finite and non-decreasing", c.frames_at + i * frame_size(c));
     }
   } else if (c.type() == curve_type::cubic || c.type() == curve_type::linear ||
@@ -275,28 +280,26 @@ void read_curve_data(const byte_reader& file, curve& c) {
   std::size_t n = key_elements_stored(c);
   spend(n + c.num_keys + 1, at);
   k.checked_count(n, key_size(c), "curve keys");
-  c.keys_raw.reserve(n);
-  c.keys.reserve(n);
+  const std::uint8_t* raw = k.bytes(n * key_size(c)).data();
+  const bool big = k.byte_order() == core::endian::big;
+  c.keys_raw.resize(n);
+  c.keys.resize(n);
+  const int kt = c.key_type();
+  const bool is_float = c.is_float();
   for (std::size_t i = 0; i < n; ++i) {
-    switch (c.key_type()) {
-      case 0: {
-        std::uint32_t bits = k.u32();
-        c.keys_raw.push_back(bits);
-        c.keys.push_back(c.is_float() ? std::bit_cast<float>(bits) : static_cast<float>(static_cast<std::int32_t>(bits)));
-        if (!std::isfinite(c.keys.back())) fail(code::bad_value, "non-finite key", c.keys_at + i * 4);
-        break;
-      }
-      case 1: {
-        std::int16_t v = k.i16();
-        c.keys_raw.push_back(v);
-        c.keys.push_back(v);
-        break;
-      }
-      default: {
-        std::int8_t v = k.i8();
-        c.keys_raw.push_back(v);
-        c.keys.push_back(v);
-      }
+    if (kt == 0) {
+      const std::uint32_t bits = word32(raw + 4 * i, big);
+      c.keys_raw[i] = bits;
+      c.keys[i] = is_float ? std::bit_cast<float>(bits) : static_cast<float>(static_cast<std::int32_t>(bits));
+      if (!std::isfinite(c.keys[i])) fail(code::bad_value, "non-finite key", c.keys_at + i * 4);
+    } else if (kt == 1) {
+      const auto v = static_cast<std::int16_t>(word16(raw + 2 * i, big));
+      c.keys_raw[i] = v;
+      c.keys[i] = v;
+    } else {
+      const auto v = static_cast<std::int8_t>(raw[i]);
+      c.keys_raw[i] = v;
+      c.keys[i] = v;
     }
   }
 }

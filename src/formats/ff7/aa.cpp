@@ -45,15 +45,26 @@ bytes serialise_aa(const aa_file& a) {
   return w.take();
 }
 
+namespace {
+// Plausible counts: bones, textures (<= 10 suffixes), animations, weapons.
+bool plausible(const std::array<std::int32_t, 13>& h) {
+  return !(h[3] > 200 || h[5] < 0 || h[5] > 200 || h[6] < 0 || h[6] > 10 || h[7] < 0 || h[7] > 1000 ||
+           h[9] < 0 || h[9] > 16 || h[10] < 0 || h[10] > 1000);
+}
+}  // namespace
+
 int detect_aa(std::span<const std::uint8_t> data) {
   try {
     if (data.size() < 52) return score::none;
+    // The header alone rules out nearly every other file (detection probes every input with
+    // every format): checked before the parse, which copies the file and throws on failure.
+    std::array<std::int32_t, 13> head{};
+    core::byte_reader hr(data);
+    for (auto& v : head) v = hr.i32();
+    if (!plausible(head)) return score::none;
     auto a = parse_aa(data);
     const auto& h = a.header;
-    // Plausible counts: bones, textures (<= 10 suffixes), animations, weapons.
-    if (h[3] > 200 || h[5] < 0 || h[5] > 200 || h[6] < 0 || h[6] > 10 || h[7] < 0 || h[7] > 1000 ||
-        h[9] < 0 || h[9] > 16 || h[10] < 0 || h[10] > 1000)
-      return score::none;
+    if (!plausible(h)) return score::none;
     for (const auto& b : a.bones)
       if (b.has_model != 0 && b.has_model != 1) return score::none;
     if (!a.trailing.empty()) return score::name_only;  // AA files end with the bone table

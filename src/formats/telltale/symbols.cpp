@@ -8,7 +8,6 @@
 #include "formats/telltale/symbols.hpp"
 
 #include <array>
-#include <cstdio>
 #include <unordered_map>
 #include <vector>
 
@@ -80,10 +79,10 @@ const std::unordered_map<std::uint64_t, std::string>& database() {
 std::uint64_t crc64(std::string_view s) { return crc(s, true); }
 std::uint64_t crc64_raw(std::string_view s) { return crc(s, false); }
 
-std::string hex16(std::uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
+std::string hex16(std::uint64_t v) {  // "%016llx" without snprintf (once per bone and file)
+  std::string out(16, '0');
+  for (int i = 15; i >= 0; --i, v >>= 4) out[static_cast<std::size_t>(i)] = "0123456789abcdef"[v & 15];
+  return out;
 }
 
 std::optional<std::uint64_t> parse_hex16(std::string_view s) {
@@ -105,8 +104,9 @@ std::optional<std::string> symbol_name(std::uint64_t sym) {
 }
 
 std::string symbol_label(std::uint64_t sym) {
-  auto n = symbol_name(sym);
-  return n ? *n : hex16(sym);
+  const auto& db = database();
+  const auto it = db.find(sym);
+  return it != db.end() ? it->second : hex16(sym);
 }
 
 std::string value_label(std::uint64_t sym) {
