@@ -142,7 +142,8 @@ TEST(Bc6h, Mode1TwoRegionsDeltasAndAnchors) {
   EXPECT_EQ(texel(h, 3), (rgb16{0x0CBE, 0x1818, 0x2479}));   // region 1, w 46
   EXPECT_EQ(texel(h, 7), (rgb16{0x0C0C, 0x1A18, 0x2463}));   // region 1, w 0: y
   EXPECT_EQ(texel(h, 15), (rgb16{0x0CB0, 0x17F7, 0x22B9}));  // region 0, w 55
-  X
+  // Texel 4, region 0, w 0 = w: 6432 * 31 >> 6 = 3115 (0x0C2B), 6215, 9315.
+  EXPECT_EQ(texel(h, 4), (rgb16{0x0C2B, 0x1847, 0x2463}));
 }
 
 // Mode 2 (2-bit mode 01): 7-bit w, 6-bit deltas; signed, w negative, negative deltas.
@@ -262,7 +263,7 @@ TEST(Bc6h, HalfToFloat) {
 
 // The 8-bit tone mapping: clamp to [0, 1], sRGB-encode, alpha 255; clipping reported.
 TEST(Bc6h, ToneMappingToSrgb8) {
-  const float rgb[12] = {0.0f, 1.0f, 0.5f, 2.0f, -1.0f, 0.0031308f, 0.214041f, 0, 0, 1, 1, 1};
+  const float rgb[12] = {0.0f, 1.0f, 0.5f, 2.0f, -1.0f, 0.0031308f, 0.2141f, 0, 0, 1, 1, 1};
   std::uint8_t px[16];
   const hdr_clip c = rgb_float_to_srgb8(rgb, 4, px);
   EXPECT_EQ(px[0], 0);
@@ -272,7 +273,7 @@ TEST(Bc6h, ToneMappingToSrgb8) {
   EXPECT_EQ(px[4], 255);  // 2.0 clipped
   EXPECT_EQ(px[5], 0);    // -1 clipped
   EXPECT_EQ(px[6], 10);   // 0.0031308 * 12.92 * 255 = 10.3
-  EXPECT_EQ(px[8], 128);  // 0.214041 encodes to 0.5
+  EXPECT_EQ(px[8], 128);  // 0.2141 encodes to 0.50006 (0.214041 is sRGB 0.5)
   EXPECT_TRUE(c.above_one);
   EXPECT_TRUE(c.below_zero);
   const hdr_clip none = rgb_float_to_srgb8(rgb + 9, 1, px);
