@@ -1,6 +1,10 @@
 // BC6H (BPTC float) block decoder, written from the format description (D3D11 "BC6H format",
 // Khronos Data Format spec section "BPTC Compressed Texture Image Formats" / BC6H).
-// Debian packages no BC6H decoder (libsquish stops at BC5).
+// Debian packages no BC6H decoder (libsquish stops at BC5). Cross-checked by hand (not in
+// the tests: Pillow is no dependency) against Debian's python3-pil 9.4 on 4000 random blocks
+// per format: unsigned equal to 8-bit rounding in every mode; signed equal except where
+// Pillow 9.4 skips the sign extension of a transformed endpoint after adding e0 (the
+// D3D/Khronos decoders sign-extend it; so do we).
 #include "core/image/bc6h.hpp"
 
 #include <algorithm>
