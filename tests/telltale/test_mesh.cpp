@@ -10,8 +10,8 @@
 
 #include "core/byte_reader.hpp"
 #include "core/failure.hpp"
-#include "core/image/bc7.hpp"
 #include "formats/telltale/anm.hpp"
+#include "core/image/bc7.hpp"
 #include "formats/telltale/cspk2.hpp"
 #include "formats/telltale/d3dmesh.hpp"
 #include "formats/telltale/d3dtx.hpp"

@@ -381,9 +381,8 @@ void append_vertex(const d3dmesh_file& f, const lod_source& src, std::uint32_t v
   if (src.nrm.a) {
     float len =
         read_attr(src.nrm, v, n) ? std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]) : 0.0f;
-    me.normals.push_back(len > 1e-6f && std::isfinite(len)
-                             ? vec3{n[0] / len, n[1] / len, n[2] / len}
-                             : vec3{0, 1, 0});
+    me.normals.push_back(len > 1e-6f && std::isfinite(len) ? vec3{n[0] / len, n[1] / len, n[2] / len}
+                                                           : vec3{0, 1, 0});
   }
   if (src.tan.a) {  // as stored (xyz renormalised, w raw); finish_tangents settles them
     float len =
@@ -411,8 +410,7 @@ void append_vertex(const d3dmesh_file& f, const lod_source& src, std::uint32_t v
   }
   if (!palette) return;
   if (!read_attr(src.bw, v, w) || !read_attr(src.bi, v, j))
-    core::fail(code::bad_count,
-               "vertex " + std::to_string(v) + " has no skin data (buffer too short)",
+    core::fail(code::bad_count, "vertex " + std::to_string(v) + " has no skin data (buffer too short)",
                f.async_offset);
   std::array<std::uint16_t, 4> jj{0, 0, 0, 0};
   vec4 ww{0, 0, 0, 0};
@@ -790,14 +788,13 @@ scene d3dmesh_scene(const read_context& ctx) {
   const std::size_t lod = f.mesh.lods.empty() ? 0 : std::min(want, f.mesh.lods.size() - 1);
   if (!f.mesh.lods.empty() && want >= f.mesh.lods.size())
     ctx.warn(code::w_fallback, "--lod " + std::to_string(want) + " is beyond the mesh's " +
-                                   std::to_string(f.mesh.lods.size()) + " LODs; LOD " +
-                                   std::to_string(lod) + " is used");
+                                   std::to_string(f.mesh.lods.size()) + " LODs; LOD " + std::to_string(lod) + " is used");
   std::vector<decoded_batch> batches =
       f.mesh.lods.empty() ? std::vector<decoded_batch>{} : decode_lod(f, lod, &ctx);
   if (f.mesh.lods.size() > 1)
-    ctx.warn(code::w_unsupported_part,
-             "LOD " + std::to_string(lod) + " is converted (--lod N picks another); the other " +
-                 std::to_string(f.mesh.lods.size() - 1) + " LODs are listed in metadata.lods");
+    ctx.warn(code::w_unsupported_part, "LOD " + std::to_string(lod) + " is converted (--lod N picks another); the other " +
+                                           std::to_string(f.mesh.lods.size() - 1) +
+                                           " LODs are listed in metadata.lods");
   bool skinned = std::any_of(batches.begin(), batches.end(),
                              [](const decoded_batch& d) { return !d.me.joints.empty(); });
   json skel_info;
