@@ -136,6 +136,22 @@ std::array<std::uint8_t, 16> bc7_solid(std::array<std::uint8_t, 4> rgba) {
   return b;
 }
 
+// A BC6H mode-11 block (5-bit mode 00011, 10-bit endpoints stored directly) whose two
+// endpoints are both `e`: every texel is the unquantized endpoint, whatever the indices.
+std::array<std::uint8_t, 16> bc6h_solid(std::array<int, 3> e) {
+  std::array<std::uint8_t, 16> b{};
+  int bit = 0;
+  auto put = [&](std::uint32_t v, int n) {
+    for (int i = 0; i < n; ++i, ++bit)
+      if ((v >> i) & 1) b[static_cast<std::size_t>(bit / 8)] |= std::uint8_t(1u << (bit % 8));
+  };
+  put(0b00011, 5);
+  for (int k = 0; k < 2; ++k)
+    for (int c : e) put(static_cast<std::uint32_t>(c) & 1023u, 10);  // signed: two's complement
+  put(0x5, 3), put(0x9ABCDEF0, 32), put(0x12345678, 28);             // indices: irrelevant here
+  return b;
+}
+
 }  // namespace
 
 TEST(Bntx, Rgba8WithMipsDecodesToTheSourceAndRewritesIdentically) {
@@ -332,18 +348,80 @@ TEST(Bntx, Bc7SolidBlocks) {
     }
 }
 
+// BC6H: 0x1F0A unsigned float, 0x1F05 signed float (nn::gfx variants; Switch-Toolbox's
+// BC6H_UF16 / BC6H_SF16). Decoded through core/image/bc6h's tone mapping: clamped to [0, 1],
+// sRGB-encoded (so marked srgb: to_gltf_texture leaves it), clipping recorded in extras.
+TEST(Bntx, Bc6hUnsignedAndSignedAreToneMapped) {
+  bntx_test::tex t;
+  t.name = "Sky_Emm", t.format = 0x1f0a, t.width = 8, t.height = 8, t.bytes = 16, t.block = true;
+  // 10-bit x -> ((x << 15) + 0x4000) >> 9, * 31 >> 6 = half: 400 -> 0x307F (0.1405, sRGB 105),
+  // 440 -> 0x3557 (0.3337, 156), 460 -> 0x37C3 (0.4851, 185), 480 -> 0x3A2F (0.7729, 228),
+  // 1023 -> 0x7BFF (65504, clipped to 255).
+  const std::array<std::array<int, 3>, 4> ends = {
+      {{{400, 440, 460}}, {{0, 1023, 480}}, {{0, 0, 0}}, {{480, 480, 480}}}};
+  const std::array<std::array<std::uint8_t, 4>, 4> want = {
+      {{{105, 156, 185, 255}}, {{0, 255, 228, 255}}, {{0, 0, 0, 255}}, {{228, 228, 228, 255}}}};
+  t.levels.resize(1);
+  for (const auto& e : ends) {
+    const auto b = bc6h_solid(e);
+    t.levels[0].insert(t.levels[0].end(), b.begin(), b.end());
+  }
+  // Signed: -100 -> negative, clamped to 0; 200 -> 12832 -> * 31 >> 5 = 0x308F (0.1425, 105);
+  // 511 -> 0x7FFF -> 0x7BFF (65504, 255).
+  bntx_test::tex s = t;
+  s.name = "Sky_signed", s.format = 0x1f05, s.width = 4, s.height = 4;
+  const auto sb = bc6h_solid({-100, 200, 511});
+  s.levels[0].assign(sb.begin(), sb.end());
+  auto r = decode(bntx_test::build({t, s}));
+  ASSERT_EQ(r.textures.size(), 2u) << (r.diags.warnings.empty() ? "" : r.diags.warnings[0].message);
+  const auto& u = r.textures[0].tex;
+  for (std::uint32_t y = 0; y < 8; ++y)
+    for (std::uint32_t x = 0; x < 8; ++x) {
+      const auto& c = want[(y / 4) * 2 + x / 4];
+      const auto* p = &u.rgba[(y * 8 + x) * 4];
+      for (int k = 0; k < 4; ++k) EXPECT_EQ(p[k], c[static_cast<std::size_t>(k)]) << x << "," << y;
+    }
+  EXPECT_EQ(u.extras["bntx_format"], "BC6H_UFLOAT");
+  EXPECT_EQ(u.extras["srgb"], true);
+  EXPECT_EQ(u.extras["hdr_clipped"], true);
+  EXPECT_FALSE(u.extras.contains("hdr_negative_clipped"));
+  const auto& sg = r.textures[1].tex;
+  for (std::size_t i = 0; i < 16; ++i)
+    EXPECT_EQ((std::array<std::uint8_t, 4>{sg.rgba[4 * i], sg.rgba[4 * i + 1], sg.rgba[4 * i + 2],
+                                           sg.rgba[4 * i + 3]}),
+              (std::array<std::uint8_t, 4>{0, 105, 255, 255}))
+        << i;
+  EXPECT_EQ(sg.extras["bntx_format"], "BC6H_FLOAT");
+  EXPECT_EQ(sg.extras["hdr_clipped"], true);
+  EXPECT_EQ(sg.extras["hdr_negative_clipped"], true);
+
+  // Nothing above 1: not clipped. A colour map is not encoded a second time.
+  bntx_test::tex low = t;
+  low.width = low.height = 4;
+  const auto lb = bc6h_solid({400, 440, 460});
+  low.levels[0].assign(lb.begin(), lb.end());
+  auto r2 = decode(bntx_test::build({low}));
+  ASSERT_EQ(r2.textures.size(), 1u);
+  EXPECT_EQ(r2.textures[0].tex.extras["hdr_clipped"], false);
+  bfres::to_gltf_texture(r2.textures[0].tex, true, false);
+  EXPECT_EQ(r2.textures[0].tex.rgba[0], 105);
+  EXPECT_FALSE(r2.textures[0].tex.extras.contains("encoded_to_srgb"));
+}
+
 TEST(Bntx, UnsupportedFormatsAreSkippedWithAWarning) {
-  auto bc6 = rgba8_texture("hdr", 4, 4, 1, 1);
-  bc6.format = 0x1f05;
-  bc6.bytes = 16, bc6.block = true;
-  bc6.levels[0].resize(16);
-  auto astc = bc6;
+  auto r16 = rgba8_texture("hdr", 4, 4, 1, 1);
+  r16.format = 0x0a01;  // R16_UNORM
+  r16.bytes = 2;
+  r16.levels[0].resize(32);
+  auto astc = r16;
   astc.name = "astc", astc.format = 0x2d01;
+  astc.bytes = 16, astc.block = true;
+  astc.levels[0].resize(16);
   const auto ok = rgba8_texture("ok", 4, 4, 1, 2);
-  auto r = decode(bntx_test::build({bc6, astc, ok}));
+  auto r = decode(bntx_test::build({r16, astc, ok}));
   ASSERT_EQ(r.textures.size(), 1u);
   EXPECT_EQ(r.textures[0].name, "ok");
-  EXPECT_TRUE(warned(r.diags, "BNTX texture 'hdr': format BC6H_FLOAT is not supported"))
+  EXPECT_TRUE(warned(r.diags, "BNTX texture 'hdr': format R16_UNORM is not supported"))
       << r.diags.warnings.size();
   EXPECT_TRUE(warned(r.diags, "format ASTC_4x4_UNORM is not supported"));
 }
@@ -572,8 +650,8 @@ TEST(Bntx, SwitchTextureFresWithAnEmbeddedBntx) {
 
   // A texture the decoder skips: the warning names the embedded file and counts in the FRES.
   auto hdr = rgba8_texture("Hdr_Emm", 4, 4, 1, 1);
-  hdr.format = 0x1f05, hdr.bytes = 16, hdr.block = true;
-  hdr.levels[0].resize(16);
+  hdr.format = 0x0a01, hdr.bytes = 2;  // R16_UNORM: not decoded
+  hdr.levels[0].resize(32);
   const auto inner = bntx_test::build({hdr});
   const auto fres3 = bntx_test::switch_fres_with(inner);
   diagnostics d3;
@@ -582,7 +660,7 @@ TEST(Bntx, SwitchTextureFresWithAnEmbeddedBntx) {
   bool found = false;
   for (const auto& w : d3.warnings)
     if (w.message.find(
-            "embedded 'textures.bntx' (at 0x1000): BNTX texture 'Hdr_Emm': format BC6H_FLOAT") ==
+            "embedded 'textures.bntx' (at 0x1000): BNTX texture 'Hdr_Emm': format R16_UNORM") ==
         0) {
       found = true;
       EXPECT_EQ(w.offset, 0x1000 + bfres::parse_bntx(inner).textures[0].at + 0x1C);

@@ -251,7 +251,30 @@ TEST(Surface, UncompressedAndBc1) {
   EXPECT_EQ(surface_bytes(66, 128, 128), 16384u);
   EXPECT_EQ(surface_bytes(64, 1, 1), 8u);
   EXPECT_THROW((void)decode_surface(64, 8, 8, blocks), core::failure);     // 4 blocks needed
-  EXPECT_THROW((void)decode_surface(70, 4, 4, bytes(16)), core::failure);  // BC6H: refused by name
+  EXPECT_THROW((void)decode_surface(99, 4, 4, bytes(16)), core::failure);  // unknown: refused
+}
+
+// BC6H (70) as unsigned float through the tone mapping: clamped to [0, 1], sRGB-encoded.
+TEST(Surface, Bc6hToneMapped) {
+  // Mode 11 (5-bit mode 00011): 10-bit endpoints e0 = (0, 0, 1023), e1 = (480, 0, 1023), then
+  // 16 indices of 4 bits (the first 3 bits); texel 1 takes e1 (index 15), the rest e0.
+  block_bits w;
+  w.put(0b00011, 5);
+  for (unsigned v : {0u, 0u, 1023u, 480u, 0u, 1023u}) w.put(v, 10);
+  w.put(0, 3);
+  w.put(15, 4);
+  for (int i = 2; i < 16; ++i) w.put(0, 4);
+  ASSERT_EQ(w.pos, 128);
+  bool clipped = false;
+  const auto p = decode_surface(70, 4, 4, bytes(w.b.begin(), w.b.end()), &clipped);
+  ASSERT_EQ(p.size(), 64u);
+  // Blue: 1023 -> 0xFFFF -> half 0x7BFF = 65504, clipped to 255. Red of texel 1: 480 ->
+  // (480 << 15) + 0x4000 >> 9 = 30752 -> * 31 >> 6 = 0x3A2F = 0.77295 -> sRGB 228.
+  EXPECT_EQ((bytes{p[0], p[1], p[2], p[3]}), (bytes{0, 0, 255, 255}));
+  EXPECT_EQ((bytes{p[4], p[5], p[6], p[7]}), (bytes{228, 0, 255, 255}));
+  EXPECT_EQ((bytes{p[60], p[61], p[62], p[63]}), (bytes{0, 0, 255, 255}));
+  EXPECT_TRUE(clipped);
+  EXPECT_THROW((void)decode_surface(70, 8, 4, bytes(16)), core::failure);  // 2 blocks needed
 }
 
 TEST(Textures, EverySampleDecodesToItsDeclaredSizeAndRewritesIdentically) {

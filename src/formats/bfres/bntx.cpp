@@ -11,6 +11,7 @@
 
 #include "core/byte_patcher.hpp"
 #include "core/byte_reader.hpp"
+#include "core/image/bc6h.hpp"
 #include "core/image/bc7.hpp"
 #include "formats/bfres/tegra.hpp"
 
@@ -386,7 +387,7 @@ std::vector<std::uint8_t> serialise_bntx(const bntx_file& f) {
 // Texel formats.
 namespace {
 
-enum class kind { r8, r8g8, r5g6b5, rgba8, bgra8, bc1, bc2, bc3, bc4, bc5, bc7 };
+enum class kind { r8, r8g8, r5g6b5, rgba8, bgra8, bc1, bc2, bc3, bc4, bc5, bc6h, bc7 };
 struct format_info {
   kind k;
   std::uint32_t bytes;  // per element: a pixel, or a 4x4 block
@@ -396,6 +397,11 @@ struct format_info {
 
 std::optional<format_info> describe(std::uint32_t format) {
   const std::uint32_t type = format >> 8, variant = format & 0xFF;
+  // BC6H: variant 0x0A unsigned float (UF16), 0x05 signed float (SF16). Decoded through the
+  // tone mapping of core/image/bc6h.hpp, whose bytes are sRGB-encoded: marked srgb so that
+  // to_gltf_texture does not encode them again. `snorm` carries "signed".
+  if (type == 0x1F && (variant == 0x0A || variant == 0x05))
+    return format_info{kind::bc6h, 16, true, true, variant == 0x05};
   const bool srgb = variant == 6, snorm = variant == 2;
   if (variant != 1 && variant != 2 && variant != 6) return std::nullopt;
   switch (type) {
@@ -462,7 +468,8 @@ std::uint8_t expand(std::uint32_t v, int bits) {
 }
 
 // One element -> its pixels (1, or 16 for a block) as R, G, B, A before the channel selector.
-void decode_element(const format_info& fi, const std::uint8_t* e, std::uint8_t out[64]) {
+void decode_element(const format_info& fi, const std::uint8_t* e, std::uint8_t out[64],
+                    core::image::hdr_clip& clip) {
   auto u = [&](std::uint8_t v) {
     return fi.snorm ? snorm_to_unorm(static_cast<std::int8_t>(v)) : v;
   };
@@ -497,6 +504,9 @@ void decode_element(const format_info& fi, const std::uint8_t* e, std::uint8_t o
     case kind::bc7:
       core::image::decode_bc7_block(e, out, 16);
       return;
+    case kind::bc6h:
+      core::image::decode_bc6h_block_rgba8(e, fi.snorm, out, 16, clip);
+      return;
     case kind::bc4:
     case kind::bc5: {
       std::uint8_t ch[2][16]{};
@@ -524,7 +534,8 @@ std::uint64_t linear_pitch(std::uint32_t ew, std::uint32_t bytes) {
 std::vector<std::uint8_t> decode_level(const format_info& fi,
                                        const std::array<std::uint8_t, 4>& channels,
                                        std::span<const std::uint8_t> data, std::uint32_t w,
-                                       std::uint32_t h, std::uint32_t block_height) {
+                                       std::uint32_t h, std::uint32_t block_height,
+                                       core::image::hdr_clip& clip) {
   const std::uint32_t bw = fi.block ? 4 : 1;
   const std::uint32_t ew = div_up(w, bw), eh = div_up(h, bw);
   std::vector<std::uint8_t> lin;
@@ -541,7 +552,7 @@ std::vector<std::uint8_t> decode_level(const format_info& fi,
   std::uint8_t tmp[64];
   for (std::uint32_t y = 0; y < eh; ++y)
     for (std::uint32_t x = 0; x < ew; ++x) {
-      decode_element(fi, lin.data() + (std::size_t{y} * ew + x) * fi.bytes, tmp);
+      decode_element(fi, lin.data() + (std::size_t{y} * ew + x) * fi.bytes, tmp, clip);
       for (std::uint32_t i = 0; i < bw * bw; ++i) {
         const std::uint32_t px_x = x * bw + i % bw, px_y = y * bw + i / bw;
         if (px_x >= w || px_y >= h) continue;
@@ -614,7 +625,7 @@ std::string bntx_format_name(std::uint32_t format) {
   for (const auto& [v, n] : types)
     if (v == format >> 8) t = n;
   const std::uint32_t var = format & 0xFF;
-  return t + "_" + (var < 8 && var ? variants[var] : hex(var));
+  return t + "_" + (var < 8 && var ? variants[var] : var == 0x0A ? "UFLOAT" : hex(var));
 }
 
 nlohmann::json bntx_to_json(const bntx_file& f) {
@@ -681,7 +692,7 @@ std::vector<bntx_texture> decode_bntx(std::span<const std::uint8_t> bytes,
     const auto fi = describe(t.format);
     if (!fi) {
       skip("format " + bntx_format_name(t.format) +
-               " is not supported (decoded: R8, R8G8, R5G6B5, RGBA8, BGRA8, BC1-BC5, BC7)",
+               " is not supported (decoded: R8, R8G8, R5G6B5, RGBA8, BGRA8, BC1-BC5, BC6H, BC7)",
            t.at + 0x1C);
       continue;
     }
@@ -720,6 +731,7 @@ std::vector<bntx_texture> decode_bntx(std::span<const std::uint8_t> bytes,
     const std::uint32_t base_bh = 1u << t.block_height_log2();
     bntx_texture bt;
     bt.name = t.name;
+    core::image::hdr_clip clip;
     bt.tex.name = t.name;
     const std::uint32_t levels = t.mip_count;
     for (std::uint32_t k = 0; k < levels; ++k) {
@@ -753,7 +765,7 @@ std::vector<bntx_texture> decode_bntx(std::span<const std::uint8_t> bytes,
              t.at);
       std::vector<std::uint8_t> px;
       try {
-        px = decode_level(*fi, t.channels, img.subspan(at, size), w, h, bh);
+        px = decode_level(*fi, t.channels, img.subspan(at, size), w, h, bh, clip);
       } catch (const core::failure& e) {
         if (k == 0)
           skip(e.error().message, at);
@@ -778,6 +790,11 @@ std::vector<bntx_texture> decode_bntx(std::span<const std::uint8_t> bytes,
                      {"tile_mode", linear ? "linear" : "block_linear"},
                      {"channels", {t.channels[0], t.channels[1], t.channels[2], t.channels[3]}}};
     if (t.mip_count > 1) bt.tex.extras["mips_decoded"] = bt.tex.mips.size();
+    if (fi->k == kind::bc6h) {  // HDR in an 8-bit image: say what was lost
+      bt.tex.extras["hdr_tone_map"] = "clamped to [0,1], sRGB-encoded";
+      bt.tex.extras["hdr_clipped"] = clip.above_one;
+      if (fi->snorm) bt.tex.extras["hdr_negative_clipped"] = clip.below_zero;
+    }
     out.push_back(std::move(bt));
   }
   return out;

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/byte_reader.hpp"
+#include "core/image/bc6h.hpp"
 #include "core/image/bc7.hpp"
 #include "formats/telltale/blocks.hpp"
 
@@ -59,12 +60,12 @@ std::uint64_t surface_bytes(std::uint32_t f, std::uint32_t w, std::uint32_t h) {
 }
 
 std::vector<std::uint8_t> decode_surface(std::uint32_t f, std::uint32_t w, std::uint32_t h,
-                                         std::span<const std::uint8_t> data) {
+                                         std::span<const std::uint8_t> data, bool* hdr_clipped) {
   const auto* i = info(f);
-  if (!i || f == 70)
+  if (!i)
     fail(code::unsupported_feature, std::string("surface format ") + std::to_string(f) + " (" +
                                         surface_format_name(f) +
-                                        ") cannot be decoded; BC1-BC5, BC7 and 8-bit formats are");
+                                        ") cannot be decoded; BC1-BC7 and 8-bit formats are");
   std::uint64_t need = surface_bytes(f, w, h);
   if (data.size() < need)
     fail(code::truncated, "surface data of " + std::to_string(data.size()) + " bytes, " +
@@ -74,6 +75,7 @@ std::vector<std::uint8_t> decode_surface(std::uint32_t f, std::uint32_t w, std::
   if (i->block_bytes) {
     const std::uint32_t bw = (w + 3) / 4, bh = (h + 3) / 4;
     std::uint8_t px[64];
+    core::image::hdr_clip clip;
     for (std::uint32_t by = 0; by < bh; ++by)
       for (std::uint32_t bx = 0; bx < bw; ++bx) {
         const std::uint8_t* blk =
@@ -94,6 +96,9 @@ std::vector<std::uint8_t> decode_surface(std::uint32_t f, std::uint32_t w, std::
           case 68:
             squish::Decompress(px, blk, squish::kBc5);
             break;
+          case 70:  // BC6H as unsigned float (DXGI BC6H_UF16), tone-mapped to sRGB 8-bit
+            core::image::decode_bc6h_block_rgba8(blk, false, px, 16, clip);
+            break;
           default:
             core::image::decode_bc7_block(blk, px, 16);
             break;
@@ -103,6 +108,7 @@ std::vector<std::uint8_t> decode_surface(std::uint32_t f, std::uint32_t w, std::
             std::copy_n(px + (y * 4 + x) * 4, 4,
                         out.data() + ((std::size_t{by} * 4 + y) * w + bx * 4 + x) * 4);
       }
+    if (hdr_clipped) *hdr_clipped = clip.above_one;
     return out;
   }
   const std::size_t n = std::size_t{w} * h;

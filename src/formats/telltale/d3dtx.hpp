@@ -59,8 +59,11 @@ inline constexpr std::uint64_t sym_t3texture = 0x3E249E7E6F38CCE2ull;  // crc64(
                                           std::uint32_t height);
 // Decodes `width` x `height` pixels of `format` to RGBA8 (rows top to bottom). Fails with
 // E_UNSUPPORTED_FEATURE naming formats it cannot decode, E_TRUNCATED when data is short.
+// BC6H (70, HDR) goes through core/image/bc6h.hpp's tone mapping (clamped to [0,1],
+// sRGB-encoded); `hdr_clipped`, when given, is set to whether any value exceeded 1.
 [[nodiscard]] std::vector<std::uint8_t> decode_surface(std::uint32_t format, std::uint32_t width,
                                                        std::uint32_t height,
-                                                       std::span<const std::uint8_t> data);
+                                                       std::span<const std::uint8_t> data,
+                                                       bool* hdr_clipped = nullptr);
 
 }  // namespace rigrip::telltale

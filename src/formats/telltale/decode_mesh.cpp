@@ -120,15 +120,21 @@ texture texture_from_file(const texture_file& t, const std::string& name) {
   if (t.width == 0 || t.height == 0 || t.width > 16384 || t.height > 16384)
     core::fail(code::bad_value, "T3Texture size " + std::to_string(t.width) + "x" +
                                     std::to_string(t.height) + " outside 1..16384");
-  out.rgba = decode_surface(t.surface_format, t.width, t.height, best->data);
+  bool clipped = false;
+  out.rgba = decode_surface(t.surface_format, t.width, t.height, best->data, &clipped);
+  const bool hdr = t.surface_format == 70;  // BC6H: the bytes are already sRGB-encoded
   out.extras = json{{"surface_format", surface_format_name(t.surface_format)},
-                    {"srgb", t.gamma == 1},
+                    {"srgb", t.gamma == 1 || hdr},
                     {"mips", t.num_mips},
                     {"texture_type", t.type},
                     {"alpha_mode", t.alpha_mode},
                     {"swizzle", t.swizzle},
                     {"wrap", "repeat"},
                     {"filter", "linear"}};
+  if (hdr) {
+    out.extras["hdr_tone_map"] = "clamped to [0,1], sRGB-encoded";
+    out.extras["hdr_clipped"] = clipped;
+  }
   return out;
 }
 
