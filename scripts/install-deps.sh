@@ -17,6 +17,7 @@ PACKAGES=(
   libzstd-dev                # .zs streams (Tears of the Kingdom and later Switch games)
   chromium                   # the viewer's browser test (tools/viewer_check.mjs)
   libgif-dev                 # `rigrip preview -o x.gif` (giflib: GIF writer and colour quantiser)
+  libastcenc-dev             # ASTC texture blocks (Switch BNTX; Arm's astcenc)
 )
 
 missing=()

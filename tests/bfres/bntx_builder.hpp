@@ -58,6 +58,7 @@ struct tex {
   std::uint32_t width = 0, height = 0;
   std::uint32_t bytes = 4;  // per element
   bool block = false;       // 4x4 blocks
+  std::uint32_t block_w = 4, block_h = 4;  // the footprint of a block format (ASTC: 4x4 ... 12x12)
   std::uint32_t block_height_log2 = 0;
   std::array<std::uint8_t, 4> channels{2, 3, 4, 5};
   std::uint32_t array_count = 1;
@@ -79,12 +80,12 @@ inline std::uint32_t pow2_up(std::uint32_t v) {
 // The swizzled bytes of every level, each starting 512-aligned; offsets per level.
 inline std::vector<std::uint8_t> swizzle_levels(const tex& t, std::vector<std::uint32_t>& offsets) {
   std::vector<std::uint8_t> out;
-  const std::uint32_t bw = t.block ? 4 : 1;
+  const std::uint32_t bw = t.block ? t.block_w : 1, bh = t.block ? t.block_h : 1;
   const std::int32_t lines = (1 << t.block_height_log2) * 8;
   std::int32_t shift = 0;
   for (std::uint32_t k = 0; k < t.levels.size(); ++k) {
     const std::uint32_t w = std::max(1u, t.width >> k), h = std::max(1u, t.height >> k);
-    const std::uint32_t ew = div_up(w, bw), eh = div_up(h, bw);
+    const std::uint32_t ew = div_up(w, bw), eh = div_up(h, bh);
     // The readers' running shift; a single level keeps its block height (as yuzu does).
     if (t.levels.size() > 1 && std::int32_t(pow2_up(eh)) < lines) ++shift;
     const std::int32_t log2 = std::max(0, std::int32_t(t.block_height_log2) - shift);

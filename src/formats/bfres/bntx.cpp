@@ -11,6 +11,7 @@
 
 #include "core/byte_patcher.hpp"
 #include "core/byte_reader.hpp"
+#include "core/image/astc.hpp"
 #include "core/image/bc6h.hpp"
 #include "core/image/bc7.hpp"
 #include "formats/bfres/tegra.hpp"
@@ -387,13 +388,20 @@ std::vector<std::uint8_t> serialise_bntx(const bntx_file& f) {
 // Texel formats.
 namespace {
 
-enum class kind { r8, r8g8, r5g6b5, rgba8, bgra8, bc1, bc2, bc3, bc4, bc5, bc6h, bc7 };
+enum class kind { r8, r8g8, r5g6b5, rgba8, bgra8, bc1, bc2, bc3, bc4, bc5, bc6h, bc7, astc };
 struct format_info {
   kind k;
-  std::uint32_t bytes;  // per element: a pixel, or a 4x4 block
+  std::uint32_t bytes;  // per element: a pixel, or a block
   bool block;
   bool srgb, snorm;
+  std::uint32_t bw = 0, bh = 0;  // block footprint in pixels (0: 4x4 for a block format, else 1x1)
+  [[nodiscard]] std::uint32_t block_w() const { return bw ? bw : block ? 4 : 1; }
+  [[nodiscard]] std::uint32_t block_h() const { return bh ? bh : block ? 4 : 1; }
 };
+
+// ASTC footprints by nn::gfx type (0x2D ASTC_4x4 ... 0x3A ASTC_12x12).
+constexpr std::uint32_t astc_footprints[][2] = {{4, 4}, {5, 4}, {5, 5}, {6, 5},  {6, 6},   {8, 5},   {8, 6},
+                                                {8, 8}, {10, 5}, {10, 6}, {10, 8}, {10, 10}, {12, 10}, {12, 12}};
 
 std::optional<format_info> describe(std::uint32_t format) {
   const std::uint32_t type = format >> 8, variant = format & 0xFF;
@@ -403,6 +411,11 @@ std::optional<format_info> describe(std::uint32_t format) {
   if (type == 0x1F && (variant == 0x0A || variant == 0x05))
     return format_info{kind::bc6h, 16, true, true, variant == 0x05};
   const bool srgb = variant == 6, snorm = variant == 2;
+  if (type >= 0x2D && type <= 0x3A) {  // ASTC: UNORM or SRGB (LDR); HDR (FLOAT) is not decoded
+    if (variant != 1 && variant != 6) return std::nullopt;
+    const auto& fp = astc_footprints[type - 0x2D];
+    return format_info{kind::astc, 16, true, srgb, false, fp[0], fp[1]};
+  }
   if (variant != 1 && variant != 2 && variant != 6) return std::nullopt;
   switch (type) {
     case 0x02:
@@ -507,6 +520,8 @@ void decode_element(const format_info& fi, const std::uint8_t* e, std::uint8_t o
     case kind::bc6h:
       core::image::decode_bc6h_block_rgba8(e, fi.snorm, out, 16, clip);
       return;
+    case kind::astc:  // whole levels at a time (decode_level)
+      return;
     case kind::bc4:
     case kind::bc5: {
       std::uint8_t ch[2][16]{};
@@ -536,8 +551,8 @@ std::vector<std::uint8_t> decode_level(const format_info& fi,
                                        std::span<const std::uint8_t> data, std::uint32_t w,
                                        std::uint32_t h, std::uint32_t block_height,
                                        core::image::hdr_clip& clip) {
-  const std::uint32_t bw = fi.block ? 4 : 1;
-  const std::uint32_t ew = div_up(w, bw), eh = div_up(h, bw);
+  const std::uint32_t bw = fi.block_w(), bhp = fi.block_h();
+  const std::uint32_t ew = div_up(w, bw), eh = div_up(h, bhp);
   std::vector<std::uint8_t> lin;
   if (block_height == 0) {
     const std::uint64_t pitch = linear_pitch(ew, fi.bytes), row = std::uint64_t{ew} * fi.bytes;
@@ -549,12 +564,22 @@ std::vector<std::uint8_t> decode_level(const format_info& fi,
     lin = tegra::deswizzle(data, ew, eh, fi.bytes, block_height);
   }
   std::vector<std::uint8_t> px(std::size_t{w} * h * 4);
+  if (fi.k == kind::astc) {
+    // astcenc decodes the level's blocks (raster order once deswizzled) to RGBA8.
+    const auto rgba = core::image::decode_astc(lin, w, h, bw, bhp, fi.srgb);
+    for (std::size_t i = 0; i < std::size_t{w} * h; ++i)
+      for (int c = 0; c < 4; ++c) {
+        const std::uint8_t sel = channels[static_cast<std::size_t>(c)];
+        px[4 * i + c] = sel == 0 ? 0 : sel == 1 ? 255 : sel <= 5 ? rgba[4 * i + sel - 2] : rgba[4 * i + c];
+      }
+    return px;
+  }
   std::uint8_t tmp[64];
   for (std::uint32_t y = 0; y < eh; ++y)
     for (std::uint32_t x = 0; x < ew; ++x) {
       decode_element(fi, lin.data() + (std::size_t{y} * ew + x) * fi.bytes, tmp, clip);
-      for (std::uint32_t i = 0; i < bw * bw; ++i) {
-        const std::uint32_t px_x = x * bw + i % bw, px_y = y * bw + i / bw;
+      for (std::uint32_t i = 0; i < bw * bhp; ++i) {
+        const std::uint32_t px_x = x * bw + i % bw, px_y = y * bhp + i / bw;
         if (px_x >= w || px_y >= h) continue;
         std::uint8_t* o = px.data() + (std::size_t{px_y} * w + px_x) * 4;
         for (int c = 0; c < 4; ++c) {
@@ -692,7 +717,8 @@ std::vector<bntx_texture> decode_bntx(std::span<const std::uint8_t> bytes,
     const auto fi = describe(t.format);
     if (!fi) {
       skip("format " + bntx_format_name(t.format) +
-               " is not supported (decoded: R8, R8G8, R5G6B5, RGBA8, BGRA8, BC1-BC5, BC6H, BC7)",
+               " is not supported (decoded: R8, R8G8, R5G6B5, RGBA8, BGRA8, BC1-BC5, BC6H, BC7, "
+                   "ASTC UNORM/SRGB)",
            t.at + 0x1C);
       continue;
     }
@@ -727,7 +753,7 @@ std::vector<bntx_texture> decode_bntx(std::span<const std::uint8_t> bytes,
                    " of " + std::to_string(t.array_count) +
                    " layers; only the first layer is converted",
                t.at + 0x30);
-    const std::uint32_t bw = fi->block ? 4 : 1;
+    const std::uint32_t bw = fi->block_w(), bhp = fi->block_h();
     const std::uint32_t base_bh = 1u << t.block_height_log2();
     bntx_texture bt;
     bt.name = t.name;
@@ -736,10 +762,10 @@ std::vector<bntx_texture> decode_bntx(std::span<const std::uint8_t> bytes,
     const std::uint32_t levels = t.mip_count;
     for (std::uint32_t k = 0; k < levels; ++k) {
       const std::uint32_t w = std::max(1u, t.width >> k), h = std::max(1u, t.height >> k);
-      const std::uint32_t bh = linear ? 0 : level_block_height(base_bh, div_up(h, bw), levels == 1);
+      const std::uint32_t bh = linear ? 0 : level_block_height(base_bh, div_up(h, bhp), levels == 1);
       const std::uint64_t size =
-          linear ? linear_pitch(div_up(w, bw), fi->bytes) * div_up(h, bw)
-                 : tegra::surface_size(div_up(w, bw), div_up(h, bw), fi->bytes, bh);
+          linear ? linear_pitch(div_up(w, bw), fi->bytes) * div_up(h, bhp)
+                 : tegra::surface_size(div_up(w, bw), div_up(h, bhp), fi->bytes, bh);
       const std::uint64_t at = t.mip_offsets[k];
       const std::uint64_t first = t.mip_offsets[0];
       const bool past_image = at < first || at - first + size > t.image_size;

@@ -49,7 +49,7 @@ std::vector<rigrip::format> rigrip_family_bfres() {
                  "content: 'FRES' magic, then 4 spaces for Switch (little-endian) or the big-endian Wii U header; Yaz0 is opened by the container layer",
                  bfres::detect, bfres::read, bfres::dump, bfres::rewrite, bfres::pack,
                  /*stores_segment_scale_compensate=*/true},
-          format{"bntx", "bfres", "Nintendo Switch BNTX texture container (.bntx; also read inside Switch FRES embedded files): BRTI textures, block-linear (Tegra X1) R8, R8G8, R5G6B5, RGBA8, BGRA8, BC1-BC5, BC7 with mips, to RGBA8; rewrite byte-identical (hand-built files only: no real BNTX at hand)",
+          format{"bntx", "bfres", "Nintendo Switch BNTX texture container (.bntx; also read inside Switch FRES embedded files): BRTI textures, block-linear (Tegra X1) R8, R8G8, R5G6B5, RGBA8, BGRA8, BC1-BC5, BC6H (tone-mapped), BC7, ASTC LDR (astcenc) with mips, to RGBA8; rewrite byte-identical (hand-built files only: no real BNTX at hand)",
                  {".bntx"}, "content: 'BNTX' magic", bfres::detect_bntx, bfres::read_bntx, bfres::dump_bntx,
                  bfres::rewrite_bntx, nullptr}};
 }
