@@ -32,6 +32,22 @@ class bit_reader {
     if (n > bits_left())
       fail(code::truncated, "bitstream ends: need " + std::to_string(n) + " bits, " +
                                 std::to_string(bits_left()) + " left", byte_offset());
+    // Fast path: the n bits lie in the 4 bytes from pos_ / 8 (n <= 25 covers any bit
+    // offset); one word instead of a loop per bit (the FF7 DA decode reads every field so).
+    if (n > 0 && n <= 25 && pos_ / 8 + 4 <= data_.size()) {
+      const std::uint8_t* p = data_.data() + static_cast<std::size_t>(pos_ / 8);
+      const unsigned sh = static_cast<unsigned>(pos_ % 8);
+      std::uint32_t v;
+      if (order_ == bit_order::msb_first) {
+        const std::uint32_t w = std::uint32_t{p[0]} << 24 | std::uint32_t{p[1]} << 16 | std::uint32_t{p[2]} << 8 | p[3];
+        v = (w << sh) >> (32 - n);
+      } else {
+        const std::uint32_t w = std::uint32_t{p[3]} << 24 | std::uint32_t{p[2]} << 16 | std::uint32_t{p[1]} << 8 | p[0];
+        v = (w >> sh) & ((1u << n) - 1);
+      }
+      pos_ += n;
+      return v;
+    }
     std::uint32_t v = 0;
     for (unsigned i = 0; i < n; ++i) {
       std::uint64_t p = pos_ + i;

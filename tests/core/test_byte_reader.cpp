@@ -53,3 +53,28 @@ TEST(BitWriter, RoundTripsBothOrders) {
     EXPECT_EQ(r.read(20), 0xABCDEu);
   }
 }
+
+// bit_reader::read takes a word-sized fast path away from the end of the data; it must
+// read what the bit-by-bit definition reads, in both bit orders, at every offset and width.
+TEST(BitReader, FastPathMatchesBitByBitDefinition) {
+  std::vector<std::uint8_t> data(64);
+  std::uint32_t x = 0x12345678u;
+  for (auto& b : data) b = static_cast<std::uint8_t>((x = x * 1664525u + 1013904223u) >> 24);
+  auto bit_at = [&](std::uint64_t p, bit_order o) {
+    const std::uint8_t byte = data[static_cast<std::size_t>(p / 8)];
+    return o == bit_order::msb_first ? (byte >> (7 - p % 8)) & 1u : (byte >> (p % 8)) & 1u;
+  };
+  for (auto o : {bit_order::msb_first, bit_order::lsb_first})
+    for (unsigned n = 0; n <= 32; ++n)
+      for (std::uint64_t start = 0; start + n <= data.size() * 8; ++start) {
+        bit_reader r(data, o);
+        r.seek_bit(start);
+        std::uint32_t want = 0;
+        for (unsigned i = 0; i < n; ++i) {
+          const std::uint32_t b = bit_at(start + i, o);
+          want = o == bit_order::msb_first ? (want << 1) | b : want | (b << i);
+        }
+        ASSERT_EQ(r.read(n), want) << "n " << n << " start " << start;
+        ASSERT_EQ(r.bit_pos(), start + n);
+      }
+}

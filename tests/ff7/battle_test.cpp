@@ -1,4 +1,5 @@
 // Battle models: the synthetic AA + P + TEX + DA set, glTF and back, dump --raw, quirks.
+#include <bit>
 #include <chrono>
 #include <cstdlib>
 #include <random>
@@ -11,6 +12,7 @@
 #include "ff7_test_util.hpp"
 #include "formats/ff7/decode.hpp"
 #include "formats/ff7/encode.hpp"
+#include "formats/ff7/euler.hpp"
 #include "synthetic.hpp"
 #include "test_support.hpp"
 
@@ -43,6 +45,30 @@ void expect_same_motion(const std::vector<da_frame>& want, const std::vector<da_
   }
 }
 }  // namespace
+
+// raw_rotation looks each axis up in tables built once; it must give the floats of the
+// original formula (1/4096 turns -> degrees -> euler_yxz_degrees) bit for bit.
+TEST(Battle, RawRotationTablesAreTheEulerFormulaBitForBit) {
+  auto deg = [](std::int16_t v) { return static_cast<float>(((v % 4096) + 4096) % 4096) * 360.0f / 4096.0f; };
+  auto expect_same = [&](const triple& r) {
+    const quat want = euler_yxz_degrees(deg(r[0]), deg(r[1]), deg(r[2]));
+    const quat got = raw_rotation(r);
+    for (int c = 0; c < 4; ++c)
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(want[c]), std::bit_cast<std::uint32_t>(got[c]))
+          << r[0] << " " << r[1] << " " << r[2] << " component " << c;
+  };
+  for (int v = -4100; v <= 4100; ++v)
+    for (int axis = 0; axis < 3; ++axis) {
+      triple r{0, 0, 0};
+      r[static_cast<std::size_t>(axis)] = static_cast<std::int16_t>(v);
+      expect_same(r);
+    }
+  expect_same({-32768, 32767, -1});
+  std::mt19937 rng(16);
+  std::uniform_int_distribution<int> any(-32768, 32767);
+  for (int i = 0; i < 200000; ++i)
+    expect_same({static_cast<std::int16_t>(any(rng)), static_cast<std::int16_t>(any(rng)), static_cast<std::int16_t>(any(rng))});
+}
 
 TEST(Battle, ExamplesAreOurWritersOutput) {
   auto files = ff7test::synthetic_battle_files();

@@ -2,6 +2,7 @@
 #include "formats/ff7/euler.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "core/math.hpp"
@@ -16,9 +17,40 @@ quat euler_yxz_degrees(float x, float y, float z) {
   return core::normalize(core::multiply(core::multiply(qy, qx), qz));
 }
 
+namespace {
+constexpr int turn = 4096;  // raw angles are 1/4096 turns
+
+[[nodiscard]] std::size_t raw_index(std::int16_t v) { return static_cast<std::size_t>(((v % turn) + turn) % turn); }
+
+// Each axis's rotation for all 4096 raw angles, built once by the same calls as
+// euler_yxz_degrees (degrees, then radians, then axis_angle), so a lookup gives the same
+// floats: the three sines and cosines per bone and frame were most of the DA decode.
+struct axis_tables {
+  std::array<std::array<quat, turn>, 3> q{};
+  axis_tables() {
+    const float k = core::pi / 180.0f;
+    for (int i = 0; i < turn; ++i) {
+      const float deg = static_cast<float>(i) * 360.0f / 4096.0f;
+      const auto u = static_cast<std::size_t>(i);
+      q[0][u] = core::axis_angle({1, 0, 0}, deg * k);
+      q[1][u] = core::axis_angle({0, 1, 0}, deg * k);
+      q[2][u] = core::axis_angle({0, 0, 1}, deg * k);
+    }
+  }
+};
+
+[[nodiscard]] const axis_tables& tables() {
+  static const axis_tables t;
+  return t;
+}
+}  // namespace
+
 quat raw_rotation(const triple& r) {
-  auto deg = [](std::int16_t v) { return static_cast<float>(((v % 4096) + 4096) % 4096) * 360.0f / 4096.0f; };
-  return euler_yxz_degrees(deg(r[0]), deg(r[1]), deg(r[2]));
+  const auto& t = tables().q;
+  const quat& qx = t[0][raw_index(r[0])];
+  const quat& qy = t[1][raw_index(r[1])];
+  const quat& qz = t[2][raw_index(r[2])];
+  return core::normalize(core::multiply(core::multiply(qy, qx), qz));
 }
 
 vec3 quat_to_euler_yxz_degrees(const quat& qin) {

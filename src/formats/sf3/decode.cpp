@@ -85,9 +85,26 @@ std::array<channel, 3> channels(const key_record& k, std::size_t& dropped, std::
 
 const path kPaths[3] = {path::translation, path::rotation, path::scale};
 
+// The channels of a key table's first `nb` bones, made once per table: every clip of a
+// model cuts its frames out of the same table, and re-making the channels per clip was
+// most of make_clip. Per-bone counts let each clip report what it did before.
+struct table_channels {
+  std::vector<std::array<channel, 3>> bones;
+  std::vector<std::size_t> dropped, repaired;
+};
+
+table_channels make_table_channels(const key_table& keys, std::size_t nb) {
+  table_channels tc;
+  tc.bones.reserve(nb);
+  tc.dropped.assign(nb, 0);
+  tc.repaired.assign(nb, 0);
+  for (std::size_t b = 0; b < nb; ++b) tc.bones.push_back(channels(keys.bones[b], tc.dropped[b], tc.repaired[b]));
+  return tc;
+}
+
 // A clip over frames [f0, f1] from a key table: the keys inside plus sampled boundary keys,
 // rebased to t = 0. `all` keeps every key at its own frame (t = frame / fps).
-animation make_clip(const key_table& keys, const skeleton& sk, int skel_index, int f0, int f1, double fps, bool all,
+animation make_clip(const table_channels& tc, const skeleton& sk, int skel_index, int f0, int f1, double fps, bool all,
                     const read_context& ctx, const std::string& name) {
   animation a;
   a.name = name;
@@ -95,9 +112,10 @@ animation make_clip(const key_table& keys, const skeleton& sk, int skel_index, i
   a.fps = fps;
   std::size_t dropped = 0, repaired = 0;
   int max_frame = 0;
-  std::size_t nb = std::min(keys.bones.size(), sk.bones.size());
-  for (std::size_t b = 0; b < nb; ++b) {
-    auto ch = channels(keys.bones[b], dropped, repaired);
+  for (std::size_t b = 0; b < tc.bones.size(); ++b) {
+    const auto& ch = tc.bones[b];
+    dropped += tc.dropped[b];
+    repaired += tc.repaired[b];
     for (int c = 0; c < 3; ++c) {
       const auto& cc = ch[static_cast<std::size_t>(c)];
       if (cc.frames.empty()) continue;
@@ -396,7 +414,14 @@ void add_part(scene& s, const mesh_context& mc, const xpdata& x, int bone, const
 void add_model_clips(scene& s, const model_raw& m, const model_geometry& g, const std::string& name, int skel_index,
                      double fps, const read_context& ctx, const sibling_animations& an) {
   const skeleton& skr = s.skeletons[static_cast<std::size_t>(skel_index)];
-  s.animations.push_back(make_clip(m.anim.keys, skr, skel_index, 0, 0, fps, true, ctx, name + "_all_frames"));
+  std::map<const key_table*, table_channels> channels_of;  // made on first use
+  auto channels_for = [&](const key_table& k) -> const table_channels& {
+    auto it = channels_of.find(&k);
+    if (it == channels_of.end())
+      it = channels_of.emplace(&k, make_table_channels(k, std::min(k.bones.size(), skr.bones.size()))).first;
+    return it->second;
+  };
+  s.animations.push_back(make_clip(channels_for(m.anim.keys), skr, skel_index, 0, 0, fps, true, ctx, name + "_all_frames"));
   s.animations.back().extras = {{"sf3_all_frames", true}, {"sf3_model", name}};
   std::vector<int> groups;
   if (an.file) groups = x8an_groups(*an.file);
@@ -449,7 +474,7 @@ void add_model_clips(scene& s, const model_raw& m, const model_geometry& g, cons
     } else {
       ex["source"] = "x8pc";
     }
-    animation a = make_clip(*keys, skr, skel_index, f0, f1, fps, false, ctx, nm);
+    animation a = make_clip(channels_for(*keys), skr, skel_index, f0, f1, fps, false, ctx, nm);
     for (const auto& t : a.tracks) clip_keys += t.times.size();
     if (clip_keys > (4u << 20))
       fail(code::limit_exceeded, name + ": the animation clips would hold more than 4M keys", m.base + m.entries[3].offset);
@@ -519,7 +544,8 @@ void add_x8an_animations(scene& s, int skel, const x8an_file& f, int group, doub
     if (fr.first < 0) continue;
     char nm[96];
     std::snprintf(nm, sizeof nm, "%sseg%02zu_f%d-%d", prefix.c_str(), i, fr.first, fr.second);
-    animation a = make_clip(seg.keys, sk, skel, fr.first, fr.second, fps, false, ctx, nm);
+    animation a = make_clip(make_table_channels(seg.keys, std::min(seg.keys.bones.size(), sk.bones.size())), sk, skel, fr.first,
+                            fr.second, fps, false, ctx, nm);
     a.extras = {{"x8an_segment", i}, {"group", group}, {"first_frame", fr.first}, {"offset", seg.offset}};
     s.animations.push_back(std::move(a));
     ++added;

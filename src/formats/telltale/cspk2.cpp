@@ -105,7 +105,7 @@ cspk2_decoded decode_cspk2(std::span<const std::uint8_t> buf, std::uint64_t base
     fail(code::bad_value, "CSPK2 command list of " + std::to_string(r.remaining()) + " bytes is not a whole number of u32 words",
          r.abs());
   d.commands = r.remaining() / 4;
-  d.keys.resize(d.commands);
+  d.keys.reserve(d.commands);  // filled by emplace_back: resize zero-filled every key first
   const std::uint8_t* cmd_words = r.data().data() + r.tell();
   const std::uint64_t cmd_base = r.abs();
 
@@ -115,7 +115,7 @@ cspk2_decoded decode_cspk2(std::span<const std::uint8_t> buf, std::uint64_t base
   std::size_t spos = 0;
   for (std::size_t ci = 0; ci < d.commands; ++ci) {
     std::uint32_t c = le32(cmd_words + 4 * ci);
-    cspk2_key& k = d.keys[ci];
+    cspk2_key& k = d.keys.emplace_back();
     k.t16 = static_cast<std::uint16_t>(c & 0xFFFF);
     k.bone = (c >> 16) & 0xFFF;
     k.axis_order = static_cast<std::uint8_t>((c >> 28) & 3);

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <span>
 
 #include "core/byte_reader.hpp"
 #include "core/failure.hpp"
@@ -34,8 +35,9 @@ struct key3 {
 
 // Clamps to [0, length], sorts (stable) and keeps the last value of each run of equal
 // times, as the notes recommend; reports what it changed. In place: CSPK2 keys of one
-// track arrive in time order, so the sort is skipped when they already are.
-void clean_keys(std::vector<key3>& k, float length, std::size_t& dupes, std::size_t& clamped) {
+// track arrive in time order, so the sort is skipped when they already are. Returns how
+// many keys are kept (at the front of `k`).
+std::size_t clean_keys(std::span<key3> k, float length, std::size_t& dupes, std::size_t& clamped) {
   for (auto& x : k) {
     float c = std::isfinite(x.t) ? std::clamp(x.t, 0.0f, std::max(length, 0.0f)) : 0.0f;
     if (c != x.t) ++clamped;
@@ -52,10 +54,13 @@ void clean_keys(std::vector<key3>& k, float length, std::size_t& dupes, std::siz
       k[w++] = x;
     }
   }
-  k.resize(w);
+  return w;
+}
+void clean_keys(std::vector<key3>& k, float length, std::size_t& dupes, std::size_t& clamped) {
+  k.resize(clean_keys(std::span<key3>(k), length, dupes, clamped));
 }
 
-track make_track(const std::string& bone, path p, const std::vector<key3>& keys, float scale) {
+track make_track(const std::string& bone, path p, std::span<const key3> keys, float scale) {
   track t;
   t.bone = bone;
   t.path = p;
@@ -65,8 +70,11 @@ track make_track(const std::string& bone, path p, const std::vector<key3>& keys,
   for (const auto& k : keys) {
     t.times.push_back(k.t);
     if (p == path::rotation) {
-      quat q = core::normalize(quat{k.v[0], k.v[1], k.v[2], k.v[3]});
-      t.values.insert(t.values.end(), q.begin(), q.end());
+      // core::normalize inlined (the same operations, so the same floats): a call per key
+      // was a measurable part of the decode.
+      const float n = std::sqrt(k.v[0] * k.v[0] + k.v[1] * k.v[1] + k.v[2] * k.v[2] + k.v[3] * k.v[3]);
+      if (!(n > 1e-12f) || !std::isfinite(n)) t.values.insert(t.values.end(), {0.0f, 0.0f, 0.0f, 1.0f});
+      else t.values.insert(t.values.end(), {k.v[0] / n, k.v[1] / n, k.v[2] / n, k.v[3] / n});
     } else {
       for (int i = 0; i < 3; ++i) t.values.push_back(k.v[i] * scale);
     }
@@ -366,8 +374,9 @@ struct key_stats {
 };
 
 // Broken time range: bone 0 takes the "root" keyframed track when the file has one.
-void repair_broken_time_range(const animation_file& a, const pose_keys& pose, float length, std::vector<std::vector<key3>>& rot,
-                              std::vector<std::vector<key3>>& pos, animation& an, const read_context& ctx) {
+// Returns whether bone 0's keys were replaced (then in root_rot / root_pos).
+bool repair_broken_time_range(const animation_file& a, const pose_keys& pose, float length, std::vector<key3>& root_rot,
+                              std::vector<key3>& root_pos, animation& an, const read_context& ctx) {
   const auto& d = pose.d;
   std::vector<bool> seen(65536);  // distinct 16-bit times, without a node per time
   std::size_t n_distinct = 0;
@@ -380,43 +389,53 @@ void repair_broken_time_range(const animation_file& a, const pose_keys& pose, fl
                     ") nor 65535/fps; its " + std::to_string(d.keys.size()) + " keys fall on " + std::to_string(n_distinct) +
                     " time points. Times clamped to [0, mLength], equal times keep the last value";
   const anm_value* root = find_kf(a, sym_root, value_kind::kf_transform);
-  if (root && !d.bones.empty() && !root->samples.empty()) {
-    rot[0] = kf_transform_keys(*root, true);
-    pos[0] = kf_transform_keys(*root, false);
+  const bool replaced = root && !d.bones.empty() && !root->samples.empty();
+  if (replaced) {
+    root_rot = kf_transform_keys(*root, true);
+    root_pos = kf_transform_keys(*root, false);
     msg += "; bone 0 (" + symbol_label(d.bones[0]) + ") uses the 'root' keyframed track (" + std::to_string(root->samples.size()) + " keys) instead";
   }
   ctx.warn(code::w_suspicious_value, msg, pose.offset + 0x48);
   an.extras["broken_time_range"] = d.header.range_time;
+  return replaced;
 }
 
 // One rotation and one translation track per CSPK2 bone found in the skeleton.
 void add_pose_tracks(const animation_file& a, const pose_keys& pose, float length, bool has_skl, anm_rig& rig, animation& an,
                      key_stats& st, const read_context& ctx) {
   const auto& d = pose.d;
-  std::vector<std::vector<key3>> rot(d.bones.size()), pos(d.bones.size());
-  {  // one allocation per track: count the keys first
-    std::vector<std::uint32_t> n_rot(d.bones.size()), n_pos(d.bones.size());
-    for (const auto& k : d.keys) ++(k.rotation ? n_rot : n_pos)[k.bone];
-    for (std::size_t i = 0; i < d.bones.size(); ++i) {
-      rot[i].reserve(n_rot[i]);
-      pos[i].reserve(n_pos[i]);
-    }
+  // All keys in one array, bucketed by track (bucket 2 * bone + rotation) with a counting
+  // sort, which keeps each track's keys in command order: one allocation instead of two
+  // vectors per bone.
+  const std::size_t nb = d.bones.size();
+  std::vector<std::uint32_t> start(2 * nb + 1, 0);
+  for (const auto& k : d.keys) ++start[2 * std::size_t{k.bone} + k.rotation + 1];
+  for (std::size_t i = 0; i < 2 * nb; ++i) start[i + 1] += start[i];
+  std::vector<key3> flat(d.keys.size());
+  {
+    std::vector<std::uint32_t> at(start.begin(), start.end() - 1);
+    for (const auto& k : d.keys) flat[at[2 * std::size_t{k.bone} + k.rotation]++] = key3{k.time, k.value};
   }
-  for (const auto& k : d.keys) (k.rotation ? rot : pos)[k.bone].push_back(key3{k.time, k.value});
-  if (pose.broken) repair_broken_time_range(a, pose, length, rot, pos, an, ctx);
+  std::vector<key3> root_rot, root_pos;
+  const bool root_replaced = pose.broken && repair_broken_time_range(a, pose, length, root_rot, root_pos, an, ctx);
+  auto keys_of = [&](std::size_t bone, bool rotation) -> std::span<key3> {
+    if (bone == 0 && root_replaced) return rotation ? std::span<key3>(root_rot) : std::span<key3>(root_pos);
+    const std::size_t b = 2 * bone + (rotation ? 1 : 0);
+    return std::span<key3>(flat).subspan(start[b], start[b + 1] - start[b]);
+  };
   std::size_t first = an.tracks.size();
   std::vector<int> bone_index;  // skeleton bone of each track added here
-  for (std::size_t i = 0; i < d.bones.size(); ++i) {
+  for (std::size_t i = 0; i < nb; ++i) {
     if (rig.bone_of[i] < 0) continue;
     const std::string& bn = rig.sk.bones[static_cast<std::size_t>(rig.bone_of[i])].name;
-    if (!rot[i].empty()) {
-      clean_keys(rot[i], length, st.dupes, st.clamped);
-      an.tracks.push_back(make_track(bn, path::rotation, rot[i], 1.0f));
+    if (auto rk = keys_of(i, true); !rk.empty()) {
+      const std::size_t n = clean_keys(rk, length, st.dupes, st.clamped);
+      an.tracks.push_back(make_track(bn, path::rotation, rk.first(n), 1.0f));
       bone_index.push_back(rig.bone_of[i]);
     }
-    if (!pos[i].empty()) {
-      clean_keys(pos[i], length, st.dupes, st.clamped);
-      an.tracks.push_back(make_track(bn, path::translation, pos[i], rig.scale[i]));
+    if (auto pk = keys_of(i, false); !pk.empty()) {
+      const std::size_t n = clean_keys(pk, length, st.dupes, st.clamped);
+      an.tracks.push_back(make_track(bn, path::translation, pk.first(n), rig.scale[i]));
       bone_index.push_back(rig.bone_of[i]);
     }
   }
