@@ -297,6 +297,25 @@ struct residual {
   std::size_t bone = 0;
 };
 
+// Bone i's plain local from its goal world under its parent's plain world `pw` (the parent's
+// pseudo-inverse made once for all its children), its plain world, and the residual. A
+// non-finite solution keeps the original local; a non-finite world is replaced by the goal.
+void solve_bone(std::size_t i, std::size_t pi, const affine& pw, const affine& goal, std::vector<affine>& inverse,
+                std::vector<char>& inverted, pose& p, std::vector<affine>& plain, residual& res) {
+  if (!inverted[pi]) inverse[pi] = pseudo_inverse(pw), inverted[pi] = 1;
+  const local_trs l = decompose(mul(inverse[pi], goal));
+  if (core::finite(l.t) && core::finite(l.r) && core::finite(l.s)) {
+    p.translation[i] = l.t, p.rotation[i] = l.r, p.scale[i] = l.s;
+  }
+  plain[i] = mul(pw, compose_d(p.translation[i], p.rotation[i], p.scale[i]));
+  if (!finite(plain[i]) || !finite(goal)) {
+    plain[i] = goal;  // nothing meaningful to measure; keep descendants sane
+    return;
+  }
+  const double e = max_difference(plain[i], goal);
+  if (e > res.error) res.error = e, res.bone = i;
+}
+
 // Overwrites p's locals of the bones in `solve` so that plain inheritance reproduces
 // `target`. Bones outside `solve` are exact by construction, so their plain world is the
 // target itself. A non-finite solution (overflowing input) keeps the original local.
@@ -313,19 +332,7 @@ void solve_locals(const skeleton& sk, const std::vector<mat4>& target, const std
       continue;
     }
     const auto pi = static_cast<std::size_t>(parent);
-    const affine& pw = plain[pi];
-    if (!inverted[pi]) inverse[pi] = pseudo_inverse(pw), inverted[pi] = 1;
-    const local_trs l = decompose(mul(inverse[pi], goal));
-    if (core::finite(l.t) && core::finite(l.r) && core::finite(l.s)) {
-      p.translation[i] = l.t, p.rotation[i] = l.r, p.scale[i] = l.s;
-    }
-    plain[i] = mul(pw, compose_d(p.translation[i], p.rotation[i], p.scale[i]));
-    if (!finite(plain[i]) || !finite(goal)) {
-      plain[i] = goal;  // nothing meaningful to measure; keep descendants sane
-      continue;
-    }
-    const double e = max_difference(plain[i], goal);
-    if (e > res.error) res.error = e, res.bone = i;
+    solve_bone(i, pi, plain[pi], goal, inverse, inverted, p, plain, res);
   }
 }
 
@@ -571,18 +578,7 @@ struct frame_solver {
       exact[i] = 0;
       const affine goal = from_mat(target(sampled, i));
       const affine pw = plain_of(sampled, pi);
-      if (!inverted[pi]) inverse[pi] = pseudo_inverse(pw), inverted[pi] = 1;
-      const local_trs l = decompose(mul(inverse[pi], goal));
-      if (core::finite(l.t) && core::finite(l.r) && core::finite(l.s)) {
-        p.translation[i] = l.t, p.rotation[i] = l.r, p.scale[i] = l.s;
-      }
-      plain[i] = mul(pw, compose_d(p.translation[i], p.rotation[i], p.scale[i]));
-      if (!finite(plain[i]) || !finite(goal)) {
-        plain[i] = goal;  // nothing meaningful to measure; keep descendants sane
-        continue;
-      }
-      const double e = max_difference(plain[i], goal);
-      if (e > res.error) res.error = e, res.bone = i;
+      solve_bone(i, pi, pw, goal, inverse, inverted, p, plain, res);
     }
   }
 };
