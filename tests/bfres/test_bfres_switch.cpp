@@ -524,12 +524,19 @@ TEST(SwitchCamera, BreathOfTheWildCameras) {
 namespace {
 
 // The same scene animation as a Switch FRES 0.5 (an independent little-endian writer of the
-// notes' FSCN 0x68 / FCAM 0x48 / curve 0x30 layouts).
-std::vector<std::uint8_t> switch_scene_file(const std::string& scene_name, const std::vector<bfres_test::t_camera>& cams) {
+// notes' FSCN 0x68 / FCAM 0x48 / curve 0x30 layouts), or 0.9+ (BfresLibrary's loader: u32 flags
+// in place of the FSCN block header, 0x60; FCAM {magic, u16 flags, pad, the same offsets, s32
+// frames, u32 baked size, u16 user data, u8 curves, pad}, 0x40).
+std::vector<std::uint8_t> switch_scene_file(const std::string& scene_name, const std::vector<bfres_test::t_camera>& cams,
+                                            std::uint32_t version = 0x00050003) {
+  const bool v09 = ((version >> 16) & 0xFF) >= 9;
   le_buffer w;
-  w.switch_header({{0x78, "fscn"}}, {0, 0, 0, 0, 0, 1, 0});  // one scene animation (array)
+  w.switch_header({{0x78, "fscn"}}, {0, 0, 0, 0, 0, 1, 0}, version);  // one scene animation (array)
   w.mark("fscn");
-  w.raw("FSCN"), w.u32(0), w.u32(0), w.u32(0);
+  if (v09)
+    w.raw("FSCN"), w.u32(0x5A5A);  // flags (ignored by the reader)
+  else
+    w.raw("FSCN"), w.u32(0), w.u32(0), w.u32(0);
   w.ptr("s:scene"), w.ptr("s:empty"), w.ptr("fcam");
   for (int i = 0; i < 7; ++i) w.ptr("");
   w.u16(0), w.u16(std::uint16_t(cams.size())), w.u16(0), w.u16(0);
@@ -537,6 +544,13 @@ std::vector<std::uint8_t> switch_scene_file(const std::string& scene_name, const
   for (std::size_t i = 0; i < cams.size(); ++i) {
     const auto& c = cams[i];
     const std::string C = "c" + std::to_string(i);
+    if (v09) {
+      w.raw("FCAM"), w.u16(c.flags), w.u16(0);
+      w.ptr("s:" + c.name), w.ptr(c.curves.empty() ? "" : C + "curves"), w.ptr(C + "base"), w.ptr(""), w.ptr("");
+      w.u32(std::uint32_t(c.frame_count)), w.u32(0), w.u16(0), w.u8(std::uint8_t(c.curves.size()));
+      for (int k = 0; k < 5; ++k) w.u8(0);
+      continue;
+    }
     w.raw("FCAM"), w.u32(0), w.u32(0), w.u32(0);
     w.ptr("s:" + c.name), w.ptr(c.curves.empty() ? "" : C + "curves"), w.ptr(C + "base"), w.ptr(""), w.ptr("");
     w.u16(c.flags), w.u16(0), w.u32(std::uint32_t(c.frame_count));
@@ -650,6 +664,36 @@ TEST(SceneCameras, WiiUAndSwitchFilesDecodeToTheSameCameras) {
   std::string report;
   EXPECT_EQ(test::gltf_validator_errors(p, &report), 0) << report;
   EXPECT_NE(report.find("0 errors, 0 warnings"), std::string::npos) << report;
+}
+
+// 0.9 and 0.10 scene animations (flags in place of the block headers) decode to the same
+// cameras and clip as the 0.5 file, and rewrite byte for byte.
+TEST(SceneCameras, Version09And010LayoutsDecodeLikeVersion05) {
+  diagnostics d0;
+  auto ref = read_scene(switch_scene_file("Cut01", scene_cameras()), "cut.bfres", read_options{}, d0);
+  ASSERT_TRUE(ref) << ref.error().to_string();
+  for (std::uint32_t v : {0x00090000u, 0x000A0000u}) {
+    const auto bytes = switch_scene_file("Cut01", scene_cameras(), v);
+    EXPECT_EQ(bfres::serialise(bfres::parse(bytes)), bytes) << std::hex << v;
+    diagnostics diags;
+    auto s = read_scene(bytes, "cut.bfres", read_options{}, diags);
+    ASSERT_TRUE(s) << std::hex << v << ": " << s.error().to_string();
+    ASSERT_EQ(s->cameras.size(), ref->cameras.size());
+    for (std::size_t i = 0; i < s->cameras.size(); ++i) {
+      EXPECT_EQ(s->cameras[i].name, ref->cameras[i].name);
+      EXPECT_EQ(s->cameras[i].type, ref->cameras[i].type);
+      EXPECT_FLOAT_EQ(s->cameras[i].yfov, ref->cameras[i].yfov);
+    }
+    ASSERT_EQ(s->camera_animations.size(), 1u);
+    const auto& a = s->camera_animations[0];
+    const auto& b = ref->camera_animations[0];
+    EXPECT_DOUBLE_EQ(a.duration, b.duration);
+    ASSERT_EQ(a.tracks.size(), b.tracks.size());
+    for (std::size_t t = 0; t < a.tracks.size(); ++t) {
+      EXPECT_EQ(a.tracks[t].times, b.tracks[t].times);
+      EXPECT_EQ(a.tracks[t].values, b.tracks[t].values);
+    }
+  }
 }
 
 TEST(SceneCameras, DamageGivesClearErrors) {

@@ -43,7 +43,7 @@ void reset_work(std::size_t file_size);
 // Scene animations (fres_scene.cpp): the Wii U FSCN dictionary, the Switch FSCN array.
 [[nodiscard]] std::vector<scene_anim> parse_scene_anims_wiiu(const core::byte_reader& file, const dict& d, bool v34);
 [[nodiscard]] std::vector<scene_anim> parse_scene_anims_switch(const core::byte_reader& file, std::uint32_t array_at,
-                                                               std::uint32_t count);
+                                                               std::uint32_t count, bool v09);
 // Switch models (fres_switch_model.cpp): FMDL / FSKL / FVTX / FSHP / FMAT of 0.5-0.10 into f.models.
 void parse_switch_models(const core::byte_reader& file, bfres::file& f);
 // A Switch curve (0x30 bytes) and a Switch name (u16 length, characters) at `at`.

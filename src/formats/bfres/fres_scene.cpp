@@ -65,15 +65,27 @@ camera_anim parse_fcam_wiiu(const byte_reader& file, std::uint32_t at, bool v34)
 
 // Switch FCAM (0x48 in 0.5-0.8): magic, block header, u64 offsets name, curves, base
 // values, user data and its dictionary; u16 flags, pad, s32 frames, u8 curves, pad,
-// u16 user data, u32 baked size.
-camera_anim parse_fcam_switch(const byte_reader& file, std::uint32_t at) {
-  file.checked_count_at(at, 1, 0x48, "camera animation");
+// u16 user data, u32 baked size. From 0.9 (0x40; BfresLibrary's loader): magic, u16 flags,
+// pad, the same five offsets, then s32 frames, u32 baked size, u16 user data, u8 curves, pad.
+camera_anim parse_fcam_switch(const byte_reader& file, std::uint32_t at, bool v09) {
+  file.checked_count_at(at, 1, v09 ? 0x40 : 0x48, "camera animation");
   if (file.peek(at).fixed_string(4) != "FCAM") fail(code::bad_magic, "expected 'FCAM'", at);
   camera_anim c;
   c.at = at;
-  c.name = switch_name_at(file, switch_offset_at(file, at + 0x10));
-  const std::uint32_t curves_at = switch_offset_at(file, at + 0x18), base_at = switch_offset_at(file, at + 0x20);
-  const std::uint8_t n_curves = read_camera_fields(file.peek(at + 0x38), c);
+  const std::uint32_t b = at + (v09 ? 8 : 0x10);  // the first offset
+  c.name = switch_name_at(file, switch_offset_at(file, b));
+  const std::uint32_t curves_at = switch_offset_at(file, b + 8), base_at = switch_offset_at(file, b + 0x10);
+  std::uint8_t n_curves = 0;
+  if (v09) {
+    c.flags = file.peek(at + 4).u16();
+    byte_reader r = file.peek(b + 0x28);
+    c.frame_count = r.i32();
+    c.baked_size = r.u32();
+    c.num_user_data = r.u16();
+    n_curves = r.u8();
+  } else {
+    n_curves = read_camera_fields(file.peek(at + 0x38), c);
+  }
   if (n_curves && !curves_at) fail(code::bad_offset, "camera curves declared but absent", at + 0x18);
   if (n_curves) file.checked_count_at(curves_at, n_curves, 0x30, "camera curves");
   for (std::uint32_t i = 0; i < n_curves; ++i) c.curves.push_back(parse_switch_curve_at(file, curves_at + i * 0x30));
@@ -123,9 +135,11 @@ std::vector<scene_anim> parse_scene_anims_wiiu(const byte_reader& file, const di
 
 // Switch FSCN (0x68 in 0.5-0.8, back to back): magic, block header, u64 offsets name, path,
 // camera array and dictionary, light array and dictionary, fog array and dictionary,
-// user-data array and dictionary, then u16 user data, cameras, lights, fogs.
-std::vector<scene_anim> parse_scene_anims_switch(const byte_reader& file, std::uint32_t array_at, std::uint32_t count) {
-  constexpr std::uint32_t fscn_size = 0x68, fcam_size = 0x48;
+// user-data array and dictionary, then u16 user data, cameras, lights, fogs. From 0.9 a u32
+// of flags replaces the block header (0x60; the fields start 8 bytes earlier).
+std::vector<scene_anim> parse_scene_anims_switch(const byte_reader& file, std::uint32_t array_at, std::uint32_t count,
+                                                 bool v09) {
+  const std::uint32_t fscn_size = v09 ? 0x60 : 0x68, fcam_size = v09 ? 0x40 : 0x48, first = v09 ? 8 : 0x10;
   file.checked_count_at(array_at, count, fscn_size, "scene animations");
   std::vector<scene_anim> out;
   for (std::uint32_t i = 0; i < count; ++i) {
@@ -134,20 +148,20 @@ std::vector<scene_anim> parse_scene_anims_switch(const byte_reader& file, std::u
     spend(1, at);
     scene_anim s;
     s.at = at;
-    s.name = switch_name_at(file, switch_offset_at(file, at + 0x10));
-    s.path = switch_name_at(file, switch_offset_at(file, at + 0x18));
-    const std::uint32_t cam_array = switch_offset_at(file, at + 0x20);
-    byte_reader r = file.peek(at + 0x60);
+    s.name = switch_name_at(file, switch_offset_at(file, at + first));
+    s.path = switch_name_at(file, switch_offset_at(file, at + first + 8));
+    const std::uint32_t cam_array = switch_offset_at(file, at + first + 0x10);
+    byte_reader r = file.peek(at + first + 0x50);
     r.skip(2);
     const std::uint16_t n_cam = r.u16();
     s.num_lights = r.u16();
     s.num_fogs = r.u16();
     if (n_cam) {
-      if (!cam_array) fail(code::bad_offset, "cameras counted but no array", at + 0x20);
+      if (!cam_array) fail(code::bad_offset, "cameras counted but no array", at + first + 0x10);
       file.checked_count_at(cam_array, n_cam, fcam_size, "cameras");
       for (std::uint32_t k = 0; k < n_cam; ++k) {
         spend(1, cam_array + k * fcam_size);
-        s.cameras.push_back(parse_fcam_switch(file, cam_array + k * fcam_size));
+        s.cameras.push_back(parse_fcam_switch(file, cam_array + k * fcam_size, v09));
       }
     }
     out.push_back(std::move(s));

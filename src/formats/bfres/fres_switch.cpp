@@ -412,7 +412,7 @@ file parse_switch(std::vector<std::uint8_t> image) {
   if (const std::uint16_t n_scn = h.counts[5]) {
     const std::uint32_t scn_array = offset_at(r, h.field(0x78));
     if (!scn_array) fail(code::bad_offset, "scene animations counted but no array", h.field(0x78));
-    f.scene_anims = parse_scene_anims_switch(r, scn_array, n_scn);
+    f.scene_anims = parse_scene_anims_switch(r, scn_array, n_scn, h.v09());
   }
   // Embedded files: the array holds {u64 offset, u64 size}; the dictionary names them.
   const std::uint32_t ext_array = offset_at(r, h.field(0x98)),
