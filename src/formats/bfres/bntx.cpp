@@ -14,6 +14,7 @@
 #include "core/image/astc.hpp"
 #include "core/image/bc6h.hpp"
 #include "core/image/bc7.hpp"
+#include "formats/bfres/fres_detail.hpp"
 #include "formats/bfres/tegra.hpp"
 
 namespace rigrip::bfres {
@@ -42,14 +43,10 @@ std::uint64_t pointer_at(const byte_reader& r, std::uint64_t field) {
   return v;
 }
 
-// A name: the pointer is to its u16 length, then the characters.
+// A name: the pointer is to its u16 length, then the characters, as in a Switch FRES (every
+// pointer passed here was checked by pointer_at or against the data size, so it fits 32 bits).
 std::string name_at(const byte_reader& r, std::uint64_t at) {
-  if (at == 0) return {};
-  byte_reader n = r.peek(at);
-  const std::uint16_t len = n.u16();
-  n.checked_count(len, 1, "name characters");
-  auto b = n.bytes(len);
-  return std::string(b.begin(), b.end());
+  return detail::switch_name_at(r, static_cast<std::uint32_t>(at));
 }
 
 // "_DIC", u32 count, count + 1 nodes {u32 ref bit, u16 left, u16 right, u64 name}.

@@ -25,6 +25,8 @@ void spend(std::uint64_t n, std::uint64_t at);
 [[nodiscard]] shape parse_shape(const core::byte_reader& file, std::uint32_t at, std::uint32_t version);
 [[nodiscard]] material parse_material(const core::byte_reader& file, std::uint32_t at, std::uint32_t version);
 // A shader parameter's value (numbers, or a texture SRT object) from its `size` bytes.
+// A LOD mesh's sub-mesh array ({u32 index offset, u32 index count}, both platforms).
+[[nodiscard]] std::vector<submesh> read_submeshes(const core::byte_reader& file, std::uint32_t at, std::uint32_t count);
 [[nodiscard]] nlohmann::json param_value(const core::byte_reader& src, std::uint8_t type, std::uint8_t size);
 [[nodiscard]] ftex parse_ftex(const core::byte_reader& file, std::uint32_t at);
 // A curve whose header fields are set (at, flags, num_keys, range, scale/offset, array

@@ -123,15 +123,7 @@ shape parse_shape(const byte_reader& file, std::uint32_t at, std::uint32_t versi
     lm.first_vertex = m.u32();
     if (num_sub) {
       if (!sub_at) fail(code::bad_offset, "sub-meshes declared but absent", ma + 0x10);
-      byte_reader sr = file.peek(sub_at);
-      sr.checked_count(num_sub, 8, "sub-meshes");
-      spend(num_sub, sub_at);
-      for (std::uint32_t k = 0; k < num_sub; ++k) {
-        submesh sm;
-        sm.offset = sr.u32();
-        sm.count = sr.u32();
-        lm.submeshes.push_back(sm);
-      }
+      lm.submeshes = read_submeshes(file, sub_at, num_sub);
     }
     if (!ib_at) fail(code::bad_offset, "LOD mesh without an index buffer", ma + 0x14);
     lm.index_buffer = parse_buffer(file, ib_at);
@@ -150,6 +142,18 @@ shape parse_shape(const byte_reader& file, std::uint32_t at, std::uint32_t versi
 }
 
 // A shader parameter's value from its bytes (either platform: the reader's byte order).
+std::vector<submesh> read_submeshes(const byte_reader& file, std::uint32_t at, std::uint32_t count) {
+  byte_reader sr = file.peek(at);
+  sr.checked_count(count, 8, "sub-meshes");
+  spend(count, at);
+  std::vector<submesh> out(count);
+  for (auto& sm : out) {
+    sm.offset = sr.u32();
+    sm.count = sr.u32();
+  }
+  return out;
+}
+
 nlohmann::json param_value(const byte_reader& src, std::uint8_t type, std::uint8_t size) {
   using nlohmann::json;
   auto f = [&](std::size_t i) {

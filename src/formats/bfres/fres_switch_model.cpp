@@ -325,15 +325,7 @@ shape parse_shape(const byte_reader& file, std::uint32_t at, const layout& l, co
     const std::uint16_t num_sub = m.u16();
     if (num_sub) {
       if (!sub_at) fail(code::bad_offset, "sub-meshes counted but absent", lm.at);
-      byte_reader sr = file.peek(sub_at);
-      sr.checked_count(num_sub, 8, "sub-meshes");
-      spend(num_sub, sub_at);
-      for (std::uint32_t k = 0; k < num_sub; ++k) {
-        submesh sm;
-        sm.offset = sr.u32();
-        sm.count = sr.u32();
-        lm.submeshes.push_back(sm);
-      }
+      lm.submeshes = read_submeshes(file, sub_at, num_sub);
     }
     if (!size_at) fail(code::bad_offset, "LOD mesh without its index buffer size", lm.at + 0x18);
     lm.index_buffer.at = size_at;
