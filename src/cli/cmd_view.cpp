@@ -1,18 +1,17 @@
 // rigrip view: a local three.js page showing the inputs (converted in memory) with their
-// `rigrip info` summary. Served on 127.0.0.1 (cpp-httplib) until Ctrl-C, or written as static
-// files with --out. The page's files (viewer/ and the pinned three.js from npm) come from the
+// `rigrip info` summary. Served on 127.0.0.1 (cpp-httplib, in a module loaded on demand) until
+// Ctrl-C, or written as static files with --out. The page's files (viewer/ and the pinned three.js from npm) come from the
 // install: <exe dir>/viewer, <exe dir>/../share/rigrip/viewer, or RIGRIP_VIEWER_DIR.
-#include <httplib.h>
-#include <unistd.h>
+#include <dlfcn.h>
 
-#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
-#include <thread>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/view_server/view_server.hpp"
 #include "rigrip/gltf.hpp"
 
 namespace fs = std::filesystem;
@@ -98,59 +97,44 @@ int write_static(const fs::path& assets, const std::vector<model>& models, const
   return 0;
 }
 
-int serve(const fs::path& assets, const std::vector<model>& models, int port) {
-  httplib::Server svr;
-  // httplib's default sets SO_REUSEPORT, which lets a second viewer share a port in use.
-  svr.set_socket_options([](socket_t sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, reinterpret_cast<const void*>(&yes), sizeof yes);
-  });
-  const std::string list = text_of(models_json(models));
-  svr.Get("/models.json", [&](const httplib::Request&, httplib::Response& res) {
-    res.set_content(list, "application/json");
-  });
-  svr.Get(R"(/models/(\d+)\.glb)", [&](const httplib::Request& req, httplib::Response& res) {
-    const auto i = std::strtoul(req.matches[1].str().c_str(), nullptr, 10);
-    if (i >= models.size()) {
-      res.status = 404;
-      return;
+// The server lives in a module loaded only here (cli/view_server/view_server.hpp says why):
+// beside the executable in a build, or in <prefix>/lib/rigrip once installed.
+rigrip_view_serve_fn load_server() {
+  std::vector<fs::path> tries;
+  std::error_code ec;
+  const auto exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    tries.push_back(exe.parent_path() / "librigrip_view_server.so");
+    tries.push_back(exe.parent_path() / ".." / "lib" / "rigrip" / "librigrip_view_server.so");
+  }
+  std::string why = "not found beside the rigrip executable or in ../lib/rigrip";
+  for (const auto& t : tries) {
+    if (!fs::exists(t, ec)) continue;
+    // Never closed: the server runs until the process ends.
+    void* h = dlopen(t.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (h == nullptr) {
+      const char* e = dlerror();
+      why = e ? e : "dlopen failed";
+      continue;
     }
-    const auto& g = models[i].glb;
-    res.set_content(reinterpret_cast<const char*>(g.data()), g.size(), "model/gltf-binary");
-  });
-  svr.set_file_extension_and_mimetype_mapping("js", "text/javascript");
-  if (!svr.set_mount_point("/", assets.string())) {
-    std::cerr << "error: E_IO: cannot serve " << assets << "\n";
-    return 1;
+    if (auto* f = reinterpret_cast<rigrip_view_serve_fn>(dlsym(h, "rigrip_view_serve"))) return f;
+    why = t.string() + " has no rigrip_view_serve";
   }
-  int bound = port;
-  if (port == 0) {
-    bound = svr.bind_to_any_port("127.0.0.1");
-  } else if (!svr.bind_to_port("127.0.0.1", port)) {
-    bound = -1;
-  }
-  if (bound <= 0) {
-    std::cerr << "error: E_IO: cannot listen on 127.0.0.1:" << port
-              << (port ? " (in use? --port 0 picks a free port)" : "") << "\n";
-    return 1;
-  }
-  // Ctrl-C / SIGTERM stop the server from a thread that waits for them (no work in a handler).
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  std::thread waiter([&] {
-    int sig = 0;
-    sigwait(&set, &sig);
-    svr.stop();
-  });
-  waiter.detach();
-  std::cout << "serving " << models.size() << " file(s) at http://127.0.0.1:" << bound << "/ (Ctrl-C stops)"
-            << std::endl;
-  svr.listen_after_bind();
-  std::cout << "viewer stopped\n";
-  return 0;
+  std::cerr << "error: E_IO: cannot load the viewer's server module librigrip_view_server.so (" << why
+            << "); `rigrip view --out DIR` writes the page without it\n";
+  return nullptr;
+}
+
+int serve(const fs::path& assets, const std::vector<model>& models, int port) {
+  const auto server = load_server();
+  if (server == nullptr) return 1;
+  const std::string list = text_of(models_json(models));
+  const std::string dir = assets.string();
+  std::vector<rigrip_view_glb> glbs;
+  glbs.reserve(models.size());
+  for (const auto& m : models) glbs.push_back({m.glb.data(), m.glb.size()});
+  const rigrip_view_request rq{rigrip_view_server_abi, dir.c_str(), list.c_str(), glbs.data(), glbs.size(), port};
+  return server(&rq);
 }
 
 int run_view(const view_options& o) {
