@@ -4,7 +4,9 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,51 +17,66 @@ namespace rigrip::json_out {
 using nlohmann::json;
 
 // nlohmann's layout of a number given its shortest digits: value = digits * 10^(n - k).
-// Mirrors nlohmann::detail::dtoa_impl::format_buffer (min_exp -4, max_exp 15).
-inline void lay_out(std::string& o, bool negative, std::string_view digits, int n) {
+// Mirrors nlohmann::detail::dtoa_impl::format_buffer (min_exp -4, max_exp 15). Writes at
+// most 1 + k + 17 characters (k <= 17 digits) at p; returns the end.
+inline char* lay_out(char* p, bool negative, std::string_view digits, int n) {
   const int k = static_cast<int>(digits.size());
-  if (negative) o += '-';
+  if (negative) *p++ = '-';
   if (k <= n && n <= 15) {
-    o += digits;
-    o.append(static_cast<std::size_t>(n - k), '0');
-    o += ".0";
+    std::memcpy(p, digits.data(), digits.size());
+    p += k;
+    std::memset(p, '0', static_cast<std::size_t>(n - k));
+    p += n - k;
+    *p++ = '.';
+    *p++ = '0';
   } else if (0 < n && n <= 15) {
-    o += digits.substr(0, static_cast<std::size_t>(n));
-    o += '.';
-    o += digits.substr(static_cast<std::size_t>(n));
+    std::memcpy(p, digits.data(), static_cast<std::size_t>(n));
+    p += n;
+    *p++ = '.';
+    std::memcpy(p, digits.data() + n, static_cast<std::size_t>(k - n));
+    p += k - n;
   } else if (-4 < n && n <= 0) {
-    o += "0.";
-    o.append(static_cast<std::size_t>(-n), '0');
-    o += digits;
+    *p++ = '0';
+    *p++ = '.';
+    std::memset(p, '0', static_cast<std::size_t>(-n));
+    p += -n;
+    std::memcpy(p, digits.data(), digits.size());
+    p += k;
   } else {
-    o += digits[0];
+    *p++ = digits[0];
     if (k > 1) {
-      o += '.';
-      o += digits.substr(1);
+      *p++ = '.';
+      std::memcpy(p, digits.data() + 1, digits.size() - 1);
+      p += k - 1;
     }
     int e = n - 1;
-    o += 'e';
-    o += e < 0 ? '-' : '+';
+    *p++ = 'e';
+    *p++ = e < 0 ? '-' : '+';
     e = e < 0 ? -e : e;
-    if (e < 10) o += '0';
-    char buf[8];
-    auto r = std::to_chars(buf, buf + sizeof buf, e);
-    o.append(buf, r.ptr);
+    if (e < 10) *p++ = '0';
+    p = std::to_chars(p, p + 8, e).ptr;
   }
+  return p;
+}
+
+inline void lay_out(std::string& o, bool negative, std::string_view digits, int n) {
+  char buf[64];
+  o.append(buf, lay_out(buf, negative, digits, n));
 }
 
 // The shortest round-trip text of a float or double (std::to_chars, which picks fixed or
 // scientific form: the same text the DOM path parsed, so the same value), re-laid out as
-// nlohmann prints a double.
+// nlohmann prints a double. Writes at most 40 characters at o; returns the end.
 template <class F>
-inline void put_number(std::string& o, F v) {
+inline char* put_number_general(char* o, F v) {
   if (!std::isfinite(v)) {
-    o += "null";
-    return;
+    std::memcpy(o, "null", 4);
+    return o + 4;
   }
   if (v == 0) {
-    o += std::signbit(v) ? "-0.0" : "0.0";
-    return;
+    if (std::signbit(v)) *o++ = '-';
+    std::memcpy(o, "0.0", 3);
+    return o + 3;
   }
   char buf[64];
   auto r = std::to_chars(buf, buf + sizeof buf, v);
@@ -68,8 +85,8 @@ inline void put_number(std::string& o, F v) {
   if (const void* dot = std::memchr(buf, '.', static_cast<std::size_t>(r.ptr - buf));
       dot && !std::memchr(buf, 'e', static_cast<std::size_t>(r.ptr - buf)) &&
       static_cast<const char*>(dot) - buf <= (buf[0] == '-' ? 16 : 15)) {
-    o.append(buf, r.ptr);
-    return;
+    std::memcpy(o, buf, static_cast<std::size_t>(r.ptr - buf));
+    return o + (r.ptr - buf);
   }
   const char* p = buf;
   bool negative = false;
@@ -90,7 +107,124 @@ inline void put_number(std::string& o, F v) {
   int first = 0;
   while (first < k - 1 && digits[first] == '0') ++first, --n;
   while (k - first > 1 && digits[k - 1] == '0') --k;
-  lay_out(o, negative, std::string_view(digits + first, static_cast<std::size_t>(k - first)), n);
+  return lay_out(o, negative, std::string_view(digits + first, static_cast<std::size_t>(k - first)), n);
+}
+
+template <class F>
+inline void put_number(std::string& o, F v) {
+  char buf[64];
+  o.append(buf, put_number_general(buf, v));
+}
+
+// The shortest round-trip decimal of a float, v = digits * 10^exp10, computed exactly with
+// integers for 2^-37 <= |v| < 2^23 (almost every animation value): the fewest digits that
+// read back as v, then the one nearest v (ties to an even last digit) - the digits
+// std::to_chars prints, at a fraction of its cost. Returns false outside that range.
+inline bool shortest_float(float v, std::uint32_t& digits, int& exp10) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  const int biased = static_cast<int>((bits >> 23) & 0xff);
+  const std::uint32_t frac = bits & 0x7fffff;
+  const int e = biased - 150;  // v = m * 2^e
+  if (e < -60 || e > -1) return false;
+  const std::uint64_t m = (1u << 23) | frac;
+  const int s = 2 - e;  // everything below in units of 2^-s (3 <= s <= 62)
+  const std::uint64_t mid = 4 * m, hi = mid + 2;
+  // The gap below a power of two is half the gap above it.
+  const std::uint64_t lo = mid - (frac == 0 && biased > 1 ? 1 : 2);
+  const bool inclusive = (m & 1) == 0;  // an even mantissa wins the tie at the midpoints
+  static constexpr std::uint64_t pow10[] = {1ull,
+                                            10ull,
+                                            100ull,
+                                            1000ull,
+                                            10000ull,
+                                            100000ull,
+                                            1000000ull,
+                                            10000000ull,
+                                            100000000ull,
+                                            1000000000ull,
+                                            10000000000ull,
+                                            100000000000ull,
+                                            1000000000000ull,
+                                            10000000000000ull,
+                                            100000000000000ull,
+                                            1000000000000000ull,
+                                            10000000000000000ull,
+                                            100000000000000000ull,
+                                            1000000000000000000ull,
+                                            10000000000000000000ull};
+  using u128 = unsigned __int128;
+  const u128 mask = (u128(1) << s) - 1;
+  // 10^k0 <= 2^e < the interval's width, so the interval holds a multiple of 10^k0:
+  // dlo..dhi, the d with d * 10^k0 inside it (exact: everything scaled by 10^-k0 > 1).
+  const int k0 = (e * 78913) >> 18;  // floor(e * log10(2)): -19 <= k0 <= -1
+  const std::uint64_t scale = pow10[-k0];
+  const u128 a = u128(lo) * scale, b = u128(hi) * scale, x = u128(mid) * scale;
+  std::uint64_t dlo = static_cast<std::uint64_t>(inclusive ? (a + mask) >> s : (a >> s) + 1);
+  std::uint64_t dhi = static_cast<std::uint64_t>(inclusive ? b >> s : (b - 1) >> s);
+  // Fewer digits while some multiple of the next power of ten is still inside: those are
+  // the multiples of 10 among dlo..dhi.
+  int j = 0;
+  while (j < 19 && (dlo + 9) / 10 <= dhi / 10) {
+    dlo = (dlo + 9) / 10;
+    dhi /= 10;
+    ++j;
+  }
+  // The nearest d to v at 10^(k0 + j), ties to even, kept inside the interval.
+  const std::uint64_t q = static_cast<std::uint64_t>(x >> s);  // v * 10^-k0, truncated
+  const bool exact = (x & mask) == 0;
+  std::uint64_t d;
+  if (j == 0) {
+    d = q;
+    const u128 rem = x & mask, half = u128(1) << (s - 1);
+    if (rem > half || (rem == half && (d & 1))) ++d;
+  } else {
+    const std::uint64_t p = pow10[j];
+    d = q / p;
+    const std::uint64_t rem = q % p, half = p / 2;
+    if (rem > half || (rem == half && (!exact || (d & 1)))) ++d;
+  }
+  const int k = k0 + j;
+  if (d < dlo) d = dlo;
+  if (d > dhi) d = dhi;
+  digits = static_cast<std::uint32_t>(d);
+  exp10 = k;
+  return true;
+}
+
+// A float in nlohmann's layout, as put_number prints it: the integer fast path above for
+// the usual range, to_chars otherwise. o must have 48 writable bytes (the common layouts
+// copy in fixed 16-byte blocks); returns the end of the text.
+inline char* put_float(char* o, float v) {
+  std::uint32_t d;
+  int k;
+  if (!shortest_float(v, d, k)) return put_number_general(o, v);
+  char t[32];  // the digits, then room for a fixed-size copy past them
+  const int nd = static_cast<int>(std::to_chars(t, t + 16, d).ptr - t);
+  const int n = nd + k;  // v = 0.digits * 10^n
+  if (std::signbit(v)) *o++ = '-';
+  if (nd <= n && n <= 15) {  // ddd000.0
+    std::memcpy(o, t, 16);
+    o += nd;
+    std::memcpy(o, "0000000000000000", 16);
+    o += n - nd;
+    std::memcpy(o, ".0", 2);
+    return o + 2;
+  }
+  if (0 < n && n <= 15) {  // dd.ddd
+    std::memcpy(o, t, 16);
+    o += n;
+    *o++ = '.';
+    std::memcpy(o, t + n, 16);
+    return o + (nd - n);
+  }
+  if (-4 < n && n <= 0) {  // 0.000ddd
+    std::memcpy(o, "0.000000", 8);
+    o += 2 - n;
+    std::memcpy(o, t, 16);
+    return o + nd;
+  }
+  return lay_out(o, false, std::string_view(t, static_cast<std::size_t>(nd)), n);
 }
 
 template <class I>
@@ -171,14 +305,55 @@ class writer {
       if (c == '\n') o_.append(pad, ' ');
     }
   }
+  // An array of floats, as open/item/put_number/close print it, built in a local chunk
+  // so each number costs no string bookkeeping (these arrays are most of a dump).
   template <class A>
   void floats(const A& a) {
-    open('[');
-    for (float f : a) {
-      item();
-      put_number(o_, f);
+    if (std::begin(a) == std::end(a)) {
+      o_ += "[]";
+      return;
     }
-    close(']');
+    const std::size_t pad = step_ < 0 ? 0 : (first_.size() + 1) * static_cast<std::size_t>(step_);
+    char chunk[4096];
+    constexpr std::size_t most = 64;  // a comma, a newline, put_float's 48 bytes
+    if (pad + most + 8 > sizeof chunk) {  // absurd indentation: the plain way
+      open('[');
+      for (float f : a) {
+        item();
+        put_number(o_, f);
+      }
+      close(']');
+      return;
+    }
+    char* p = chunk;
+    *p++ = '[';
+    bool first = true;
+    for (float f : a) {
+      if (static_cast<std::size_t>(chunk + sizeof chunk - p) < pad + most) {
+        o_.append(chunk, p);
+        p = chunk;
+      }
+      if (!first) *p++ = ',';
+      first = false;
+      if (step_ >= 0) {
+        *p++ = '\n';
+        std::memset(p, ' ', pad);
+        p += pad;
+      }
+      p = put_float(p, f);
+    }
+    if (static_cast<std::size_t>(chunk + sizeof chunk - p) < pad + 2) {
+      o_.append(chunk, p);
+      p = chunk;
+    }
+    if (step_ >= 0) {
+      *p++ = '\n';
+      const std::size_t outer = pad - static_cast<std::size_t>(step_);
+      std::memset(p, ' ', outer);
+      p += outer;
+    }
+    *p++ = ']';
+    o_.append(chunk, p);
   }
 
  private:

@@ -1,0 +1,185 @@
+// json_out::put_float (integer shortest-digits fast path) and writer::floats (chunked
+// array writer) against the formula they replaced: std::to_chars re-laid out as nlohmann
+// prints a double, one number at a time through the string. Must match byte for byte.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "scene/json_out.hpp"
+
+namespace {
+using namespace rigrip::json_out;
+
+// The previous put_number, kept verbatim as the reference.
+void ref_lay_out(std::string& o, bool negative, std::string_view digits, int n) {
+  const int k = static_cast<int>(digits.size());
+  if (negative) o += '-';
+  if (k <= n && n <= 15) {
+    o += digits;
+    o.append(static_cast<std::size_t>(n - k), '0');
+    o += ".0";
+  } else if (0 < n && n <= 15) {
+    o += digits.substr(0, static_cast<std::size_t>(n));
+    o += '.';
+    o += digits.substr(static_cast<std::size_t>(n));
+  } else if (-4 < n && n <= 0) {
+    o += "0.";
+    o.append(static_cast<std::size_t>(-n), '0');
+    o += digits;
+  } else {
+    o += digits[0];
+    if (k > 1) {
+      o += '.';
+      o += digits.substr(1);
+    }
+    int e = n - 1;
+    o += 'e';
+    o += e < 0 ? '-' : '+';
+    e = e < 0 ? -e : e;
+    if (e < 10) o += '0';
+    char buf[8];
+    auto r = std::to_chars(buf, buf + sizeof buf, e);
+    o.append(buf, r.ptr);
+  }
+}
+
+void ref_put_number(std::string& o, float v) {
+  if (!std::isfinite(v)) {
+    o += "null";
+    return;
+  }
+  if (v == 0) {
+    o += std::signbit(v) ? "-0.0" : "0.0";
+    return;
+  }
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  if (const void* dot = std::memchr(buf, '.', static_cast<std::size_t>(r.ptr - buf));
+      dot && !std::memchr(buf, 'e', static_cast<std::size_t>(r.ptr - buf)) &&
+      static_cast<const char*>(dot) - buf <= (buf[0] == '-' ? 16 : 15)) {
+    o.append(buf, r.ptr);
+    return;
+  }
+  const char* p = buf;
+  bool negative = false;
+  if (*p == '-') {
+    negative = true;
+    ++p;
+  }
+  char digits[48];
+  int k = 0, point = -1;
+  for (; p < r.ptr && *p != 'e'; ++p) {
+    if (*p == '.') point = k;
+    else if (k < 48) digits[k++] = *p;
+  }
+  if (point < 0) point = k;
+  int exp10 = 0;
+  if (p < r.ptr) std::from_chars(p + 1 + (p[1] == '+' ? 1 : 0), r.ptr, exp10);
+  int n = point + exp10;
+  int first = 0;
+  while (first < k - 1 && digits[first] == '0') ++first, --n;
+  while (k - first > 1 && digits[k - 1] == '0') --k;
+  ref_lay_out(o, negative, std::string_view(digits + first, static_cast<std::size_t>(k - first)), n);
+}
+
+float from_bits(std::uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, sizeof f);
+  return f;
+}
+
+std::string fast(float v) {
+  char buf[128];
+  std::memset(buf, '#', sizeof buf);
+  char* e = put_float(buf, v);
+  return std::string(buf, e);
+}
+std::string ref(float v) {
+  std::string o;
+  ref_put_number(o, v);
+  return o;
+}
+
+// Many kinds of float: random bit patterns (subnormals, NaN, infinities included), both
+// zeros, powers of two and their neighbours (the asymmetric interval), the fast path's
+// range edges, integers, frame times k/30 and k/60, short decimals.
+std::vector<float> samples() {
+  std::vector<float> v;
+  std::mt19937 rng(16);
+  for (int i = 0; i < 400000; ++i) v.push_back(from_bits(static_cast<std::uint32_t>(rng())));
+  for (std::uint32_t b : {0x00000000u, 0x80000000u, 0x00000001u, 0x007fffffu, 0x00800000u, 0x7f7fffffu,
+                          0x7f800000u, 0xff800000u, 0x7fc00000u})
+    v.push_back(from_bits(b));
+  for (std::uint32_t biased = 1; biased < 255; ++biased)
+    for (std::uint32_t frac : {0u, 1u, 2u, 3u, 0x400000u, 0x7ffffdu, 0x7ffffeu, 0x7fffffu})
+      for (std::uint32_t sign : {0u, 1u}) v.push_back(from_bits(sign << 31 | biased << 23 | frac));
+  for (std::uint32_t biased : {89u, 90u, 91u, 148u, 149u, 150u})  // the fast range's edges
+    for (std::uint32_t frac = 0; frac < 0x800000u; frac += 97) v.push_back(from_bits(biased << 23 | frac));
+  for (int i = -100000; i <= 100000; ++i) v.push_back(static_cast<float>(i));
+  for (int i = 0; i < 100000; ++i) {
+    v.push_back(static_cast<float>(i) / 30.0f);
+    v.push_back(static_cast<float>(i / 60.0));
+    v.push_back(static_cast<float>(i) * 0.001f);
+    v.push_back(std::ldexp(static_cast<float>(rng() & 0xffffff), static_cast<int>(rng() % 80) - 70));
+  }
+  return v;
+}
+
+TEST(JsonOutFloat, PutFloatEqualsToCharsLayout) {
+  int bad = 0;
+  for (float f : samples()) {
+    const std::string a = fast(f), b = ref(f);
+    if (a != b && ++bad < 20) ADD_FAILURE() << std::hex << std::bit_cast<std::uint32_t>(f) << ": " << a << " vs " << b;
+  }
+  EXPECT_EQ(bad, 0);
+}
+
+TEST(JsonOutFloat, PutNumberEqualsReference) {
+  for (float f : samples()) {
+    std::string a;
+    put_number(a, f);
+    ASSERT_EQ(a, ref(f));
+  }
+}
+
+// The array writer against open/item/number/close, at several indents (including one too
+// deep for its chunk), empty and long arrays (chunk flushes), and nested depths.
+TEST(JsonOutFloat, FloatsArrayEqualsItemByItem) {
+  const std::vector<float> all = samples();
+  for (int step : {-1, 0, 1, 2, 4, 5000}) {
+    for (std::size_t len : {std::size_t(0), std::size_t(1), std::size_t(3), std::size_t(777), std::size_t(20000)}) {
+      if (step > 4 && len > 1000) continue;  // 20000 numbers x 15000 spaces: too much text
+      for (int depth : {0, 3}) {
+        std::vector<float> a(all.begin() + static_cast<std::ptrdiff_t>(len), all.begin() + static_cast<std::ptrdiff_t>(2 * len));
+        std::string got, want;
+        writer w(got, step);
+        for (int i = 0; i < depth; ++i) {
+          w.open('[');
+          w.item();
+        }
+        w.floats(a);
+        writer r(want, step);
+        for (int i = 0; i < depth; ++i) {
+          r.open('[');
+          r.item();
+        }
+        r.open('[');
+        for (float f : a) {
+          r.item();
+          ref_put_number(r.o_, f);
+        }
+        r.close(']');
+        ASSERT_EQ(got, want) << "step " << step << " len " << len << " depth " << depth;
+      }
+    }
+  }
+}
+}  // namespace
