@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -325,6 +326,7 @@ class writer {
       close(']');
       return;
     }
+    if (!cache_) cache_.reset(new cached[std::size_t(1) << cache_bits]());
     char* p = chunk;
     *p++ = '[';
     bool first = true;
@@ -340,7 +342,23 @@ class writer {
         std::memset(p, ' ', pad);
         p += pad;
       }
-      p = put_float(p, f);
+      // Animation arrays repeat values (zeros, frame times, held keys): reuse the text.
+      std::uint32_t bits;
+      std::memcpy(&bits, &f, sizeof bits);
+      cached& c = cache_[(bits * 0x9E3779B1u) >> (32 - cache_bits)];
+      if (c.bits == bits && c.size != 0) {
+        std::memcpy(p, c.text, sizeof c.text);
+        p += c.size;
+      } else {
+        char* e = put_float(p, f);
+        const std::size_t size = static_cast<std::size_t>(e - p);
+        if (size <= sizeof c.text) {
+          c.bits = bits;
+          c.size = static_cast<std::uint32_t>(size);
+          std::memcpy(c.text, p, size);
+        }
+        p = e;
+      }
     }
     if (static_cast<std::size_t>(chunk + sizeof chunk - p) < pad + 2) {
       o_.append(chunk, p);
@@ -364,6 +382,14 @@ class writer {
   }
   int step_;
   std::vector<bool> first_;
+  // Last text of each float bit pattern per slot (size 0: empty), for floats().
+  struct cached {
+    std::uint32_t bits;
+    std::uint32_t size;
+    char text[24];
+  };
+  static constexpr int cache_bits = 12;
+  std::unique_ptr<cached[]> cache_;
 };
 
 }  // namespace rigrip::json_out

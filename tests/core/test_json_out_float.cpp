@@ -182,4 +182,32 @@ TEST(JsonOutFloat, FloatsArrayEqualsItemByItem) {
     }
   }
 }
+// Repeated values (the per-writer text cache): a pool of a few thousand bit patterns,
+// drawn many times over, over several arrays of one writer, must print as item by item.
+TEST(JsonOutFloat, FloatsWithRepeatsEqualItemByItem) {
+  const std::vector<float> all = samples();
+  std::mt19937 rng(7);
+  std::vector<float> pool(all.begin(), all.begin() + 3000);
+  for (float f : {0.0f, -0.0f, 1.0f, -1.0f, 0.5f}) pool.push_back(f);
+  std::string got, want;
+  writer w(got, 1), r(want, 1);
+  w.open('[');
+  r.open('[');
+  for (int arr = 0; arr < 40; ++arr) {
+    std::vector<float> a(static_cast<std::size_t>(rng() % 3000));
+    for (float& f : a) f = pool[rng() % pool.size()];
+    w.item();
+    w.floats(a);
+    r.item();
+    r.open('[');
+    for (float f : a) {
+      r.item();
+      ref_put_number(r.o_, f);
+    }
+    r.close(']');
+  }
+  w.close(']');
+  r.close(']');
+  EXPECT_EQ(got, want);
+}
 }  // namespace
