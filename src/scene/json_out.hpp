@@ -332,15 +332,14 @@ class writer {
     bool first = true;
     for (float f : a) {
       if (static_cast<std::size_t>(chunk + sizeof chunk - p) < pad + most) {
-        o_.append(chunk, p);
+        o_.append(chunk, static_cast<std::size_t>(p - chunk));
         p = chunk;
       }
       if (!first) *p++ = ',';
       first = false;
       if (step_ >= 0) {
         *p++ = '\n';
-        std::memset(p, ' ', pad);
-        p += pad;
+        p = spaces(p, pad);
       }
       // Animation arrays repeat values (zeros, frame times, held keys): reuse the text.
       std::uint32_t bits;
@@ -360,21 +359,25 @@ class writer {
         p = e;
       }
     }
-    if (static_cast<std::size_t>(chunk + sizeof chunk - p) < pad + 2) {
-      o_.append(chunk, p);
+    if (static_cast<std::size_t>(chunk + sizeof chunk - p) < pad + 24) {
+      o_.append(chunk, static_cast<std::size_t>(p - chunk));
       p = chunk;
     }
     if (step_ >= 0) {
       *p++ = '\n';
-      const std::size_t outer = pad - static_cast<std::size_t>(step_);
-      std::memset(p, ' ', outer);
-      p += outer;
+      p = spaces(p, pad - static_cast<std::size_t>(step_));
     }
     *p++ = ']';
-    o_.append(chunk, p);
+    o_.append(chunk, static_cast<std::size_t>(p - chunk));
   }
 
  private:
+  // n spaces at p (a fixed 16-byte copy for the usual shallow depths; 16 bytes of room).
+  static char* spaces(char* p, std::size_t n) {
+    if (n <= 16) std::memcpy(p, "                ", 16);
+    else std::memset(p, ' ', n);
+    return p + n;
+  }
   void newline() {
     if (step_ < 0) return;
     o_ += '\n';
