@@ -8,6 +8,7 @@
 #include <cstring>
 #include <iterator>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -341,23 +342,7 @@ class writer {
         *p++ = '\n';
         p = spaces(p, pad);
       }
-      // Animation arrays repeat values (zeros, frame times, held keys): reuse the text.
-      std::uint32_t bits;
-      std::memcpy(&bits, &f, sizeof bits);
-      cached& c = cache_[(bits * 0x9E3779B1u) >> (32 - cache_bits)];
-      if (c.bits == bits && c.size != 0) {
-        std::memcpy(p, c.text, sizeof c.text);
-        p += c.size;
-      } else {
-        char* e = put_float(p, f);
-        const std::size_t size = static_cast<std::size_t>(e - p);
-        if (size <= sizeof c.text) {
-          c.bits = bits;
-          c.size = static_cast<std::uint32_t>(size);
-          std::memcpy(c.text, p, size);
-        }
-        p = e;
-      }
+      p = put_cached(p, f);
     }
     if (static_cast<std::size_t>(chunk + sizeof chunk - p) < pad + 24) {
       o_.append(chunk, static_cast<std::size_t>(p - chunk));
@@ -371,7 +356,90 @@ class writer {
     o_.append(chunk, static_cast<std::size_t>(p - chunk));
   }
 
+  // Rows of n floats (track values) as an array of float arrays, as open, item + floats
+  // per row and close print it, in one chunk.
+  void float_rows(const float* v, std::size_t rows, std::size_t n) {
+    const std::size_t step = step_ < 0 ? 0 : static_cast<std::size_t>(step_);
+    const std::size_t pad1 = (first_.size() + 1) * step, pad2 = pad1 + step;
+    char chunk[4096];
+    constexpr std::size_t most = 64;  // see floats()
+    if (rows == 0 || n == 0 || pad2 + most + 8 > sizeof chunk) {
+      open('[');
+      for (std::size_t r = 0; r < rows; ++r) {
+        item();
+        floats(std::span<const float>(v + r * n, n));
+      }
+      close(']');
+      return;
+    }
+    if (!cache_) cache_.reset(new cached[std::size_t(1) << cache_bits]());
+    char* p = chunk;
+    *p++ = '[';
+    for (std::size_t r = 0; r < rows; ++r) {
+      if (static_cast<std::size_t>(chunk + sizeof chunk - p) < pad2 + most) {
+        o_.append(chunk, static_cast<std::size_t>(p - chunk));
+        p = chunk;
+      }
+      if (r) *p++ = ',';
+      if (step_ >= 0) {
+        *p++ = '\n';
+        p = spaces(p, pad1);
+      }
+      *p++ = '[';
+      for (std::size_t i = 0; i < n; ++i) {
+        if (static_cast<std::size_t>(chunk + sizeof chunk - p) < pad2 + most) {
+          o_.append(chunk, static_cast<std::size_t>(p - chunk));
+          p = chunk;
+        }
+        if (i) *p++ = ',';
+        if (step_ >= 0) {
+          *p++ = '\n';
+          p = spaces(p, pad2);
+        }
+        p = put_cached(p, v[r * n + i]);
+      }
+      if (static_cast<std::size_t>(chunk + sizeof chunk - p) < pad2 + most) {
+        o_.append(chunk, static_cast<std::size_t>(p - chunk));
+        p = chunk;
+      }
+      if (step_ >= 0) {
+        *p++ = '\n';
+        p = spaces(p, pad1);
+      }
+      *p++ = ']';
+    }
+    if (static_cast<std::size_t>(chunk + sizeof chunk - p) < pad2 + most) {
+      o_.append(chunk, static_cast<std::size_t>(p - chunk));
+      p = chunk;
+    }
+    if (step_ >= 0) {
+      *p++ = '\n';
+      p = spaces(p, pad1 - step);
+    }
+    *p++ = ']';
+    o_.append(chunk, static_cast<std::size_t>(p - chunk));
+  }
+
  private:
+  // A float's text, from the cache when this bit pattern was printed last in its slot
+  // (animation arrays repeat values: zeros, frame times, held keys). 48 bytes of room.
+  char* put_cached(char* p, float f) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &f, sizeof bits);
+    cached& c = cache_[(bits * 0x9E3779B1u) >> (32 - cache_bits)];
+    if (c.bits == bits && c.size != 0) {
+      std::memcpy(p, c.text, sizeof c.text);
+      return p + c.size;
+    }
+    char* e = put_float(p, f);
+    const std::size_t size = static_cast<std::size_t>(e - p);
+    if (size <= sizeof c.text) {
+      c.bits = bits;
+      c.size = static_cast<std::uint32_t>(size);
+      std::memcpy(c.text, p, size);
+    }
+    return e;
+  }
   // n spaces at p (a fixed 16-byte copy for the usual shallow depths; 16 bytes of room).
   static char* spaces(char* p, std::size_t n) {
     if (n <= 16) std::memcpy(p, "                ", 16);

@@ -75,13 +75,8 @@ void put_track(writer& w, const track& t, std::string_view target = "bone") {
   w.key("times");
   w.floats(t.times);
   w.key("values");
-  w.open('[');
   const std::size_t n = static_cast<std::size_t>(components(t.path));
-  for (std::size_t i = 0; i + n <= t.values.size(); i += n) {
-    w.item();
-    w.floats(std::span<const float>(t.values.data() + i, n));
-  }
-  w.close(']');
+  w.float_rows(t.values.data(), n ? t.values.size() / n : 0, n);  // whole rows only
   w.close('}');
 }
 

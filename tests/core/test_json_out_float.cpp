@@ -210,4 +210,40 @@ TEST(JsonOutFloat, FloatsWithRepeatsEqualItemByItem) {
   r.close(']');
   EXPECT_EQ(got, want);
 }
+// Track values: rows of n floats in one chunk against item + floats per row (the old
+// put_track loop) and item-by-item numbers, at several indents, with repeats.
+TEST(JsonOutFloat, FloatRowsEqualItemByItem) {
+  const std::vector<float> all = samples();
+  std::mt19937 rng(3);
+  for (int step : {-1, 0, 1, 3, 5000}) {
+    for (std::size_t n : {std::size_t(1), std::size_t(3), std::size_t(4)}) {
+      for (std::size_t rows : {std::size_t(0), std::size_t(1), std::size_t(2), std::size_t(900)}) {
+        if (step > 4 && rows > 2) continue;
+        std::vector<float> v(rows * n);
+        for (float& f : v) f = all[rng() % 5000];
+        std::string got, want;
+        writer w(got, step), r(want, step);
+        w.open('{');
+        w.key("values");
+        w.float_rows(v.data(), rows, n);
+        w.close('}');
+        r.open('{');
+        r.key("values");
+        r.open('[');
+        for (std::size_t i = 0; i < rows; ++i) {
+          r.item();
+          r.open('[');
+          for (std::size_t j = 0; j < n; ++j) {
+            r.item();
+            ref_put_number(r.o_, v[i * n + j]);
+          }
+          r.close(']');
+        }
+        r.close(']');
+        r.close('}');
+        ASSERT_EQ(got, want) << "step " << step << " n " << n << " rows " << rows;
+      }
+    }
+  }
+}
 }  // namespace
