@@ -897,7 +897,10 @@ bake_error measure_bake_error(const scene& original, const scene& baked, int ani
       const int par = parent_index(sa, i);
       const int pbi = parent_index(sb, i);
       wa[i] = bone_world(sa, pa, i, par >= 0 ? wa[static_cast<std::size_t>(par)] : wa[i]);
-      wb[i] = bone_world(sb, pb, i, pbi >= 0 ? wb[static_cast<std::size_t>(pbi)] : wb[i]);
+      // Not `differs`: the same locals (same[i] all set), parent and flag, and a parent world
+      // that is a copy too, so bone_world would make the same floats again.
+      if (!differs[i]) wb[i] = wa[i];
+      else wb[i] = bone_world(sb, pb, i, pbi >= 0 ? wb[static_cast<std::size_t>(pbi)] : wb[i]);
     }
     accumulate(wa, wb, &measured, e, min_cos);
   }
