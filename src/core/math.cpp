@@ -22,20 +22,10 @@ mat4 from_glm(const glm::mat4& m) {
 }
 }  // namespace
 
-quat normalize(quat q) {
-  float n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-  if (!(n > 1e-12f) || !std::isfinite(n)) return {0, 0, 0, 1};
-  for (auto& c : q) c /= n;
-  return q;
-}
-quat multiply(const quat& a, const quat& b) { return from_glm(to_glm(a) * to_glm(b)); }
 quat conjugate(const quat& q) { return {-q[0], -q[1], -q[2], q[3]}; }
 vec3 rotate(const quat& q, const vec3& v) {
   glm::vec3 r = to_glm(q) * glm::vec3(v[0], v[1], v[2]);
   return {r.x, r.y, r.z};
-}
-float dot(const quat& a, const quat& b) {
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
 }
 quat slerp(const quat& a, quat b, float t) {
   if (dot(a, b) < 0) b = {-b[0], -b[1], -b[2], -b[3]};
@@ -108,31 +98,6 @@ void make_hemisphere_continuous(std::vector<float>& v, std::size_t stride_keys) 
   }
 }
 
-// T * R * S written out (the products glm forms with identity and diagonal matrices, term
-// for term, without them): the hot path of every pose evaluation and SSC bake, which glm's
-// unoptimised templates made the slowest part of a Debug build.
-mat4 compose(const vec3& t, const quat& r, const vec3& s) {
-  const quat q = normalize(r);
-  const float x = q[0], y = q[1], z = q[2], w = q[3];
-  const float xx = x * x, yy = y * y, zz = z * z, xz = x * z, xy = x * y, yz = y * z;
-  const float wx = w * x, wy = w * y, wz = w * z;
-  const float rot[3][3] = {{1.0f - 2.0f * (yy + zz), 2.0f * (xy + wz), 2.0f * (xz - wy)},
-                           {2.0f * (xy - wz), 1.0f - 2.0f * (xx + zz), 2.0f * (yz + wx)},
-                           {2.0f * (xz + wy), 2.0f * (yz - wx), 1.0f - 2.0f * (xx + yy)}};
-  mat4 m{};
-  for (std::size_t c = 0; c < 3; ++c)
-    for (std::size_t row = 0; row < 3; ++row) m[c * 4 + row] = rot[c][row] * s[c];
-  m[12] = t[0], m[13] = t[1], m[14] = t[2], m[15] = 1.0f;
-  return m;
-}
-mat4 multiply(const mat4& a, const mat4& b) {  // column-major, summed in glm's order
-  mat4 m{};
-  for (std::size_t c = 0; c < 4; ++c)
-    for (std::size_t row = 0; row < 4; ++row)
-      m[c * 4 + row] = a[row] * b[c * 4] + a[4 + row] * b[c * 4 + 1] + a[8 + row] * b[c * 4 + 2] +
-                       a[12 + row] * b[c * 4 + 3];
-  return m;
-}
 mat4 inverse(const mat4& m) { return from_glm(glm::inverse(to_glm(m))); }
 mat4 identity() { return from_glm(glm::mat4(1.0f)); }
 

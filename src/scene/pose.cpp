@@ -86,22 +86,26 @@ std::size_t segment_of(const track& t, float time, std::size_t* cursor) {
   return k;
 }
 
-void sample_at(const track& t, float time, float* out, std::size_t* cursor) {
-  const std::size_t n = static_cast<std::size_t>(components(t.path));
-  const std::size_t e = t.elements_per_key();
+// sample_at for N = components(path) known at compile time (3, or 4 for rotations), so the
+// per-component loops unroll; the same operations in the same order as the general form.
+template <std::size_t N>
+void sample_n(const track& t, float time, float* out, std::size_t* cursor) {
+  const bool cubic = t.interpolation == interpolation::cubic_spline;
+  const std::size_t e = cubic ? 3 : 1;
   const std::size_t keys = t.times.size();
-  std::fill_n(out, n, 0.0f);
-  if (keys == 0 || t.values.size() < keys * n * e) return;
-  auto value = [&](std::size_t k, std::size_t which) {  // which: 0 in, 1 value, 2 out for cubic
-    std::size_t idx = (k * e + (e == 3 ? which : 0)) * n;
-    return &t.values[idx];
-  };
+  if (keys == 0 || t.values.size() < keys * N * e) {
+    std::fill_n(out, N, 0.0f);
+    return;
+  }
+  const float* values = t.values.data();
+  // which: 0 in-tangent, 1 value, 2 out-tangent (cubic); the value otherwise
+  auto value = [&](std::size_t k, std::size_t which) { return values + (k * e + (cubic ? which : 0)) * N; };
   if (time <= t.times.front() || keys == 1) {
-    std::copy_n(value(0, 1), n, out);
+    std::copy_n(value(0, 1), N, out);
     return;
   }
   if (time >= t.times.back()) {
-    std::copy_n(value(keys - 1, 1), n, out);
+    std::copy_n(value(keys - 1, 1), N, out);
     return;
   }
   const std::size_t k = segment_of(t, time, cursor);
@@ -109,18 +113,20 @@ void sample_at(const track& t, float time, float* out, std::size_t* cursor) {
   float dt = t1 - t0;
   float u = dt > 0 ? (time - t0) / dt : 0.0f;
   if (t.interpolation == interpolation::step) {
-    std::copy_n(value(k, 1), n, out);
+    std::copy_n(value(k, 1), N, out);
     return;
   }
-  if (t.interpolation == interpolation::linear) {
+  if (!cubic) {
     const float* a = value(k, 1);
     const float* b = value(k + 1, 1);
-    if (t.path == path::rotation) {
-      quat q = slerp({a[0], a[1], a[2], a[3]}, {b[0], b[1], b[2], b[3]}, u);
-      std::copy(q.begin(), q.end(), out);
-    } else {
-      for (std::size_t i = 0; i < n; ++i) out[i] = a[i] + (b[i] - a[i]) * u;
+    if constexpr (N == 4) {
+      if (t.path == path::rotation) {
+        quat q = slerp({a[0], a[1], a[2], a[3]}, {b[0], b[1], b[2], b[3]}, u);
+        std::copy(q.begin(), q.end(), out);
+        return;
+      }
     }
+    for (std::size_t i = 0; i < N; ++i) out[i] = a[i] + (b[i] - a[i]) * u;
     return;
   }
   // CUBICSPLINE as glTF defines it: tangents scaled by the segment length.
@@ -130,12 +136,19 @@ void sample_at(const track& t, float time, float* out, std::size_t* cursor) {
   const float* m1 = value(k + 1, 0);
   float u2 = u * u, u3 = u2 * u;
   float h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u, h01 = -2 * u3 + 3 * u2, h11 = u3 - u2;
-  for (std::size_t i = 0; i < n; ++i)
+  for (std::size_t i = 0; i < N; ++i)
     out[i] = h00 * p0[i] + h10 * dt * m0[i] + h01 * p1[i] + h11 * dt * m1[i];
-  if (t.path == path::rotation) {
-    quat q = normalize({out[0], out[1], out[2], out[3]});
-    std::copy(q.begin(), q.end(), out);
+  if constexpr (N == 4) {
+    if (t.path == path::rotation) {
+      quat q = normalize({out[0], out[1], out[2], out[3]});
+      std::copy(q.begin(), q.end(), out);
+    }
   }
+}
+
+void sample_at(const track& t, float time, float* out, std::size_t* cursor) {
+  if (t.path == path::rotation) sample_n<4>(t, time, out, cursor);
+  else sample_n<3>(t, time, out, cursor);
 }
 
 }  // namespace

@@ -221,15 +221,23 @@ bool polar_rotation(const double a[3][3], double r[3][3]) {
     inverse3(x, det, inv);
     // Scaling the first step by (|X^-1|_F / |X|_F)^(1/2) brings the singular values near 1
     // whatever the bone's scale; after it the plain step converges quadratically.
-    double g = 1;
-    if (iter == 0) g = std::sqrt(std::sqrt(frobenius(inv) / frobenius(x)));
     double delta = 0;
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) {
-        const double next = 0.5 * (g * x[i][j] + inv[j][i] / g);
-        delta = std::max(delta, std::abs(next - x[i][j]));
-        x[i][j] = next;
-      }
+    if (iter == 0) {
+      const double g = std::sqrt(std::sqrt(frobenius(inv) / frobenius(x)));
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+          const double next = 0.5 * (g * x[i][j] + inv[j][i] / g);
+          delta = std::max(delta, std::abs(next - x[i][j]));
+          x[i][j] = next;
+        }
+    } else {  // gain 1: 1 * x and y / 1 are x and y exactly, so the same doubles
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+          const double next = 0.5 * (x[i][j] + inv[j][i]);
+          delta = std::max(delta, std::abs(next - x[i][j]));
+          x[i][j] = next;
+        }
+    }
     if (last || delta < 1e-15) {
       for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) r[i][j] = x[i][j];
@@ -897,7 +905,10 @@ bake_error measure_bake_error(const scene& original, const scene& baked, int ani
       const int par = parent_index(sa, i);
       const int pbi = parent_index(sb, i);
       wa[i] = bone_world(sa, pa, i, par >= 0 ? wa[static_cast<std::size_t>(par)] : wa[i]);
-      wb[i] = bone_world(sb, pb, i, pbi >= 0 ? wb[static_cast<std::size_t>(pbi)] : wb[i]);
+      // Not `differs`: the same locals (same[i] all set), parent and flag, and a parent world
+      // that is a copy too, so bone_world would make the same floats again.
+      if (!differs[i]) wb[i] = wa[i];
+      else wb[i] = bone_world(sb, pb, i, pbi >= 0 ? wb[static_cast<std::size_t>(pbi)] : wb[i]);
     }
     accumulate(wa, wb, &measured, e, min_cos);
   }
