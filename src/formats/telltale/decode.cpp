@@ -336,7 +336,10 @@ anm_rig rig_from_symbols(const pose_keys& pose, const std::string& name, const r
   for (std::size_t i = 0; i < d.bones.size(); ++i) {
     bone b;
     b.name = symbol_label(d.bones[i]);
-    b.extras = json{{"symbol", hex16(d.bones[i])}};
+    // The one-key object built directly: json's initializer-list constructor copies
+    // and inspects every element, a large share of this per-bone loop.
+    b.extras = json::object();
+    b.extras.emplace("symbol", hex16(d.bones[i]));
     rig.bone_of[i] = static_cast<int>(i);
     rig.sk.bones.push_back(std::move(b));
   }
