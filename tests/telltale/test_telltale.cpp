@@ -18,6 +18,7 @@
 #include "core/math.hpp"
 #include "scene/pose.hpp"
 #include "formats/telltale/anm.hpp"
+#include "formats/telltale/common.hpp"
 #include "formats/telltale/cspk2.hpp"
 #include "formats/telltale/decode.hpp"
 #include "formats/telltale/encode.hpp"
@@ -1031,4 +1032,18 @@ TEST(Cspk2, FinishTrackInPlaceEqualsCleanKeysAndMakeTrack) {
       }
   }
   EXPECT_EQ(differ, 0u);
+}
+
+TEST(TelltaleSymbols, DatabaseBuiltFromPartsNamesEverySpelling) {
+  // The database runs the CRC on over prefix, word and side; each spelling must come back
+  // from its plain whole-name CRC, in the canonical case.
+  for (const char* n : {"root", "pelvis", "spine3_R", "hand_L", "clementine400_hand_L", "zombie_eyeLidUpper_R",
+                        "peterQuill_mouthLowerOuter", "louis_knife_R", "absoluteNode", "SkeletonPose", "guybrush_toe_L"}) {
+    EXPECT_EQ(symbol_name(crc64(n)).value_or("?"), n);
+    EXPECT_EQ(symbol_label(crc64(n)), n);
+    EXPECT_EQ(symbol_name(crc64(lower(n))).value_or("?"), n);
+  }
+  EXPECT_FALSE(symbol_name(crc64("not_a_bone_name")).has_value());
+  EXPECT_EQ(symbol_label(0x0123456789abcdefull), "0123456789abcdef");
+  EXPECT_GT(symbol_database_size(), 3000u);
 }
