@@ -1,5 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cmath>
+#include <limits>
+#include <random>
+
 #include "rigrip/scene.hpp"
 
 using namespace rigrip;
@@ -143,4 +148,63 @@ TEST(Validate, MetadataKeysWritersActOn) {
   s.metadata.erase("root_transform");
   s.skeletons[0].extras["display_offset"] = {1.0, nullptr, 2.0};
   EXPECT_NE(fails(s).find("skeletons[0].extras.display_offset"), std::string::npos) << fails(s);
+}
+
+// validate() passes a track through a fast branch-free check and words a failure on a
+// detailed path; the verdict must be exactly the plain rules' verdict (reference below) on
+// tracks near every edge: NaN/inf, -0, times at and just past the end, equal times, quaternion
+// norms at 1 +- 1e-3, CUBICSPLINE layout, wrong value counts.
+TEST(Validate, TrackFastCheckAgreesWithThePlainRules) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-1, 1);
+  const float specials[] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(), -0.0f, 0.0f, 1e30f, -1e-30f};
+  int passed = 0, failed = 0;
+  for (int it = 0; it < 6000; ++it) {
+    scene s = small();
+    animation& a = s.animations[0];
+    a.duration = it % 3 == 0 ? 1.0f : 0.5f + static_cast<float>(rng() % 100) / 7.0f;
+    const double end = a.duration + 1e-4 * (1 + a.duration);
+    track& t = a.tracks[0];
+    t.path = static_cast<path>(rng() % 3);
+    t.interpolation = static_cast<interpolation>(rng() % 3);
+    const std::size_t n = static_cast<std::size_t>(components(t.path)), e = t.elements_per_key();
+    const std::size_t nk = rng() % 6;
+    t.times.clear();
+    t.values.clear();
+    float tm = 0;
+    for (std::size_t k = 0; k < nk; ++k) {
+      t.times.push_back(tm);
+      tm += (rng() % 4) * a.duration / 8;
+    }
+    if (!t.times.empty() && rng() % 4 == 0) t.times.back() = static_cast<float>(end);  // at the end
+    if (!t.times.empty() && rng() % 6 == 0)
+      t.times.back() = std::nextafter(static_cast<float>(end), 1e9f);  // just past it
+    if (!t.times.empty() && rng() % 6 == 0) t.times[rng() % nk] = specials[rng() % std::size(specials)];
+    for (std::size_t k = 0; k < nk * e; ++k) {
+      std::array<float, 4> q{u(rng), u(rng), u(rng), u(rng)};
+      float len = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+      float target = rng() % 3 ? 1.0f : 1.0f + static_cast<float>(static_cast<int>(rng() % 5) - 2) * 1e-3f;
+      for (std::size_t c = 0; c < n; ++c) t.values.push_back(q[c] / len * target);
+    }
+    if (!t.values.empty() && rng() % 6 == 0) t.values[rng() % t.values.size()] = specials[rng() % std::size(specials)];
+    if (rng() % 10 == 0) t.values.push_back(0);
+    // The rules, written out plainly.
+    bool ok = !t.times.empty() && !(t.interpolation == interpolation::cubic_spline && nk < 2) &&
+              t.values.size() == nk * n * e;
+    for (std::size_t k = 0; ok && k < nk; ++k)
+      ok = std::isfinite(t.times[k]) && t.times[k] >= 0 && t.times[k] <= end && (k == 0 || t.times[k] > t.times[k - 1]);
+    for (std::size_t i = 0; ok && i < t.values.size(); ++i) ok = std::isfinite(t.values[i]);
+    if (ok && t.path == path::rotation)
+      for (std::size_t k = 0; ok && k < nk; ++k) {
+        const float* q = &t.values[(k * e + (e == 3 ? 1 : 0)) * 4];
+        ok = std::fabs(std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]) - 1.0f) <= 1e-3f;
+      }
+    const std::string msg = fails(s);
+    EXPECT_EQ(ok, msg.empty()) << "case " << it << ": " << msg;
+    if (!ok) EXPECT_NE(msg.find("tracks[0]"), std::string::npos) << msg;
+    ++(ok ? passed : failed);
+  }
+  EXPECT_GT(passed, 500);
+  EXPECT_GT(failed, 500);
 }

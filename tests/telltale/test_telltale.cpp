@@ -1,9 +1,13 @@
 // Telltale .anm/.skl: symbols, MetaStream, CSPK2 decode/encode, samples, glTF, hostile input.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <optional>
 #include <cmath>
 #include <filesystem>
 #include <random>
@@ -14,12 +18,14 @@
 #include "core/math.hpp"
 #include "scene/pose.hpp"
 #include "formats/telltale/anm.hpp"
+#include "formats/telltale/common.hpp"
 #include "formats/telltale/cspk2.hpp"
 #include "formats/telltale/decode.hpp"
 #include "formats/telltale/encode.hpp"
 #include "formats/telltale/register.hpp"
 #include "formats/telltale/skl.hpp"
 #include "formats/telltale/symbols.hpp"
+#include "formats/telltale/track_keys.hpp"
 #include "rigrip/gltf.hpp"
 #include "test_support.hpp"
 
@@ -859,4 +865,185 @@ TEST(TelltaleSymbols, Hex16IsPrintfsLowerCaseSixteenDigits) {
     EXPECT_EQ(telltale::hex16(v), std::string(buf));
     EXPECT_EQ(telltale::parse_hex16(telltale::hex16(v)), v);
   }
+}
+
+namespace {
+// decode_cspk2_tracks must be decode_cspk2 with its keys bucketed per track: the same
+// floats bit for bit, or the same failure (code, message, offset).
+void expect_tracks_equal_keys(std::span<const std::uint8_t> buf, const std::string& what) {
+  std::optional<cspk2_decoded> keys;
+  std::optional<cspk2_tracks> tracks;
+  std::optional<error> e1, e2;
+  try {
+    keys = decode_cspk2(buf, 7);
+  } catch (core::failure& f) {
+    e1 = f.error();
+  }
+  try {
+    tracks = decode_cspk2_tracks(buf, 7);
+  } catch (core::failure& f) {
+    e2 = f.error();
+  }
+  ASSERT_EQ(e1.has_value(), e2.has_value()) << what;
+  if (e1) {
+    EXPECT_EQ(e1->code, e2->code) << what;
+    EXPECT_EQ(e1->message, e2->message) << what;
+    EXPECT_EQ(e1->offset, e2->offset) << what;
+    return;
+  }
+  const auto& d = *keys;
+  const auto& t = *tracks;
+  ASSERT_EQ(d.bones, t.bones) << what;
+  EXPECT_EQ(d.commands, t.commands) << what;
+  EXPECT_EQ(d.sample_bytes_consumed, t.sample_bytes_consumed) << what;
+  EXPECT_EQ(std::memcmp(&d.header, &t.header, sizeof d.header), 0) << what;
+  ASSERT_EQ(t.tracks.size(), 2 * d.bones.size()) << what;
+  std::vector<std::size_t> at(t.tracks.size(), 0);
+  for (std::size_t i = 0; i < d.keys.size(); ++i) {
+    const auto& k = d.keys[i];
+    const std::size_t ti = 2 * std::size_t{k.bone} + (k.rotation ? 1 : 0);
+    const std::size_t n = k.rotation ? 4 : 3;
+    const std::size_t j = at[ti]++;
+    ASSERT_LT(j, t.tracks[ti].times.size()) << what;
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(k.time), std::bit_cast<std::uint32_t>(t.tracks[ti].times[j])) << what << " key " << i;
+    for (std::size_t c = 0; c < n; ++c)
+      EXPECT_EQ(std::bit_cast<std::uint32_t>(k.value[c]), std::bit_cast<std::uint32_t>(t.tracks[ti].values[n * j + c]))
+          << what << " key " << i;
+    // the command word's flags are kept in the key list
+    std::uint32_t c = 0;
+    std::memcpy(&c, buf.data() + t.command_at + 4 * i, 4);
+    EXPECT_EQ(k.t16, c & 0xFFFF);
+    EXPECT_EQ(k.axis_order, (c >> 28) & 3);
+    EXPECT_EQ(k.delta, (c >> 31) != 0);
+  }
+  for (std::size_t ti = 0; ti < at.size(); ++ti) {
+    EXPECT_EQ(at[ti], t.tracks[ti].times.size()) << what;
+    EXPECT_EQ(t.tracks[ti].values.size(), t.tracks[ti].times.size() * (ti % 2 ? 4 : 3)) << what;
+  }
+}
+}  // namespace
+
+TEST(Cspk2, TrackDecodeEqualsKeyDecodeOnSamplesEncodedAndMutated) {
+  std::mt19937 rng(99);
+  std::vector<bytes> bufs;
+  // Encoded clips with delta and absolute keys of both kinds.
+  for (int clip = 0; clip < 4; ++clip) {
+    std::vector<std::uint64_t> bones;
+    std::vector<cspk2_track_in> tracks;
+    std::uniform_real_distribution<float> u(-1, 1);
+    for (int b = 0; b < 5 + clip * 7; ++b) {
+      bones.push_back(crc64("bone" + std::to_string(b)));
+      cspk2_track_in t;
+      for (int k = 0; k < 20 + clip * 11; ++k) {
+        float time = static_cast<float>(k) / 30.0f;
+        quat q = core::normalize({u(rng) * 0.3f + std::sin(0.1f * k), u(rng) * 0.1f, 0.2f, 1.0f});
+        t.rot_times.push_back(time);
+        t.rotations.push_back({q[0], q[1], q[2], q[3]});
+        if (k % (1 + clip) == 0) {
+          t.pos_times.push_back(time);
+          t.translations.push_back({0.01f * k + u(rng) * (clip ? 0.5f : 0.001f), u(rng), 1.0f});
+        }
+      }
+      tracks.push_back(std::move(t));
+    }
+    bufs.push_back(encode_cspk2(bones, tracks, (20 + clip * 11 - 1) / 30.0f));
+  }
+  if (std::string dir = sample_dir(); !dir.empty())
+    for (const char* n : anm_samples) {
+      auto a = parse_animation(test::read_bytes(dir + "/" + n));
+      if (const auto* p = pose_of(a)) bufs.push_back(p->cspk2);
+    }
+  ASSERT_GE(bufs.size(), 4u);
+  std::size_t n_ok = 0, n_bad = 0;
+  for (std::size_t bi = 0; bi < bufs.size(); ++bi) {
+    expect_tracks_equal_keys(bufs[bi], "buffer " + std::to_string(bi));
+    for (int it = 0; it < 60; ++it) {  // truncated, flipped (bone indices, flags, sizes)
+      bytes m = bufs[bi];
+      if (it % 4 == 0) m.resize(std::uniform_int_distribution<std::size_t>(0, m.size())(rng));
+      else
+        for (int k = 0; k < 1 + it % 3; ++k)
+          m[std::uniform_int_distribution<std::size_t>(0, m.size() - 1)(rng)] ^= static_cast<std::uint8_t>(1 + rng() % 255);
+      bool ok = true;
+      try {
+        (void)decode_cspk2(m, 7);
+      } catch (core::failure&) {
+        ok = false;
+      }
+      ++(ok ? n_ok : n_bad);
+      expect_tracks_equal_keys(m, "buffer " + std::to_string(bi) + " mutation " + std::to_string(it));
+    }
+  }
+  EXPECT_GT(n_ok, 10u);
+  EXPECT_GT(n_bad, 10u);
+}
+
+TEST(Cspk2, FinishTrackInPlaceEqualsCleanKeysAndMakeTrack) {
+  // In-order keys with runs of equal times, out-of-range / non-finite times, unsorted
+  // keys (the general path), zero and non-finite rotations, sign flips.
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1, 1);
+  const float specials[] = {0.0f, -0.0f, 1e-20f, std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(), 3.0f};
+  std::size_t differ = 0;
+  for (int it = 0; it < 3000; ++it) {
+    const bool rotation = it % 2;
+    const std::size_t c = rotation ? 4 : 3;
+    const float length = it % 17 == 0 ? -1.0f : 2.0f;
+    const float scale = it % 5 == 0 ? 0.0f : 1.5f + u(rng);
+    const std::size_t n = 1 + rng() % 40;
+    detail::key3 dummy{};
+    std::vector<detail::key3> keys(n, dummy);
+    float t = it % 7 == 0 ? -0.5f : 0.0f;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (rng() % 4) t += (rng() % 3) * 0.05f;  // equal times now and then
+      keys[i].t = t;
+      if (it % 11 == 0 && rng() % 5 == 0) keys[i].t = specials[rng() % std::size(specials)];
+      if (it % 13 == 0 && rng() % 4 == 0) keys[i].t = 2.0f * u(rng) + 1.0f;  // unsorted
+      for (std::size_t k = 0; k < c; ++k) keys[i].v[k] = u(rng);
+      if (it % 9 == 0 && rng() % 4 == 0) keys[i].v[rng() % c] = specials[rng() % std::size(specials)];
+      if (it % 10 == 0 && rng() % 4 == 0) keys[i].v = {0, 0, 0, 0};
+    }
+    cspk2_track_keys tk;
+    for (const auto& k : keys) {
+      tk.times.push_back(k.t);
+      for (std::size_t i = 0; i < c; ++i) tk.values.push_back(k.v[i]);
+    }
+    const path p = rotation ? path::rotation : path::translation;
+    detail::key_stats st;
+    const track fast = detail::finish_track("b", p, tk, length, scale, st);
+    std::size_t dupes = 0, clamped = 0;
+    const std::size_t kept = detail::clean_keys(std::span<detail::key3>(keys), length, dupes, clamped);
+    const track slow = detail::make_track("b", p, std::span<const detail::key3>(keys).first(kept), scale);
+    EXPECT_EQ(st.dupes, dupes) << it;
+    EXPECT_EQ(st.clamped, clamped) << it;
+    EXPECT_EQ(fast.bone, slow.bone);
+    EXPECT_EQ(fast.path, slow.path);
+    EXPECT_EQ(fast.interpolation, slow.interpolation);
+    ASSERT_EQ(fast.times.size(), slow.times.size()) << it;
+    ASSERT_EQ(fast.values.size(), slow.values.size()) << it;
+    for (std::size_t i = 0; i < fast.times.size(); ++i)
+      if (std::bit_cast<std::uint32_t>(fast.times[i]) != std::bit_cast<std::uint32_t>(slow.times[i])) {
+        ++differ;
+        ADD_FAILURE() << "case " << it << " time " << i << ": " << fast.times[i] << " vs " << slow.times[i];
+      }
+    for (std::size_t i = 0; i < fast.values.size(); ++i)
+      if (std::bit_cast<std::uint32_t>(fast.values[i]) != std::bit_cast<std::uint32_t>(slow.values[i])) {
+        ++differ;
+        ADD_FAILURE() << "case " << it << " value " << i << ": " << fast.values[i] << " vs " << slow.values[i];
+      }
+  }
+  EXPECT_EQ(differ, 0u);
+}
+
+TEST(TelltaleSymbols, DatabaseBuiltFromPartsNamesEverySpelling) {
+  // The database runs the CRC on over prefix, word and side; each spelling must come back
+  // from its plain whole-name CRC, in the canonical case.
+  for (const char* n : {"root", "pelvis", "spine3_R", "hand_L", "clementine400_hand_L", "zombie_eyeLidUpper_R",
+                        "peterQuill_mouthLowerOuter", "louis_knife_R", "absoluteNode", "SkeletonPose", "guybrush_toe_L"}) {
+    EXPECT_EQ(symbol_name(crc64(n)).value_or("?"), n);
+    EXPECT_EQ(symbol_label(crc64(n)), n);
+    EXPECT_EQ(symbol_name(crc64(lower(n))).value_or("?"), n);
+  }
+  EXPECT_FALSE(symbol_name(crc64("not_a_bone_name")).has_value());
+  EXPECT_EQ(symbol_label(0x0123456789abcdefull), "0123456789abcdef");
+  EXPECT_GT(symbol_database_size(), 3000u);
 }

@@ -29,7 +29,8 @@ float w_from_xyz(float x, float y, float z) {
   return w > 0.0f ? std::sqrt(w) : 0.0f;
 }
 
-q4 hamilton(const q4& a, const q4& b) {  // a ⊗ b, x y z w
+// Inlined: a call per delta rotation key was a measurable part of the decode.
+[[gnu::always_inline]] inline q4 hamilton(const q4& a, const q4& b) {  // a ⊗ b, x y z w
   return {a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
           a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
           a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
@@ -75,10 +76,22 @@ void read_f3(byte_reader& r, float (&v)[3]) {
 
 }  // namespace
 
-cspk2_decoded decode_cspk2(std::span<const std::uint8_t> buf, std::uint64_t base) {
+namespace {
+
+// Where the parts of a CSPK2 buffer are, after the header and bone table were read.
+struct cspk2_layout {
+  std::span<const std::uint8_t> sample_bytes;
+  std::uint64_t sample_base = 0;
+  const std::uint8_t* cmd_words = nullptr;
+  std::uint64_t cmd_base = 0;
+  std::size_t cmd_at = 0;  // index of the command list in the buffer
+  std::size_t commands = 0;
+  std::uint32_t bones = 0;
+};
+
+cspk2_layout read_layout(std::span<const std::uint8_t> buf, std::uint64_t base, cspk2_header& h,
+                         std::vector<std::uint64_t>& bone_syms) {
   byte_reader r(buf, core::endian::little, base);
-  cspk2_decoded d;
-  auto& h = d.header;
   read_f3(r, h.min_delta_v);
   read_f3(r, h.range_delta_v);
   read_f3(r, h.min_delta_q);
@@ -90,60 +103,68 @@ cspk2_decoded decode_cspk2(std::span<const std::uint8_t> buf, std::uint64_t base
   std::uint64_t sds_at = r.abs();
   h.sample_data_size = r.u64();
   h.unused = r.u64();
-  std::uint32_t bones = h.bone_count & 0xFFFF;  // u16 count + u16 padding
+  cspk2_layout l;
+  l.bones = h.bone_count & 0xFFFF;  // u16 count + u16 padding
   if (h.sample_data_size > r.remaining())
     fail(code::bad_count, "sampleDataSize " + std::to_string(h.sample_data_size) + " exceeds the " +
                               std::to_string(r.remaining()) + " bytes left in the CSPK2 buffer", sds_at);
   // The sample groups and the command words are read as whole little-endian words from
   // spans checked once (per group / up front), not through the byte reader per field.
-  std::span<const std::uint8_t> sample_bytes = r.bytes(h.sample_data_size);
-  std::uint64_t sample_base = r.abs() - h.sample_data_size;
-  r.checked_count(bones, 8, "CSPK2 bone symbols");
-  d.bones.reserve(bones);
-  for (std::uint32_t i = 0; i < bones; ++i) d.bones.push_back(r.u64());
+  l.sample_bytes = r.bytes(h.sample_data_size);
+  l.sample_base = r.abs() - h.sample_data_size;
+  r.checked_count(l.bones, 8, "CSPK2 bone symbols");
+  bone_syms.reserve(l.bones);
+  for (std::uint32_t i = 0; i < l.bones; ++i) bone_syms.push_back(r.u64());
   if (r.remaining() % 4)
     fail(code::bad_value, "CSPK2 command list of " + std::to_string(r.remaining()) + " bytes is not a whole number of u32 words",
          r.abs());
-  d.commands = r.remaining() / 4;
-  d.keys.reserve(d.commands);  // filled by emplace_back: resize zero-filled every key first
-  const std::uint8_t* cmd_words = r.data().data() + r.tell();
-  const std::uint64_t cmd_base = r.abs();
+  l.commands = r.remaining() / 4;
+  l.cmd_at = r.tell();
+  l.cmd_words = r.data().data() + r.tell();
+  l.cmd_base = r.abs();
+  return l;
+}
 
+// The decode loop shared by both outputs: `sink(bone, rotation, t16, time, value)` takes each
+// key in command order (value: after delta accumulation; translation uses [0..2]). Returns
+// the sample bytes used.
+template <class Sink>
+std::uint64_t decode_keys(const cspk2_layout& l, const cspk2_header& h, Sink& sink) {
+  const std::uint32_t bones = l.bones;
   std::array<std::array<q4, 4>, 4> group{};
   std::array<unsigned, 4> slot{4, 4, 4, 4};
   std::vector<q4> last_pos(bones, q4{0, 0, 0, 0}), last_rot(bones, q4{0, 0, 0, 1});
   std::size_t spos = 0;
-  for (std::size_t ci = 0; ci < d.commands; ++ci) {
-    std::uint32_t c = le32(cmd_words + 4 * ci);
-    cspk2_key& k = d.keys.emplace_back();
-    k.t16 = static_cast<std::uint16_t>(c & 0xFFFF);
-    k.bone = (c >> 16) & 0xFFF;
-    k.axis_order = static_cast<std::uint8_t>((c >> 28) & 3);
-    k.rotation = (c >> 30) & 1;
-    k.delta = (c >> 31) != 0;
-    if (k.bone >= bones)
-      fail(code::bad_value, "CSPK2 command names bone " + std::to_string(k.bone) + " of " + std::to_string(bones),
-           cmd_base + 4 * ci);
-    int kind = k.rotation ? (k.delta ? k_dq : k_q) : (k.delta ? k_dv : k_v);
+  for (std::size_t ci = 0; ci < l.commands; ++ci) {
+    const std::uint32_t c = le32(l.cmd_words + 4 * ci);
+    const auto t16 = static_cast<std::uint16_t>(c & 0xFFFF);
+    const std::uint32_t bone = (c >> 16) & 0xFFF;
+    const unsigned axis_order = (c >> 28) & 3;
+    const bool rotation = (c >> 30) & 1;
+    const bool delta = (c >> 31) != 0;
+    if (bone >= bones)
+      fail(code::bad_value, "CSPK2 command names bone " + std::to_string(bone) + " of " + std::to_string(bones),
+           l.cmd_base + 4 * ci);
+    const int kind = rotation ? (delta ? k_dq : k_q) : (delta ? k_dv : k_v);
     if (slot[kind] == 4) {
-      std::size_t need = k.delta ? 16u : 32u;
-      if (sample_bytes.size() - spos < need)
-        fail(code::truncated, "CSPK2 sample data exhausted: command at " + byte_reader::hex(cmd_base + 4 * ci) +
+      std::size_t need = delta ? 16u : 32u;
+      if (l.sample_bytes.size() - spos < need)
+        fail(code::truncated, "CSPK2 sample data exhausted: command at " + byte_reader::hex(l.cmd_base + 4 * ci) +
                                   " needs a new group of " + std::to_string(need) + " bytes, " +
-                                  std::to_string(sample_bytes.size() - spos) + " left",
-             sample_base + spos);
-      const std::uint8_t* g = sample_bytes.data() + spos;
+                                  std::to_string(l.sample_bytes.size() - spos) + " left",
+             l.sample_base + spos);
+      const std::uint8_t* g = l.sample_bytes.data() + spos;
       spos += need;
       for (int i = 0; i < 4; ++i) {
         std::uint32_t lo = le32(g + 4 * i);
         q4 v{};
-        if (k.delta) {
+        if (delta) {
           auto u = unpack_delta(lo);
-          auto t = k.rotation ? deq_delta(u, h.min_delta_q, h.range_delta_q) : deq_delta(u, h.min_delta_v, h.range_delta_v);
-          v = {t[0], t[1], t[2], k.rotation ? w_from_xyz(t[0], t[1], t[2]) : 0.0f};
+          auto t = rotation ? deq_delta(u, h.min_delta_q, h.range_delta_q) : deq_delta(u, h.min_delta_v, h.range_delta_v);
+          v = {t[0], t[1], t[2], rotation ? w_from_xyz(t[0], t[1], t[2]) : 0.0f};
         } else {
           auto u = unpack_abs(lo, le32(g + 16 + 4 * i));
-          if (k.rotation) {
+          if (rotation) {
             v = deq_abs_q(u);
           } else {
             auto t = deq_abs_v(u, h.min_vector, h.range_vector);
@@ -155,15 +176,76 @@ cspk2_decoded decode_cspk2(std::span<const std::uint8_t> buf, std::uint64_t base
       slot[kind] = 0;
     }
     q4 v = group[kind][slot[kind]++];
-    if (kind == k_q) v = apply_axis_order(v, k.axis_order);
-    if (kind == k_dv) v = {last_pos[k.bone][0] + v[0], last_pos[k.bone][1] + v[1], last_pos[k.bone][2] + v[2], 0.0f};
-    if (kind == k_dq) v = hamilton(last_rot[k.bone], v);  // delta on the right
-    if (k.rotation) last_rot[k.bone] = v;
-    else last_pos[k.bone] = v;
-    k.value = v;
-    k.time = static_cast<float>(k.t16) * h.range_time / 65535.0f;
+    if (kind == k_q) v = apply_axis_order(v, axis_order);
+    if (kind == k_dv) v = {last_pos[bone][0] + v[0], last_pos[bone][1] + v[1], last_pos[bone][2] + v[2], 0.0f};
+    if (kind == k_dq) v = hamilton(last_rot[bone], v);  // delta on the right
+    if (rotation) last_rot[bone] = v;
+    else last_pos[bone] = v;
+    sink(bone, rotation, t16, static_cast<float>(t16) * h.range_time / 65535.0f, v);
   }
-  d.sample_bytes_consumed = spos;
+  return spos;
+}
+
+}  // namespace
+
+cspk2_decoded decode_cspk2(std::span<const std::uint8_t> buf, std::uint64_t base) {
+  cspk2_decoded d;
+  const cspk2_layout l = read_layout(buf, base, d.header, d.bones);
+  d.commands = l.commands;
+  d.keys.reserve(d.commands);  // filled by emplace_back: resize zero-filled every key first
+  auto sink = [&d](std::uint32_t bone, bool rotation, std::uint16_t t16, float time, const q4& v) {
+    cspk2_key& k = d.keys.emplace_back();
+    k.bone = bone;
+    k.rotation = rotation;
+    k.t16 = t16;
+    k.time = time;
+    k.value = v;
+  };
+  d.sample_bytes_consumed = decode_keys(l, d.header, sink);
+  // The flags of each key, from its command word (the sink is kept to what both outputs need).
+  for (std::size_t ci = 0; ci < d.keys.size(); ++ci) {
+    const std::uint32_t c = le32(l.cmd_words + 4 * ci);
+    d.keys[ci].axis_order = static_cast<std::uint8_t>((c >> 28) & 3);
+    d.keys[ci].delta = (c >> 31) != 0;
+  }
+  return d;
+}
+
+cspk2_tracks decode_cspk2_tracks(std::span<const std::uint8_t> buf, std::uint64_t base) {
+  cspk2_tracks d;
+  const cspk2_layout l = read_layout(buf, base, d.header, d.bones);
+  d.commands = l.commands;
+  d.command_at = l.cmd_at;
+  // Keys per track counted first so that each track's arrays are allocated once at their
+  // final size. Counting stops at a bad bone index: the decode loop fails there (or earlier).
+  const std::size_t nt = 2 * std::size_t{l.bones};
+  std::vector<std::uint32_t> count(nt, 0);
+  for (std::size_t ci = 0; ci < l.commands; ++ci) {
+    const std::uint32_t c = le32(l.cmd_words + 4 * ci);
+    const std::uint32_t bone = (c >> 16) & 0xFFF;
+    if (bone >= l.bones) break;
+    ++count[2 * std::size_t{bone} + ((c >> 30) & 1)];
+  }
+  d.tracks.resize(nt);
+  struct cursor {
+    float* t;
+    float* v;
+  };
+  std::vector<cursor> at(nt);
+  for (std::size_t i = 0; i < nt; ++i) {
+    auto& tk = d.tracks[i];
+    tk.times.resize(count[i]);
+    tk.values.resize(count[i] * (i % 2 ? 4u : 3u));
+    at[i] = {tk.times.data(), tk.values.data()};
+  }
+  auto sink = [&at](std::uint32_t bone, bool rotation, std::uint16_t, float time, const q4& v) {
+    cursor& c = at[2 * std::size_t{bone} + (rotation ? 1 : 0)];
+    *c.t++ = time;
+    c.v[0] = v[0], c.v[1] = v[1], c.v[2] = v[2];
+    if (rotation) c.v[3] = v[3], c.v += 4;
+    else c.v += 3;
+  };
+  d.sample_bytes_consumed = decode_keys(l, d.header, sink);
   return d;
 }
 

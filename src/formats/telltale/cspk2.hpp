@@ -39,6 +39,23 @@ struct cspk2_decoded {
 // Decodes a CSPK2 buffer. `base` is the buffer's file offset (for messages).
 [[nodiscard]] cspk2_decoded decode_cspk2(std::span<const std::uint8_t> buf, std::uint64_t base);
 
+// The same decode straight into per-track arrays (what the scene reader needs): track
+// 2 * bone holds the bone's translation keys (3 floats each), 2 * bone + 1 its rotation
+// keys (x y z w), each in command order. Same checks and messages as decode_cspk2.
+struct cspk2_track_keys {
+  std::vector<float> times;   // t16 * range_time / 65535
+  std::vector<float> values;
+};
+struct cspk2_tracks {
+  cspk2_header header;
+  std::vector<std::uint64_t> bones;
+  std::vector<cspk2_track_keys> tracks;  // 2 * bones
+  std::uint64_t sample_bytes_consumed = 0;
+  std::size_t commands = 0;
+  std::size_t command_at = 0;  // index of the u32 command words in the buffer
+};
+[[nodiscard]] cspk2_tracks decode_cspk2_tracks(std::span<const std::uint8_t> buf, std::uint64_t base);
+
 // One bone's input for the encoder: keys in increasing time; translations are the
 // normalised values (already divided by the bone's |localPos|).
 struct cspk2_track_in {

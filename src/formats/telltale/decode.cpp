@@ -20,18 +20,14 @@
 #include "formats/telltale/cspk2.hpp"
 #include "formats/telltale/skl.hpp"
 #include "formats/telltale/symbols.hpp"
+#include "formats/telltale/track_keys.hpp"
 
 namespace rigrip::telltale {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-namespace {
-
-struct key3 {
-  float t;
-  std::array<float, 4> v;
-};
+namespace detail {
 
 // Clamps to [0, length], sorts (stable) and keeps the last value of each run of equal
 // times, as the notes recommend; reports what it changed. In place: CSPK2 keys of one
@@ -56,10 +52,6 @@ std::size_t clean_keys(std::span<key3> k, float length, std::size_t& dupes, std:
   }
   return w;
 }
-void clean_keys(std::vector<key3>& k, float length, std::size_t& dupes, std::size_t& clamped) {
-  k.resize(clean_keys(std::span<key3>(k), length, dupes, clamped));
-}
-
 track make_track(const std::string& bone, path p, std::span<const key3> keys, float scale) {
   track t;
   t.bone = bone;
@@ -81,6 +73,16 @@ track make_track(const std::string& bone, path p, std::span<const key3> keys, fl
   }
   if (p == path::rotation) core::make_hemisphere_continuous(t.values);
   return t;
+}
+
+}  // namespace detail
+
+namespace {
+
+using namespace detail;
+
+void clean_keys(std::vector<key3>& k, float length, std::size_t& dupes, std::size_t& clamped) {
+  k.resize(clean_keys(std::span<key3>(k), length, dupes, clamped));
 }
 
 // Is the CSPK2 time base plausible? Either the length, 0 (static pose) or 65535/fps.
@@ -267,7 +269,7 @@ void list_non_bone_tracks(const animation_file& a, const read_context& ctx, scen
 // The CSPK2 pose value decoded, with its time base checked.
 struct pose_keys {
   const anm_value* value = nullptr;  // null: the file has no CSPK2 value
-  cspk2_decoded d;
+  cspk2_tracks d;
   std::uint64_t offset = 0;
   bool broken = false;  // rangeTime is neither mLength, 0 nor 65535/fps
   std::optional<double> fps;
@@ -278,7 +280,7 @@ pose_keys decode_pose(const anm_value* pose, float length, const read_context& c
   p.value = pose;
   if (!pose) return p;
   p.offset = pose->offset;
-  p.d = decode_cspk2(pose->cspk2, p.offset);
+  p.d = decode_cspk2_tracks(pose->cspk2, p.offset);
   if (p.d.sample_bytes_consumed != p.d.header.sample_data_size)
     ctx.warn(code::w_trailing_data, "CSPK2 commands used " + std::to_string(p.d.sample_bytes_consumed) + " of " +
                                         std::to_string(p.d.header.sample_data_size) + " sample bytes", p.offset + 96 + p.d.sample_bytes_consumed);
@@ -294,7 +296,7 @@ struct anm_rig {
 };
 
 // CSPK2 bones matched to the .skl entries by symbol, never by index.
-anm_rig rig_from_skl(const loaded_skeleton& skl, const cspk2_decoded& d, const read_context& ctx) {
+anm_rig rig_from_skl(const loaded_skeleton& skl, const cspk2_tracks& d, const read_context& ctx) {
   anm_rig rig{skeleton_from_file(skl.file, fs::path(skl.path).stem().string(), &ctx), std::vector<int>(d.bones.size(), -1),
               std::vector<float>(d.bones.size(), 1.0f)};
   std::map<std::uint64_t, int> by_sym;
@@ -334,7 +336,10 @@ anm_rig rig_from_symbols(const pose_keys& pose, const std::string& name, const r
   for (std::size_t i = 0; i < d.bones.size(); ++i) {
     bone b;
     b.name = symbol_label(d.bones[i]);
-    b.extras = json{{"symbol", hex16(d.bones[i])}};
+    // The one-key object built directly: json's initializer-list constructor copies
+    // and inspects every element, a large share of this per-bone loop.
+    b.extras = json::object();
+    b.extras.emplace("symbol", hex16(d.bones[i]));
     rig.bone_of[i] = static_cast<int>(i);
     rig.sk.bones.push_back(std::move(b));
   }
@@ -369,10 +374,6 @@ animation make_animation(const anm_info& info, const pose_keys& pose, const skel
   return an;
 }
 
-struct key_stats {
-  std::size_t dupes = 0, clamped = 0;
-};
-
 // Broken time range: bone 0 takes the "root" keyframed track when the file has one.
 // Returns whether bone 0's keys were replaced (then in root_rot / root_pos).
 bool repair_broken_time_range(const animation_file& a, const pose_keys& pose, float length, std::vector<key3>& root_rot,
@@ -380,13 +381,16 @@ bool repair_broken_time_range(const animation_file& a, const pose_keys& pose, fl
   const auto& d = pose.d;
   std::vector<bool> seen(65536);  // distinct 16-bit times, without a node per time
   std::size_t n_distinct = 0;
-  for (const auto& k : d.keys)
-    if (!seen[k.t16]) {
-      seen[k.t16] = true;
+  const std::uint8_t* words = pose.value->cspk2.data() + d.command_at;  // every command was decoded: one key each
+  for (std::size_t ci = 0; ci < d.commands; ++ci) {
+    const std::size_t t16 = words[4 * ci] | std::size_t{words[4 * ci + 1]} << 8;
+    if (!seen[t16]) {
+      seen[t16] = true;
       ++n_distinct;
     }
+  }
   std::string msg = "CSPK2 rangeTime " + std::to_string(d.header.range_time) + " is neither mLength (" + std::to_string(length) +
-                    ") nor 65535/fps; its " + std::to_string(d.keys.size()) + " keys fall on " + std::to_string(n_distinct) +
+                    ") nor 65535/fps; its " + std::to_string(d.commands) + " keys fall on " + std::to_string(n_distinct) +
                     " time points. Times clamped to [0, mLength], equal times keep the last value";
   const anm_value* root = find_kf(a, sym_root, value_kind::kf_transform);
   const bool replaced = root && !d.bones.empty() && !root->samples.empty();
@@ -400,42 +404,102 @@ bool repair_broken_time_range(const animation_file& a, const pose_keys& pose, fl
   return replaced;
 }
 
-// One rotation and one translation track per CSPK2 bone found in the skeleton.
-void add_pose_tracks(const animation_file& a, const pose_keys& pose, float length, bool has_skl, anm_rig& rig, animation& an,
-                     key_stats& st, const read_context& ctx) {
-  const auto& d = pose.d;
-  // All keys in one array, bucketed by track (bucket 2 * bone + rotation) with a counting
-  // sort, which keeps each track's keys in command order: one allocation instead of two
-  // vectors per bone.
-  const std::size_t nb = d.bones.size();
-  std::vector<std::uint32_t> start(2 * nb + 1, 0);
-  for (const auto& k : d.keys) ++start[2 * std::size_t{k.bone} + k.rotation + 1];
-  for (std::size_t i = 0; i < 2 * nb; ++i) start[i + 1] += start[i];
-  std::vector<key3> flat(d.keys.size());
-  {
-    std::vector<std::uint32_t> at(start.begin(), start.end() - 1);
-    for (const auto& k : d.keys) flat[at[2 * std::size_t{k.bone} + k.rotation]++] = key3{k.time, k.value};
+}  // namespace
+
+namespace detail {
+
+// One CSPK2 track finished in its own arrays (which become the track's): clean_keys and
+// make_track's work, the same operations in the same order, without copying the keys.
+track finish_track(const std::string& bone, path p, cspk2_track_keys& k, float length, float scale, key_stats& st) {
+  const std::size_t c = p == path::rotation ? 4 : 3;
+  float* t = k.times.data();
+  float* v = k.values.data();
+  const std::size_t n = k.times.size();
+  const float hi = std::max(length, 0.0f);
+  for (std::size_t i = 0; i < n; ++i) {
+    const float x = t[i];
+    const float cl = std::isfinite(x) ? std::clamp(x, 0.0f, hi) : 0.0f;
+    if (cl != x) ++st.clamped;
+    t[i] = cl;
   }
+  if (!std::is_sorted(t, t + n)) {  // not in command order: the general path (stable sort)
+    std::vector<key3> keys(n);
+    for (std::size_t i = 0; i < n; ++i) keys[i] = key3{t[i], {v[c * i], v[c * i + 1], v[c * i + 2], c == 4 ? v[c * i + 3] : 0.0f}};
+    const std::size_t kept = clean_keys(std::span<key3>(keys), length, st.dupes, st.clamped);  // times already clamped
+    return make_track(bone, p, std::span<const key3>(keys).first(kept), scale);
+  }
+  // Equal times keep the last value of the run.
+  std::size_t w = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (w > 0 && t[w - 1] == t[i]) {  // the whole key is replaced: 0 and -0 compare equal
+      t[w - 1] = t[i];
+      std::copy_n(v + c * i, c, v + c * (w - 1));
+      ++st.dupes;
+    } else {
+      if (w != i) {
+        t[w] = t[i];
+        std::copy_n(v + c * i, c, v + c * w);
+      }
+      ++w;
+    }
+  }
+  k.times.resize(w);
+  k.values.resize(w * c);
+  if (p == path::rotation) {
+    for (std::size_t i = 0; i < w; ++i) {
+      float* q = v + 4 * i;
+      const float nq = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+      if (!(nq > 1e-12f) || !std::isfinite(nq)) q[0] = 0.0f, q[1] = 0.0f, q[2] = 0.0f, q[3] = 1.0f;
+      else q[0] = q[0] / nq, q[1] = q[1] / nq, q[2] = q[2] / nq, q[3] = q[3] / nq;
+    }
+    core::make_hemisphere_continuous(k.values);
+  } else {
+    for (std::size_t i = 0; i < 3 * w; ++i) v[i] = v[i] * scale;
+  }
+  track tr;
+  tr.bone = bone;
+  tr.path = p;
+  tr.interpolation = interpolation::linear;
+  tr.times = std::move(k.times);
+  tr.values = std::move(k.values);
+  return tr;
+}
+
+}  // namespace detail
+
+namespace {
+
+// One rotation and one translation track per CSPK2 bone found in the skeleton.
+void add_pose_tracks(const animation_file& a, pose_keys& pose, float length, bool has_skl, anm_rig& rig, animation& an,
+                     key_stats& st, const read_context& ctx) {
+  auto& d = pose.d;
+  const std::size_t nb = d.bones.size();
   std::vector<key3> root_rot, root_pos;
   const bool root_replaced = pose.broken && repair_broken_time_range(a, pose, length, root_rot, root_pos, an, ctx);
-  auto keys_of = [&](std::size_t bone, bool rotation) -> std::span<key3> {
-    if (bone == 0 && root_replaced) return rotation ? std::span<key3>(root_rot) : std::span<key3>(root_pos);
-    const std::size_t b = 2 * bone + (rotation ? 1 : 0);
-    return std::span<key3>(flat).subspan(start[b], start[b + 1] - start[b]);
-  };
   std::size_t first = an.tracks.size();
   std::vector<int> bone_index;  // skeleton bone of each track added here
   for (std::size_t i = 0; i < nb; ++i) {
     if (rig.bone_of[i] < 0) continue;
     const std::string& bn = rig.sk.bones[static_cast<std::size_t>(rig.bone_of[i])].name;
-    if (auto rk = keys_of(i, true); !rk.empty()) {
-      const std::size_t n = clean_keys(rk, length, st.dupes, st.clamped);
-      an.tracks.push_back(make_track(bn, path::rotation, rk.first(n), 1.0f));
+    if (i == 0 && root_replaced) {
+      if (!root_rot.empty()) {
+        const std::size_t n = clean_keys(std::span<key3>(root_rot), length, st.dupes, st.clamped);
+        an.tracks.push_back(make_track(bn, path::rotation, std::span<const key3>(root_rot).first(n), 1.0f));
+        bone_index.push_back(rig.bone_of[i]);
+      }
+      if (!root_pos.empty()) {
+        const std::size_t n = clean_keys(std::span<key3>(root_pos), length, st.dupes, st.clamped);
+        an.tracks.push_back(make_track(bn, path::translation, std::span<const key3>(root_pos).first(n), rig.scale[i]));
+        bone_index.push_back(rig.bone_of[i]);
+      }
+      continue;
+    }
+    if (auto& rk = d.tracks[2 * i + 1]; !rk.times.empty()) {
+      an.tracks.push_back(finish_track(bn, path::rotation, rk, length, 1.0f, st));
       bone_index.push_back(rig.bone_of[i]);
     }
-    if (auto pk = keys_of(i, false); !pk.empty()) {
-      const std::size_t n = clean_keys(pk, length, st.dupes, st.clamped);
-      an.tracks.push_back(make_track(bn, path::translation, pk.first(n), rig.scale[i]));
+    if (auto& pk = d.tracks[2 * i]; !pk.times.empty()) {
+      an.tracks.push_back(finish_track(bn, path::translation, pk, length, rig.scale[i], st));
       bone_index.push_back(rig.bone_of[i]);
     }
   }

@@ -7,8 +7,9 @@
 // since the engine hashes the lowercased text.
 #include "formats/telltale/symbols.hpp"
 
+#include <algorithm>
 #include <array>
-#include <unordered_map>
+#include <iterator>
 #include <vector>
 
 namespace rigrip::telltale {
@@ -60,18 +61,52 @@ constexpr const char* sides[] = {"", "_L", "_R"};
 constexpr const char* prefixes[] = {"", "guybrush_", "clementine_", "clementine400_", "peterQuill_",
                                     "zombie400_", "zombie_", "crawford_", "louis_"};
 
-const std::unordered_map<std::uint64_t, std::string>& database() {
+std::uint64_t crc_more(std::uint64_t c, std::string_view s) {  // crc(a + s) from c = crc(a), lowercased
+  const auto& t = table();
+  for (unsigned char b : s) {
+    if (b >= 'A' && b <= 'Z') b = static_cast<unsigned char>(b - 'A' + 'a');
+    c = t[((c >> 56) ^ b) & 0xFF] ^ (c << 8);
+  }
+  return c;
+}
+
+// One entry per spelling: its symbol and the parts it is made of. Built once per process;
+// the CRC runs on over prefix, word and side instead of per whole name, and the name text
+// is only made for a symbol that is looked up.
+struct db_entry {
+  std::uint64_t sym;
+  std::uint8_t prefix, word, side;
+};
+
+const std::vector<db_entry>& database() {
   static const auto db = [] {
-    std::unordered_map<std::uint64_t, std::string> m;
-    for (const char* p : prefixes)
-      for (const char* w : body_words)
-        for (const char* s : sides) {
-          std::string n = std::string(p) + w + s;
-          m.emplace(crc(n, true), n);
-        }
-    return m;
+    std::vector<db_entry> v;
+    v.reserve(std::size(prefixes) * std::size(body_words) * std::size(sides));
+    for (std::size_t p = 0; p < std::size(prefixes); ++p) {
+      const std::uint64_t cp = crc_more(0, prefixes[p]);
+      for (std::size_t w = 0; w < std::size(body_words); ++w) {
+        const std::uint64_t cw = crc_more(cp, body_words[w]);
+        for (std::size_t s = 0; s < std::size(sides); ++s)
+          v.push_back({crc_more(cw, sides[s]), static_cast<std::uint8_t>(p), static_cast<std::uint8_t>(w), static_cast<std::uint8_t>(s)});
+      }
+    }
+    // Sorted by symbol; of equal symbols the first spelling made is kept (as a map's
+    // emplace would).
+    std::stable_sort(v.begin(), v.end(), [](const db_entry& a, const db_entry& b) { return a.sym < b.sym; });
+    v.erase(std::unique(v.begin(), v.end(), [](const db_entry& a, const db_entry& b) { return a.sym == b.sym; }), v.end());
+    return v;
   }();
   return db;
+}
+
+const db_entry* find_entry(std::uint64_t sym) {
+  const auto& db = database();
+  auto it = std::lower_bound(db.begin(), db.end(), sym, [](const db_entry& e, std::uint64_t s) { return e.sym < s; });
+  return it != db.end() && it->sym == sym ? &*it : nullptr;
+}
+
+std::string name_of(const db_entry& e) {
+  return std::string(prefixes[e.prefix]) + body_words[e.word] + sides[e.side];
 }
 
 }  // namespace
@@ -97,16 +132,14 @@ std::optional<std::uint64_t> parse_hex16(std::string_view s) {
 }
 
 std::optional<std::string> symbol_name(std::uint64_t sym) {
-  const auto& db = database();
-  auto it = db.find(sym);
-  if (it == db.end()) return std::nullopt;
-  return it->second;
+  const db_entry* e = find_entry(sym);
+  if (!e) return std::nullopt;
+  return name_of(*e);
 }
 
 std::string symbol_label(std::uint64_t sym) {
-  const auto& db = database();
-  const auto it = db.find(sym);
-  return it != db.end() ? it->second : hex16(sym);
+  const db_entry* e = find_entry(sym);
+  return e ? name_of(*e) : hex16(sym);
 }
 
 std::string value_label(std::uint64_t sym) {
