@@ -351,10 +351,15 @@ scene read_nmb_scene(const read_context& ctx) {
 
 namespace {
 
+struct found_bundle {
+  std::string path, how;
+  std::optional<sdk_bundle> parsed;  // already loaded and parsed while searching: not read twice
+};
+
 // The bundle of a standalone source: --skeleton, else the bundle in the folder whose file-name
 // table lists this file, else the only .nmb in the folder.
-std::pair<std::string, std::string> find_bundle(const read_context& ctx, const std::string& file_name) {
-  if (ctx.options.skeleton_path) return {*ctx.options.skeleton_path, "--skeleton"};
+found_bundle find_bundle(const read_context& ctx, const std::string& file_name) {
+  if (ctx.options.skeleton_path) return {*ctx.options.skeleton_path, "--skeleton", std::nullopt};
   std::vector<std::string> bundles;
   std::filesystem::path p(ctx.path);
   auto dir = p.parent_path().empty() ? std::filesystem::path(".") : p.parent_path();
@@ -372,11 +377,11 @@ std::pair<std::string, std::string> find_bundle(const read_context& ctx, const s
     try {
       auto sb = load_sdk_bundle(data.value());
       if (sb.names && std::find(sb.names->files.begin(), sb.names->files.end(), file_name) != sb.names->files.end())
-        return {b, "bundle listing the file"};
+        return {b, "bundle listing the file", std::move(sb)};
     } catch (const core::failure&) {
     }
   }
-  if (bundles.size() == 1) return {bundles[0], "only .nmb in the folder"};
+  if (bundles.size() == 1) return {bundles[0], "only .nmb in the folder", std::nullopt};
   fail(code::missing_skeleton,
        "a standalone NSA/QSA needs the bundle holding its rig: pass --skeleton FILE.nmb (found " +
            std::to_string(bundles.size()) + " .nmb files beside it, none listing '" + file_name + "')", 0);
@@ -387,14 +392,20 @@ std::pair<std::string, std::string> find_bundle(const read_context& ctx, const s
 scene read_source5_scene(const read_context& ctx) {
   auto res = decode_source(ctx.data);
   const std::string file_name = std::filesystem::path(ctx.path).filename().string();
-  auto [bundle_path, how] = find_bundle(ctx, file_name);
-  auto data = ctx.load ? ctx.load(bundle_path) : result<bytes>(make_error(code::io_error, "no file access"));
-  if (!data) fail(data.error().code, "bundle " + bundle_path + ": " + data.error().message, 0);
+  auto found = find_bundle(ctx, file_name);
+  const std::string& bundle_path = found.path;
+  const std::string& how = found.how;
   sdk_bundle b;
-  try {
-    b = load_sdk_bundle(data.value());
-  } catch (const core::failure& e) {
-    fail(e.error().code, "bundle " + bundle_path + " @ " + hexs::hex(e.error().offset) + ": " + e.error().message, 0);
+  if (found.parsed) {
+    b = std::move(*found.parsed);
+  } else {
+    auto data = ctx.load ? ctx.load(bundle_path) : result<bytes>(make_error(code::io_error, "no file access"));
+    if (!data) fail(data.error().code, "bundle " + bundle_path + ": " + data.error().message, 0);
+    try {
+      b = load_sdk_bundle(data.value());
+    } catch (const core::failure& e) {
+      fail(e.error().code, "bundle " + bundle_path + " @ " + hexs::hex(e.error().offset) + ": " + e.error().message, 0);
+    }
   }
   if (b.rigs.empty()) fail(code::missing_skeleton, "the bundle " + bundle_path + " holds no rig packet", 0);
   const auto& [pi, r] = b.rigs.front();
