@@ -131,6 +131,7 @@ animation build_animation(const nsa_decoded& d, const built_rig& b, int skeleton
   a.duration = dur;
   auto times_for = [&](std::size_t n, double rate) {
     std::vector<float> t;
+    t.reserve(n == 1 ? 2 : n);
     if (n == 1) {
       t.push_back(0.0f);
       if (dur > 0) t.push_back(static_cast<float>(dur));
@@ -139,14 +140,28 @@ animation build_animation(const nsa_decoded& d, const built_rig& b, int skeleton
     }
     return t;
   };
+  // Every channel of a source shares its sample count and rate: the times are computed once
+  // per (count, rate) and copied.
+  std::vector<float> times_cache;
+  std::size_t cache_n = 0;
+  double cache_rate = 0;
+  bool cached = false;
   auto add = [&](const std::string& bone, path p, const float* v, std::size_t n, std::size_t comps, double rate) {
     track t;
     t.bone = bone;
     t.path = p;
-    t.times = times_for(n, rate);
-    for (std::size_t k = 0; k < t.times.size(); ++k) {
-      std::size_t src = n == 1 ? 0 : k;
-      t.values.insert(t.values.end(), v + src * comps, v + src * comps + comps);
+    if (!cached || cache_n != n || cache_rate != rate) {
+      times_cache = times_for(n, rate);
+      cache_n = n;
+      cache_rate = rate;
+      cached = true;
+    }
+    t.times = times_cache;
+    if (n == 1) {
+      t.values.reserve(t.times.size() * comps);
+      for (std::size_t k = 0; k < t.times.size(); ++k) t.values.insert(t.values.end(), v, v + comps);
+    } else {
+      t.values.assign(v, v + n * comps);  // one sample per time, in order
     }
     if (p == path::rotation) core::make_hemisphere_continuous(t.values);
     a.tracks.push_back(std::move(t));
