@@ -8,6 +8,7 @@
 
 #include "core/failure.hpp"
 #include "formats/morpheme/nmb.hpp"
+#include "formats/morpheme/nsa.hpp"
 
 using namespace rigrip;
 using namespace rigrip::morpheme;
@@ -91,4 +92,38 @@ TEST(PerfPaths, StringTableMatchesCheckedReader) {
   }
   EXPECT_GT(failures, 20);
   EXPECT_GT(successes, 100);
+}
+
+// parse_nsa reads little-endian sample words straight from the checked blocks; the same bytes read
+// big-endian go through the byte_reader (the reference). Both must give the same words, byte-swapped.
+TEST(PerfPaths, NsaSampleWordsMatchCheckedReader) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (int iter = 0; iter < 12; ++iter) {
+    nsa_input in;
+    in.sample_count = 2 + rng() % 40;
+    in.channels.resize(1 + rng() % 9);
+    for (auto& ch : in.channels) {
+      for (std::uint32_t s = 0; s < in.sample_count; ++s) {
+        ch.translation.push_back({u(rng) * 5, u(rng), u(rng)});
+        quat q{u(rng), u(rng), u(rng), 1.0f};
+        ch.rotation.push_back(q);
+      }
+    }
+    auto raw = serialise_nsa(encode_nsa(in));
+    auto f = parse_nsa(core::byte_reader(raw));
+    ASSERT_TRUE(f.dynamic_segment);
+    const auto& d = *f.dynamic_segment;
+    // Reference: every word through byte_reader at the offsets the serialiser wrote.
+    core::byte_reader r(raw);
+    std::uint64_t dp = r.u64_at(0xA8);
+    std::uint64_t tp = dp + r.u64_at(dp + 0x10), rp = dp + r.u64_at(dp + 0x20);
+    for (std::size_t i = 0; i < d.translations.size(); ++i) ASSERT_EQ(d.translations[i], r.u32_at(tp + 4 * i)) << iter;
+    for (std::uint32_t s = 0; s < d.sample_count; ++s)
+      for (std::uint32_t c = 0; c < d.rotation_count; ++c)
+        for (int k = 0; k < 3; ++k)
+          ASSERT_EQ(d.rotations[s * d.rotation_count + c][static_cast<std::size_t>(k)],
+                    r.u16_at(rp + s * d.rotation_row_stride + 6ull * c + 2ull * k)) << iter;
+    EXPECT_EQ(serialise_nsa(f), raw);
+  }
 }
