@@ -312,11 +312,11 @@ track sampled_track(const std::string& bone, path p, const std::vector<V>& v, do
     t.times = dur > 0 ? std::vector<float>{0.0f, static_cast<float>(dur)} : std::vector<float>{0.0f};
     for (std::size_t k = 0; k < t.times.size(); ++k)
       t.values.insert(t.values.end(), v[0].begin(), v[0].end());
-  } else {
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      t.times.push_back(time_at(i, rate));
-      t.values.insert(t.values.end(), v[i].begin(), v[i].end());
-    }
+  } else if (!v.empty()) {
+    // Samples are contiguous arrays of floats: copied in one go, times sized once.
+    t.times.reserve(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) t.times.push_back(time_at(i, rate));
+    t.values.assign(v.front().data(), v.front().data() + v.size() * v.front().size());
   }
   if (p == path::rotation) core::make_hemisphere_continuous(t.values);
   return t;

@@ -131,6 +131,7 @@ animation build_animation(const nsa_decoded& d, const built_rig& b, int skeleton
   a.duration = dur;
   auto times_for = [&](std::size_t n, double rate) {
     std::vector<float> t;
+    t.reserve(n == 1 ? 2 : n);
     if (n == 1) {
       t.push_back(0.0f);
       if (dur > 0) t.push_back(static_cast<float>(dur));
@@ -139,14 +140,28 @@ animation build_animation(const nsa_decoded& d, const built_rig& b, int skeleton
     }
     return t;
   };
+  // Every channel of a source shares its sample count and rate: the times are computed once
+  // per (count, rate) and copied.
+  std::vector<float> times_cache;
+  std::size_t cache_n = 0;
+  double cache_rate = 0;
+  bool cached = false;
   auto add = [&](const std::string& bone, path p, const float* v, std::size_t n, std::size_t comps, double rate) {
     track t;
     t.bone = bone;
     t.path = p;
-    t.times = times_for(n, rate);
-    for (std::size_t k = 0; k < t.times.size(); ++k) {
-      std::size_t src = n == 1 ? 0 : k;
-      t.values.insert(t.values.end(), v + src * comps, v + src * comps + comps);
+    if (!cached || cache_n != n || cache_rate != rate) {
+      times_cache = times_for(n, rate);
+      cache_n = n;
+      cache_rate = rate;
+      cached = true;
+    }
+    t.times = times_cache;
+    if (n == 1) {
+      t.values.reserve(t.times.size() * comps);
+      for (std::size_t k = 0; k < t.times.size(); ++k) t.values.insert(t.values.end(), v, v + comps);
+    } else {
+      t.values.assign(v, v + n * comps);  // one sample per time, in order
     }
     if (p == path::rotation) core::make_hemisphere_continuous(t.values);
     a.tracks.push_back(std::move(t));
@@ -351,10 +366,15 @@ scene read_nmb_scene(const read_context& ctx) {
 
 namespace {
 
+struct found_bundle {
+  std::string path, how;
+  std::optional<sdk_bundle> parsed;  // already loaded and parsed while searching: not read twice
+};
+
 // The bundle of a standalone source: --skeleton, else the bundle in the folder whose file-name
 // table lists this file, else the only .nmb in the folder.
-std::pair<std::string, std::string> find_bundle(const read_context& ctx, const std::string& file_name) {
-  if (ctx.options.skeleton_path) return {*ctx.options.skeleton_path, "--skeleton"};
+found_bundle find_bundle(const read_context& ctx, const std::string& file_name) {
+  if (ctx.options.skeleton_path) return {*ctx.options.skeleton_path, "--skeleton", std::nullopt};
   std::vector<std::string> bundles;
   std::filesystem::path p(ctx.path);
   auto dir = p.parent_path().empty() ? std::filesystem::path(".") : p.parent_path();
@@ -372,11 +392,11 @@ std::pair<std::string, std::string> find_bundle(const read_context& ctx, const s
     try {
       auto sb = load_sdk_bundle(data.value());
       if (sb.names && std::find(sb.names->files.begin(), sb.names->files.end(), file_name) != sb.names->files.end())
-        return {b, "bundle listing the file"};
+        return {b, "bundle listing the file", std::move(sb)};
     } catch (const core::failure&) {
     }
   }
-  if (bundles.size() == 1) return {bundles[0], "only .nmb in the folder"};
+  if (bundles.size() == 1) return {bundles[0], "only .nmb in the folder", std::nullopt};
   fail(code::missing_skeleton,
        "a standalone NSA/QSA needs the bundle holding its rig: pass --skeleton FILE.nmb (found " +
            std::to_string(bundles.size()) + " .nmb files beside it, none listing '" + file_name + "')", 0);
@@ -387,14 +407,20 @@ std::pair<std::string, std::string> find_bundle(const read_context& ctx, const s
 scene read_source5_scene(const read_context& ctx) {
   auto res = decode_source(ctx.data);
   const std::string file_name = std::filesystem::path(ctx.path).filename().string();
-  auto [bundle_path, how] = find_bundle(ctx, file_name);
-  auto data = ctx.load ? ctx.load(bundle_path) : result<bytes>(make_error(code::io_error, "no file access"));
-  if (!data) fail(data.error().code, "bundle " + bundle_path + ": " + data.error().message, 0);
+  auto found = find_bundle(ctx, file_name);
+  const std::string& bundle_path = found.path;
+  const std::string& how = found.how;
   sdk_bundle b;
-  try {
-    b = load_sdk_bundle(data.value());
-  } catch (const core::failure& e) {
-    fail(e.error().code, "bundle " + bundle_path + " @ " + hexs::hex(e.error().offset) + ": " + e.error().message, 0);
+  if (found.parsed) {
+    b = std::move(*found.parsed);
+  } else {
+    auto data = ctx.load ? ctx.load(bundle_path) : result<bytes>(make_error(code::io_error, "no file access"));
+    if (!data) fail(data.error().code, "bundle " + bundle_path + ": " + data.error().message, 0);
+    try {
+      b = load_sdk_bundle(data.value());
+    } catch (const core::failure& e) {
+      fail(e.error().code, "bundle " + bundle_path + " @ " + hexs::hex(e.error().offset) + ": " + e.error().message, 0);
+    }
   }
   if (b.rigs.empty()) fail(code::missing_skeleton, "the bundle " + bundle_path + " holds no rig packet", 0);
   const auto& [pi, r] = b.rigs.front();

@@ -98,18 +98,25 @@ nsa_decoded decode_nsa5(const nsa5_file& f) {
   for (std::size_t k = 0; k < f.sections.size(); ++k) {
     const auto& s = f.sections[k];
     const std::uint32_t start = f.section_frames[k];
+    // Per channel: the factor sets and the output row are fixed, so they are looked up once.
     for (std::uint32_t j = 0; j < s.translation_count; ++j) {
       const auto& inf = s.translation_info[j];
       vec3 init{};
       for (int c = 0; c < 3; ++c) init[c] = f.init.extent[c] * inf.init[c] + f.init.min[c];
+      float ex[3], mn[3];
+      for (int c = 0; c < 3; ++c) {
+        const auto& fa = f.translation_factors[inf.index[c]];
+        ex[c] = fa.extent[c];
+        mn[c] = fa.min[c];
+      }
+      vec3* out = d.channels[f.dynamic_translation[j]].translation.data() + start;
+      const std::uint32_t* in = s.translations.data() + j;
+      const std::size_t stride = s.translation_count;
       for (std::uint32_t t = 0; t < s.sample_count; ++t) {
-        auto q = unpack_111110(s.translations[static_cast<std::size_t>(t) * s.translation_count + j]);
+        auto q = unpack_111110(in[static_cast<std::size_t>(t) * stride]);
         vec3 v{};
-        for (int c = 0; c < 3; ++c) {
-          const auto& fa = f.translation_factors[inf.index[c]];
-          v[c] = fa.extent[c] * static_cast<float>(q[c]) + fa.min[c] + init[c];
-        }
-        d.channels[f.dynamic_translation[j]].translation[start + t] = v;
+        for (int c = 0; c < 3; ++c) v[c] = ex[c] * static_cast<float>(q[c]) + mn[c] + init[c];
+        out[t] = v;
       }
     }
     for (std::uint32_t j = 0; j < s.rotation_count; ++j) {
@@ -117,14 +124,20 @@ nsa_decoded decode_nsa5(const nsa5_file& f) {
       std::array<float, 3> iv{};
       for (int c = 0; c < 3; ++c) iv[c] = inf.init[c] / 128.0f - 1.0f;
       quat init = mrp_to_quat(iv);
+      float ex[3], mn[3];
+      for (int c = 0; c < 3; ++c) {
+        const auto& fa = f.rotation_factors[inf.index[c]];
+        ex[c] = fa.extent[c];
+        mn[c] = fa.min[c];
+      }
+      quat* out = d.channels[f.dynamic_rotation[j]].rotation.data() + start;
+      const u16x3* in = s.rotations.data() + j;
+      const std::size_t stride = s.rotation_count;
       for (std::uint32_t t = 0; t < s.sample_count; ++t) {
-        const auto& q = s.rotations[static_cast<std::size_t>(t) * s.rotation_count + j];
+        const auto& q = in[static_cast<std::size_t>(t) * stride];
         std::array<float, 3> v{};
-        for (int c = 0; c < 3; ++c) {
-          const auto& fa = f.rotation_factors[inf.index[c]];
-          v[c] = fa.extent[c] * q[c] + fa.min[c];
-        }
-        d.channels[f.dynamic_rotation[j]].rotation[start + t] = core::normalize(core::multiply(init, mrp_to_quat(v)));
+        for (int c = 0; c < 3; ++c) v[c] = ex[c] * q[c] + mn[c];
+        out[t] = core::normalize(core::multiply(init, mrp_to_quat(v)));
       }
     }
   }

@@ -2,6 +2,7 @@
 #include "formats/morpheme/nmb.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 namespace rigrip::morpheme {
 
@@ -45,6 +46,15 @@ std::string table_string(const sized_reader& s, std::uint64_t chars, std::uint32
   if (off >= size)
     fail(code::bad_offset, "string offset " + std::to_string(off) + " outside the " + std::to_string(size) +
                                " character bytes", s.r.base() + field);
+  // Fast path: the NUL within the first 4097 bytes (a string of up to 4096 characters). Anything
+  // else (unterminated, too long, range outside the packet) takes the checked reader for its error.
+  const auto d = s.r.data();
+  if (chars <= d.size() && size <= d.size() - chars) {
+    const std::size_t n = std::min<std::size_t>(size - off, 4097);
+    const auto* p = d.data() + chars + off;
+    if (const void* z = std::memchr(p, 0, n))
+      return std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(static_cast<const std::uint8_t*>(z) - p));
+  }
   return s.r.sub(chars, size).cstring_at(off, 4096);
 }
 

@@ -19,6 +19,13 @@ constexpr std::uint32_t max_channels = 65536;  // channel indices are u16
 
 std::uint32_t align4(std::uint32_t n) { return (n + 3u) & ~3u; }
 
+// Little-endian words from bytes already bounds-checked by the caller.
+std::uint16_t le16(const std::uint8_t* b) { return static_cast<std::uint16_t>(b[0] | (b[1] << 8)); }
+std::uint32_t le32p(const std::uint8_t* b) {
+  return static_cast<std::uint32_t>(b[0]) | (static_cast<std::uint32_t>(b[1]) << 8) |
+         (static_cast<std::uint32_t>(b[2]) << 16) | (static_cast<std::uint32_t>(b[3]) << 24);
+}
+
 factors read_factors(byte_reader& r) {
   factors f;
   for (auto& v : f.min) v = r.f32();
@@ -69,6 +76,17 @@ std::vector<u16x3> read_u16x3(const byte_reader& seg, std::uint64_t ptr, std::ui
   if (count > max_channels || row_stride < 6 * count) fail(code::bad_count, std::string(what) + ": rows too short for their channels", seg.base());
   check_block(seg, ptr, rows, row_stride, what);
   v.resize(static_cast<std::size_t>(count * rows));
+  if (seg.byte_order() == core::endian::little) {
+    // check_block covered all rows: read the words straight from the bytes.
+    const std::uint8_t* base = seg.data().data() + ptr;
+    for (std::uint64_t s = 0; s < rows; ++s) {
+      const std::uint8_t* b = base + s * row_stride;
+      u16x3* out = v.data() + s * count;
+      for (std::uint64_t c = 0; c < count; ++c, b += 6)
+        for (int k = 0; k < 3; ++k) out[c][static_cast<std::size_t>(k)] = le16(b + 2 * k);
+    }
+    return v;
+  }
   for (std::uint64_t s = 0; s < rows; ++s) {
     auto p = seg.peek(ptr + s * row_stride);
     for (std::uint64_t c = 0; c < count; ++c)
@@ -171,8 +189,13 @@ nsa_dynamic parse_dynamic(const byte_reader& seg) {
     if (p[0] == 0) fail(code::bad_offset, "dynamic translations: null data pointer", seg.base() + 0x10);
     check_block(seg, p[0], S * d.translation_count, 4, "dynamic translation samples");
     d.translations.resize(static_cast<std::size_t>(S * d.translation_count));
-    auto r = seg.peek(p[0]);
-    for (auto& w : d.translations) w = r.u32();
+    if (seg.byte_order() == core::endian::little) {
+      const std::uint8_t* b = seg.data().data() + p[0];  // range checked just above
+      for (std::size_t i = 0; i < d.translations.size(); ++i) d.translations[i] = le32p(b + 4 * i);
+    } else {
+      auto r = seg.peek(p[0]);
+      for (auto& w : d.translations) w = r.u32();
+    }
     d.translation_info = read_info(seg, p[1], d.translation_count, "dynamic translation info");
   }
   if (d.rotation_count) {

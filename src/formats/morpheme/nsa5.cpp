@@ -25,10 +25,22 @@ factors factors_at(const byte_reader& r, std::uint64_t at) {
   return f;
 }
 
+// Little-endian words from a block the caller has bounds-checked.
+std::uint16_t le16(const std::uint8_t* b) { return static_cast<std::uint16_t>(b[0] | (b[1] << 8)); }
+
 std::vector<deq_info> info_at(const byte_reader& r, std::uint64_t at, std::uint32_t count, const char* what) {
   std::uint32_t n = align4(count);
   r.checked_count_at(at, n, 6, what);
   std::vector<deq_info> v(n);
+  if (at <= r.size()) {  // the n * 6 bytes were checked: read them directly
+    const std::uint8_t* b = r.data().data() + at;
+    for (std::uint32_t i = 0; i < n; ++i, b += 6)
+      for (int c = 0; c < 3; ++c) {
+        v[i].init[c] = b[c];
+        v[i].index[c] = b[3 + c];
+      }
+    return v;
+  }
   for (std::uint32_t i = 0; i < n; ++i)
     for (int c = 0; c < 3; ++c) {
       v[i].init[c] = r.u8_at(at + 6ull * i + c);
@@ -43,6 +55,16 @@ std::vector<u16x3> u16x3_at(const byte_reader& r, std::uint64_t at, std::uint64_
   if (rows == 0 || count == 0) return v;
   r.checked_count_at(at, rows, stride, what);
   v.resize(static_cast<std::size_t>(rows * count));
+  // Every row lies inside the checked block when it is no longer than the stride.
+  if (r.byte_order() == core::endian::little && 6 * count <= stride) {
+    const std::uint8_t* base = r.data().data() + at;
+    for (std::uint64_t s = 0; s < rows; ++s) {
+      const std::uint8_t* b = base + s * stride;
+      for (std::uint64_t c = 0; c < count; ++c, b += 6)
+        for (int k = 0; k < 3; ++k) v[s * count + c][k] = le16(b + 2 * k);
+    }
+    return v;
+  }
   for (std::uint64_t s = 0; s < rows; ++s)
     for (std::uint64_t c = 0; c < count; ++c)
       for (int k = 0; k < 3; ++k) v[s * count + c][k] = r.u16_at(at + s * stride + 6 * c + 2 * k);
@@ -69,7 +91,14 @@ nsa5_section read_section(const byte_reader& all, std::uint64_t at, std::uint64_
     std::uint64_t d = target(r, 0, p[0], 0, "NSA section translations", hs);
     r.checked_count_at(d, s.sample_count, 4ull * s.translation_count, "NSA section translations");
     s.translations.resize(static_cast<std::size_t>(s.sample_count) * s.translation_count);
-    for (std::size_t i = 0; i < s.translations.size(); ++i) s.translations[i] = r.u32_at(d + 4 * i);
+    if (r.byte_order() == core::endian::little) {
+      const std::uint8_t* b = r.data().data() + d;  // checked just above
+      for (std::size_t i = 0; i < s.translations.size(); ++i, b += 4)
+        s.translations[i] = static_cast<std::uint32_t>(b[0]) | (static_cast<std::uint32_t>(b[1]) << 8) |
+                            (static_cast<std::uint32_t>(b[2]) << 16) | (static_cast<std::uint32_t>(b[3]) << 24);
+    } else {
+      for (std::size_t i = 0; i < s.translations.size(); ++i) s.translations[i] = r.u32_at(d + 4 * i);
+    }
     s.translation_info = info_at(r, target(r, 0, p[1], 0, "NSA section translation info", hs + P),
                                  s.translation_count, "NSA section translation info");
   }
