@@ -617,10 +617,12 @@ void add_bone_tracks(const channel_source& cs, const rigrip::bone& rb, bool eule
     // channels that do not move) reuses its quaternion: the same floats without the sines.
     std::array<float, 4> prev{};
     quat q{};
+    core::euler_xyz_sequence to_quat;  // from_euler_xyz's floats, per key without its overhead
     for (std::int32_t fr = 0; fr <= frame_count; ++fr) {
       const auto f = static_cast<float>(fr);
       const std::array<float, 4> r{cs.at(3, f), cs.at(4, f), cs.at(5, f), cs.at(6, f)};
-      if (fr == 0 || std::memcmp(r.data(), prev.data(), sizeof r) != 0) q = rotation_of(r, euler), prev = r;
+      if (fr == 0 || std::memcmp(r.data(), prev.data(), sizeof r) != 0)
+        q = euler ? to_quat({r[0], r[1], r[2]}) : rotation_of(r, false), prev = r;
       t.times.push_back(seconds(static_cast<float>(fr), fps));
       t.values.insert(t.values.end(), q.begin(), q.end());
     }
