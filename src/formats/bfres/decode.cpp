@@ -611,9 +611,8 @@ void add_bone_tracks(const channel_source& cs, const rigrip::bone& rb, bool eule
     t.bone = rb.name;
     t.path = path::rotation;
     t.interpolation = interpolation::linear;
-    // Written in place below (no per-key capacity checks).
-    t.times.resize(static_cast<std::size_t>(frame_count) + 1);
-    t.values.resize((static_cast<std::size_t>(frame_count) + 1) * 4);
+    t.times.reserve(static_cast<std::size_t>(frame_count) + 1);
+    t.values.reserve((static_cast<std::size_t>(frame_count) + 1) * 4);
     // A frame whose four channel values are bit-identical to the previous frame's (holds,
     // channels that do not move) reuses its quaternion: the same floats without the sines.
     std::array<float, 4> prev{};
@@ -636,9 +635,8 @@ void add_bone_tracks(const channel_source& cs, const rigrip::bone& rb, bool eule
         const std::array<float, 4> r{ch[0][u], ch[1][u], ch[2][u], ch[3][u]};
         if (fr == 0 || std::memcmp(r.data(), prev.data(), sizeof r) != 0)
           q = euler ? to_quat({r[0], r[1], r[2]}) : rotation_of(r, false), prev = r;
-        const auto at = static_cast<std::size_t>(fr);
-        t.times[at] = seconds(static_cast<float>(fr), fps);
-        std::memcpy(&t.values[at * 4], q.data(), sizeof q);
+        t.times.push_back(seconds(static_cast<float>(fr), fps));
+        t.values.insert(t.values.end(), q.begin(), q.end());
       }
     }
     core::make_hemisphere_continuous(t.values);
