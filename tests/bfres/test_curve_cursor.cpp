@@ -42,3 +42,41 @@ TEST(CurveCursor, SameValuesInOrderAndOutOfOrder) {
       }
     }
 }
+
+// curve::eval_frames (a run of frames in one call) gives exactly eval(frame) per frame, for
+// every curve type, wrap mode, and runs split at any point (the cursor carries over).
+TEST(CurveCursor, EvalFramesSameAsPerFrame) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> val(-4.0f, 4.0f);
+  const std::vector<std::vector<float>> frame_sets{{2.0f, 5.0f, 5.0f, 7.5f, 9.0f, 20.0f, 21.0f},
+                                                   {0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f},
+                                                   {-3.0f, 0.25f, 40.0f},
+                                                   {4.0f}};
+  for (auto type : {curve_type::cubic, curve_type::linear, curve_type::baked_float, curve_type::step_int,
+                    curve_type::baked_int, curve_type::step_bool, curve_type::baked_bool})
+    for (int pre = 0; pre < 3; ++pre)
+      for (int post = 0; post < 3; ++post)
+        for (const auto& fs : frame_sets) {
+          curve c = make(curve_type::cubic, pre, post, fs);
+          c.flags = static_cast<std::uint16_t>((static_cast<int>(type) << 4) | (pre << 8) | (post << 12));
+          c.keys.clear();
+          for (std::size_t i = 0; i < fs.size() * static_cast<std::size_t>(c.elements_per_key()); ++i)
+            c.keys.push_back(val(rng));
+          c.keys_raw.assign(fs.size() / 32 + 1, static_cast<std::int64_t>(rng()));
+          if (type == curve_type::step_int || type == curve_type::baked_int) {
+            c.offset_bits = 3;
+            for (auto& k : c.keys) k = std::round(k);
+          }
+          for (std::size_t split : {std::size_t{1}, std::size_t{7}, std::size_t{256}}) {
+            std::vector<float> got(70);
+            std::size_t cursor = 0;
+            for (std::size_t at = 0; at < got.size(); at += split)
+              c.eval_frames(static_cast<std::int32_t>(at) - 3, std::min(split, got.size() - at), &got[at], cursor);
+            for (std::size_t j = 0; j < got.size(); ++j) {
+              const float f = static_cast<float>(static_cast<int>(j) - 3);
+              EXPECT_EQ(std::bit_cast<std::uint32_t>(got[j]), std::bit_cast<std::uint32_t>(c.eval(f)))
+                  << "type " << static_cast<int>(type) << " wrap " << pre << post << " frame " << f;
+            }
+          }
+        }
+}

@@ -617,12 +617,27 @@ void add_bone_tracks(const channel_source& cs, const rigrip::bone& rb, bool eule
     // channels that do not move) reuses its quaternion: the same floats without the sines.
     std::array<float, 4> prev{};
     quat q{};
-    for (std::int32_t fr = 0; fr <= frame_count; ++fr) {
-      const auto f = static_cast<float>(fr);
-      const std::array<float, 4> r{cs.at(3, f), cs.at(4, f), cs.at(5, f), cs.at(6, f)};
-      if (fr == 0 || std::memcmp(r.data(), prev.data(), sizeof r) != 0) q = rotation_of(r, euler), prev = r;
-      t.times.push_back(seconds(static_cast<float>(fr), fps));
-      t.values.insert(t.values.end(), q.begin(), q.end());
+    core::euler_xyz_sequence to_quat;  // from_euler_xyz's floats, per key without its overhead
+    // The four channels for a block of frames at a time (curve::eval_frames: the values cs.at gives).
+    constexpr std::int32_t block = 256;
+    float ch[4][block];
+    for (std::int32_t b0 = 0; b0 <= frame_count; b0 += block) {
+      const std::int32_t nb = std::min(block, frame_count - b0 + 1);
+      for (std::size_t k = 0; k < 4; ++k) {
+        if (const curve* c = cs.curves[3 + k])
+          c->eval_frames(b0, static_cast<std::size_t>(nb), ch[k], cs.cursor[3 + k]);
+        else
+          std::fill(ch[k], ch[k] + nb, cs.constant[3 + k]);
+      }
+      for (std::int32_t j = 0; j < nb; ++j) {
+        const auto u = static_cast<std::size_t>(j);
+        const std::int32_t fr = b0 + j;
+        const std::array<float, 4> r{ch[0][u], ch[1][u], ch[2][u], ch[3][u]};
+        if (fr == 0 || std::memcmp(r.data(), prev.data(), sizeof r) != 0)
+          q = euler ? to_quat({r[0], r[1], r[2]}) : rotation_of(r, false), prev = r;
+        t.times.push_back(seconds(static_cast<float>(fr), fps));
+        t.values.insert(t.values.end(), q.begin(), q.end());
+      }
     }
     core::make_hemisphere_continuous(t.values);
     an.tracks.push_back(std::move(t));

@@ -608,6 +608,32 @@ double curve::value(double frame, std::size_t& cursor) const {
 
 float curve::eval(float frame) const { return static_cast<float>(value(frame)); }
 
+// value(frame, cursor)'s cubic/linear case with the same operations in the same order.
+void curve::eval_frames(std::int32_t first, std::size_t count, float* out, std::size_t& cursor) const {
+  const curve_type ty = type();
+  if (ty != curve_type::cubic && ty != curve_type::linear) {
+    for (std::size_t j = 0; j < count; ++j)
+      out[j] = eval(static_cast<float>(first + static_cast<std::int32_t>(j)), cursor);
+    return;
+  }
+  const bool cubic = ty == curve_type::cubic;
+  const std::size_t n = num_keys, per = cubic ? 4 : 2;
+  const double sc = static_cast<double>(scale()), off = static_cast<double>(offset());
+  for (std::size_t j = 0; j < count; ++j) {
+    const double f = wrap(*this, static_cast<double>(static_cast<float>(first + static_cast<std::int32_t>(j))));
+    const std::size_t i = segment(*this, f, cursor);
+    double t = 0;
+    if (i + 1 < n && f > frames[i]) {
+      const double span = static_cast<double>(frames[i + 1]) - frames[i];
+      t = span > 0 ? (f - frames[i]) / span : 0;
+    }
+    const float* k = &keys[i * per];
+    const double v = cubic ? ((static_cast<double>(k[3]) * t + k[2]) * t + k[1]) * t + k[0]
+                           : static_cast<double>(k[1]) * t + k[0];
+    out[j] = static_cast<float>(v * sc + off);
+  }
+}
+
 double curve::value_left(double frame) const {
   if ((type() != curve_type::cubic && type() != curve_type::linear) || frame <= start || frame > end) return value(frame);
   auto it = std::lower_bound(frames.begin(), frames.end(), frame, [](float fr, double x) { return fr < x; });

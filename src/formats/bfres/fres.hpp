@@ -113,6 +113,9 @@ struct curve {
   // segment, so the next lookup is a step instead of a binary search. Same result.
   [[nodiscard]] double value(double frame, std::size_t& cursor) const;
   [[nodiscard]] float eval(float frame, std::size_t& cursor) const { return static_cast<float>(value(frame, cursor)); }
+  // eval(frame, cursor) for the whole frames first, first + 1, ... (count of them) into out:
+  // one dispatch and scale/offset for the run (BFRES samples every frame). Same floats.
+  void eval_frames(std::int32_t first, std::size_t count, float* out, std::size_t& cursor) const;
   [[nodiscard]] double value_left(double frame) const;
   [[nodiscard]] double slope(double frame, bool from_left) const;
   // The limit from the left at `frame` (differs from eval() where a key replaces the
