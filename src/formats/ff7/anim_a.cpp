@@ -47,15 +47,27 @@ bytes serialise_a(const a_file& a) {
   return w.take();
 }
 
+namespace {
+std::uint32_t le32(std::span<const std::uint8_t> d, std::size_t at) {
+  return std::uint32_t{d[at]} | std::uint32_t{d[at + 1]} << 8 | std::uint32_t{d[at + 2]} << 16 |
+         std::uint32_t{d[at + 3]} << 24;
+}
+}  // namespace
+
+// parse_a's checks as return values (the registry probes every file; throwing and catching
+// for each non-A file was most of that probe), without building the frames.
 int detect_a(std::span<const std::uint8_t> data) {
-  if (data.size() < 36) return score::none;
-  try {
-    auto a = parse_a(data);
-    if (a.frames.empty()) return score::none;
-    return a.trailing.empty() ? score::structure + 10 : score::name_only;
-  } catch (...) {
-    return score::none;
-  }
+  constexpr std::size_t header = 36;
+  if (data.size() < header) return score::none;
+  if (le32(data, 0) != 1) return score::none;
+  const std::uint32_t frames = le32(data, 4), bones = le32(data, 8);
+  const std::uint8_t* o = data.data() + 12;
+  if (bones > 1000) return score::none;
+  if (o[0] > 2 || o[1] > 2 || o[2] > 2 || o[0] + o[1] + o[2] != 3 || o[0] == o[1]) return score::none;
+  const std::uint64_t avail = data.size() - header, frame_size = 24 + 12ull * bones;
+  if (frames > avail / frame_size) return score::none;
+  if (frames == 0) return score::none;
+  return avail == frames * frame_size ? score::structure + 10 : score::name_only;
 }
 
 }  // namespace rigrip::ff7

@@ -95,23 +95,50 @@ bytes serialise_da(const da_pack& p) {
   return w.take();
 }
 
+namespace {
+std::uint32_t le32(std::span<const std::uint8_t> d, std::size_t at) {
+  return std::uint32_t{d[at]} | std::uint32_t{d[at + 1]} << 8 | std::uint32_t{d[at + 2]} << 16 |
+         std::uint32_t{d[at + 3]} << 24;
+}
+std::uint16_t le16(std::span<const std::uint8_t> d, std::size_t at) {
+  return static_cast<std::uint16_t>(d[at] | d[at + 1] << 8);
+}
+}  // namespace
+
+// parse_da's checks as return values, then the detection rules (the registry probes every
+// file; throwing and catching for each non-DA file was most of that probe).
 int detect_da(std::span<const std::uint8_t> data) {
-  try {
-    if (data.size() < 4 + 12) return score::none;
-    auto p = parse_da(data);
-    if (p.count == 0 || p.trailing.size() > 64) return score::none;
-    bool any_anim = false;
-    for (const auto& c : p.chunks) {
-      if (c.special) continue;
-      if (c.key != 0 && c.key != 2 && c.key != 4) return score::none;
-      if (c.bones_field == 0 || c.bones_field > 1000) return score::none;
+  if (data.size() < 4 + 12) return score::none;
+  const std::size_t size = data.size();
+  const std::uint32_t count = le32(data, 0);
+  if (count > (size - 4) / 12) return score::none;  // parse_da: "DA animation count"
+  if (count == 0) return score::none;
+  std::size_t pos = 4;
+  bool any_anim = false;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    if (size - pos < 12) return score::none;  // chunk header truncated
+    const std::uint32_t bones_field = le32(data, pos), chunk_size = le32(data, pos + 8);
+    pos += 12;
+    if (chunk_size > size - pos) return score::none;
+    if (chunk_size >= 11) {  // an animation chunk (smaller ones are special)
+      const std::uint16_t first = le16(data, pos);
+      const std::uint8_t third = data[pos + 2];
+      std::uint32_t s_size, key, header;
+      if (first == chunk_size - 5 && (third == 0 || third == 2 || third == 4)) {  // the RSAA quirk
+        s_size = first, key = third, header = 3;
+      } else {
+        s_size = le16(data, pos + 2), key = data[pos + 4], header = 5;
+      }
+      if (s_size > chunk_size - header || key > 11) return score::none;
+      if (key != 0 && key != 2 && key != 4) return score::none;
+      if (bones_field == 0 || bones_field > 1000) return score::none;
       any_anim = true;
     }
-    if (!any_anim) return score::none;
-    return p.trailing.empty() ? score::structure + 10 : score::structure;
-  } catch (...) {
-    return score::none;
+    pos += chunk_size;
   }
+  const std::size_t trailing = size - pos;
+  if (trailing > 64 || !any_anim) return score::none;
+  return trailing == 0 ? score::structure + 10 : score::structure;
 }
 
 }  // namespace rigrip::ff7

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 
 namespace rigrip::ff7 {
@@ -69,6 +70,60 @@ int read_rotation_delta(core::bit_reader& r, int key) {
   return v * (1 << key);
 }
 
+namespace {
+// Reads MSB-first fields with no bounds check of its own: the caller has made sure the
+// whole frame plus an 8-byte load window lies inside the data (one big-endian load per field).
+class unchecked_msb_reader {
+ public:
+  unchecked_msb_reader(const std::uint8_t* data, std::uint64_t pos) : data_(data), pos_(pos) {}
+  [[nodiscard]] std::uint64_t bit_pos() const noexcept { return pos_; }
+  // The next 32 bits, most significant first (needs 8 readable bytes from pos_ / 8).
+  [[nodiscard]] std::uint32_t peek32() const noexcept {
+    std::uint64_t w;
+    std::memcpy(&w, data_ + pos_ / 8, sizeof w);
+    if constexpr (std::endian::native == std::endian::little) w = __builtin_bswap64(w);
+    return static_cast<std::uint32_t>((w << (pos_ % 8)) >> 32);
+  }
+  void skip(unsigned n) noexcept { pos_ += n; }
+  // n (1..16) bits from the top of `w`, sign-extended.
+  static std::int32_t top_signed(std::uint32_t w, unsigned n) noexcept {
+    return static_cast<std::int32_t>(w) >> (32 - n);
+  }
+  // read_rotation_delta's codes from one 32-bit window (a code is at most 16 bits).
+  int rotation_delta(int key) noexcept {
+    const std::uint32_t w = peek32();
+    if (!(w >> 31)) {
+      pos_ += 1;
+      return 0;
+    }
+    const unsigned type = (w >> 28) & 7u;
+    if (type == 0) {
+      pos_ += 4;
+      return -1 * (1 << key);
+    }
+    if (type == 7) {
+      const auto n = static_cast<unsigned>(12 - key);
+      pos_ += 4 + n;
+      return top_signed(w << 4, n) * (1 << key);
+    }
+    int v = top_signed(w << 4, type);
+    pos_ += 4 + type;
+    v += v < 0 ? -(1 << (type - 1)) : (1 << (type - 1));
+    return v * (1 << key);
+  }
+  int position_delta() noexcept {
+    const std::uint32_t w = peek32();
+    const unsigned n = (w >> 31) ? 16u : 7u;
+    pos_ += 1 + n;
+    return top_signed(w << 1, n);
+  }
+
+ private:
+  const std::uint8_t* data_;
+  std::uint64_t pos_;
+};
+}  // namespace
+
 decode_result decode_bitstream(std::span<const std::uint8_t> bits, int key, std::size_t nrot,
                                std::size_t max_frames, std::uint64_t base) {
   if (key < 0 || key > 11)
@@ -77,12 +132,33 @@ decode_result decode_bitstream(std::span<const std::uint8_t> bits, int key, std:
   core::bit_reader r(bits, core::bit_order::msb_first, base);
   // Every frame costs at least 48 (first) or 24 + 3 * nrot bits, so the loop is bounded
   // by the bitstream length as well as by the frame count.
+  const std::uint64_t total_bits = static_cast<std::uint64_t>(bits.size()) * 8;
+  {
+    const std::uint64_t min_frame = 24 + 3 * static_cast<std::uint64_t>(nrot);
+    out.frames.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(max_frames, total_bits / min_frame + 1)));
+  }
+  // The longest later frame: three 17-bit position deltas and the longest rotation codes
+  // (raw, or the 6-bit form when the key is large). A frame that starts with that many bits
+  // (plus the 8-byte load window) left cannot run out, so it is read unchecked; the frames
+  // nearer the end go through the checked reader, which stops or fails as before.
+  const std::uint64_t longest_code = 4 + static_cast<std::uint64_t>(std::max(6, 12 - key));
+  const std::uint64_t max_frame = 3 * 17 + 3 * static_cast<std::uint64_t>(nrot) * longest_code;
+  const std::uint64_t unchecked_limit = total_bits >= max_frame + 64 ? total_bits - max_frame - 64 : 0;
   da_frame cur;
   cur.rotations.assign(nrot, triple{0, 0, 0});
   for (std::size_t f = 0; f < max_frames; ++f) {
     std::uint64_t frame_start = r.bit_pos();
+    if (f > 0 && frame_start <= unchecked_limit && total_bits >= max_frame + 64) {
+      da_frame& next = out.frames.emplace_back(out.frames.back());
+      unchecked_msb_reader u(bits.data(), frame_start);
+      for (auto& p : next.position) p = static_cast<std::int16_t>(p + u.position_delta());  // s16 wrap
+      for (auto& t : next.rotations)
+        for (auto& c : t) c = static_cast<std::int16_t>(c + u.rotation_delta(key));
+      r.seek_bit(u.bit_pos());
+      continue;
+    }
     try {
-      da_frame next = cur;
+      da_frame next = f == 0 ? cur : out.frames.back();
       if (f == 0) {
         for (auto& p : next.position) p = static_cast<std::int16_t>(r.read_signed(16));
         for (auto& t : next.rotations)
@@ -96,8 +172,7 @@ decode_result decode_bitstream(std::span<const std::uint8_t> bits, int key, std:
         for (auto& t : next.rotations)
           for (auto& c : t) c = static_cast<std::int16_t>(c + read_rotation_delta(r, key));
       }
-      cur = std::move(next);
-      out.frames.push_back(cur);
+      out.frames.push_back(std::move(next));
     } catch (const core::failure& e) {
       if (e.error().code != code::truncated || f == 0) throw;
       r.seek_bit(frame_start);

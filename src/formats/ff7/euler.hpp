@@ -9,6 +9,9 @@ namespace rigrip::ff7 {
 // The game's Euler triple (X, Y, Z) as R = Ry * Rx * Rz (column vectors).
 [[nodiscard]] quat euler_yxz_degrees(float x, float y, float z);
 [[nodiscard]] quat raw_rotation(const triple& r);  // 1/4096 turns
+// normalize(multiply(multiply(qy, qx), qz)) with the full products: what raw_rotation
+// must equal bit for bit (it skips the products' zero terms).
+[[nodiscard]] quat raw_rotation_reference(const triple& r);
 // Inverse of euler_yxz_degrees, angles in degrees.
 [[nodiscard]] vec3 quat_to_euler_yxz_degrees(const quat& q);
 

@@ -30,6 +30,30 @@ std::array<std::uint8_t, 4> rgb555(std::uint16_t p) {
   return {wide(p & 31u), wide((p >> 5) & 31u), wide((p >> 10) & 31u), 255};
 }
 
+}  // namespace
+
+void rgb555_pixels(const std::uint8_t* src, std::size_t n, std::uint8_t* dst) {
+  // rgb555 per big-endian pixel, its 5-bit widening from a 32-entry table.
+  static constexpr auto wide = [] {
+    std::array<std::uint8_t, 32> t{};
+    for (unsigned v = 0; v < 32; ++v) t[v] = static_cast<std::uint8_t>((v << 3) | (v >> 2));
+    return t;
+  }();
+  for (std::size_t i = 0; i < n; ++i, src += 2, dst += 4) {
+    const unsigned p = static_cast<unsigned>(src[0]) << 8 | src[1];
+    if (p == 0) {
+      dst[0] = dst[1] = dst[2] = dst[3] = 0;
+      continue;
+    }
+    dst[0] = wide[p & 31u];
+    dst[1] = wide[(p >> 5) & 31u];
+    dst[2] = wide[(p >> 10) & 31u];
+    dst[3] = 255;
+  }
+}
+std::array<std::uint8_t, 4> rgb555_reference(std::uint16_t p) { return rgb555(p); }
+
+namespace {
 // ---- animation sampling over stored keys ----
 struct channel {
   std::vector<int> frames;
@@ -201,10 +225,7 @@ decoded_textures decode_textures(const model_raw& m) {
     img.width = t.width;
     img.height = t.height;
     img.rgba.resize(bytes * 2);
-    for (std::uint64_t p = 0; p < bytes / 2; ++p) {
-      auto px = rgb555(static_cast<std::uint16_t>(vram[start + 2 * p] << 8 | vram[start + 2 * p + 1]));
-      std::copy(px.begin(), px.end(), img.rgba.begin() + static_cast<std::ptrdiff_t>(4 * p));
-    }
+    rgb555_pixels(vram.data() + start, static_cast<std::size_t>(bytes / 2), img.rgba.data());
     d.images.push_back(std::move(img));
   }
   return d;

@@ -1,6 +1,8 @@
 // SF3 battle meshes: raw layer -> scene model (and the pieces the raw dump needs).
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +23,9 @@ struct decoded_textures {
   std::vector<texture> images;
 };
 [[nodiscard]] decoded_textures decode_textures(const model_raw& m);
+// n big-endian RGB555 pixels (2 bytes each) to RGBA8 (4 bytes each), as rgb555 per pixel.
+void rgb555_pixels(const std::uint8_t* src, std::size_t n, std::uint8_t* dst);
+[[nodiscard]] std::array<std::uint8_t, 4> rgb555_reference(std::uint16_t p);  // the per-pixel formula
 
 struct sibling_animations {
   const x8an_file* file = nullptr;

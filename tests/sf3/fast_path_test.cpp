@@ -1,0 +1,119 @@
+// SF3 fast paths that must equal the plain formulas: the unchecked LZSS block reader and
+// the RGB555 row conversion.
+#include <random>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "formats/sf3/decode.hpp"
+#include "formats/sf3/lzss.hpp"
+
+using namespace rigrip;
+using namespace rigrip::sf3;
+
+namespace {
+// lzss_decompress as it was: every word through the checked reader.
+bytes reference_lzss(const core::byte_reader& in, std::size_t max_bytes, std::size_t* consumed) {
+  core::byte_reader r = in;
+  std::vector<std::uint16_t> out;
+  const std::size_t max_words = max_bytes / 2;
+  bool done = false;
+  while (!done) {
+    std::uint16_t ctrl = r.u16();
+    for (int bit = 15; bit >= 0 && !done; --bit) {
+      std::uint64_t at = r.abs();
+      std::uint16_t w = r.u16();
+      if (!(ctrl & (1u << bit))) {
+        if (out.size() >= max_words) core::fail(code::bad_count, "texture LZSS output exceeds vram_size (" + std::to_string(max_bytes) + " bytes)", at);
+        out.push_back(w);
+        continue;
+      }
+      if (w == 0) {
+        done = true;
+        break;
+      }
+      std::size_t back = w >> 5, len = (w & 0x1Fu) + 2;
+      if (back == 0 || back > out.size())
+        core::fail(code::bad_value, "texture LZSS copy reaches " + std::to_string(back) + " words back, only " +
+                                        std::to_string(out.size()) + " decoded", at);
+      if (out.size() + len > max_words)
+        core::fail(code::bad_count, "texture LZSS output exceeds vram_size (" + std::to_string(max_bytes) + " bytes)", at);
+      for (std::size_t k = 0; k < len; ++k) out.push_back(out[out.size() - back]);
+    }
+  }
+  if (consumed) *consumed = r.tell();
+  bytes b(out.size() * 2);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    b[2 * i] = static_cast<std::uint8_t>(out[i] >> 8);
+    b[2 * i + 1] = static_cast<std::uint8_t>(out[i]);
+  }
+  return b;
+}
+
+template <class F>
+std::string outcome(F&& f, bytes& out) {
+  try {
+    out = f();
+    return "ok";
+  } catch (const core::failure& e) {
+    return e.error().to_string();
+  }
+}
+}  // namespace
+
+TEST(Lzss, BlockFastPathDecodesLikeTheCheckedReader) {
+  std::mt19937 rng(5);
+  int ok = 0;
+  for (int iter = 0; iter < 5000; ++iter) {
+    bytes in;
+    const int blocks = 1 + static_cast<int>(rng() % 40);
+    std::size_t words = 0;
+    for (int b = 0; b < blocks; ++b) {
+      const std::uint16_t ctrl = static_cast<std::uint16_t>(rng() % 3 == 0 ? rng() : rng() & rng());
+      in.push_back(static_cast<std::uint8_t>(ctrl >> 8));
+      in.push_back(static_cast<std::uint8_t>(ctrl));
+      for (int bit = 15; bit >= 0; --bit) {
+        std::uint16_t w;
+        if (ctrl & (1u << bit)) {
+          const std::size_t back = 1 + rng() % (words + 2);  // sometimes too far back
+          w = static_cast<std::uint16_t>((back << 5) | (rng() % 32));
+          if (rng() % 600 == 0) w = 0;  // end marker
+          words += (w & 31u) + 2;
+        } else {
+          w = static_cast<std::uint16_t>(rng());
+          ++words;
+        }
+        in.push_back(static_cast<std::uint8_t>(w >> 8));
+        in.push_back(static_cast<std::uint8_t>(w));
+      }
+    }
+    if (rng() % 2) in.insert(in.end(), {0x80, 0x00, 0x00, 0x00});  // end
+    if (rng() % 4 == 0) in.resize(rng() % (in.size() + 1));
+    const std::size_t max_bytes = rng() % 3 == 0 ? 2 * (rng() % (words + 1)) : 1u << 20;
+    const auto order = rng() % 5 == 0 ? core::endian::little : core::endian::big;
+    core::byte_reader r(in, order, 100);
+    bytes a, b;
+    std::size_t ua = 0, ub = 0;
+    const auto ea = outcome([&] { return lzss_decompress(r, max_bytes, &ua); }, a);
+    const auto eb = outcome([&] { return reference_lzss(r, max_bytes, &ub); }, b);
+    ASSERT_EQ(ea, eb) << iter;
+    ASSERT_EQ(a, b) << iter;
+    ASSERT_EQ(ua, ub) << iter;
+    ok += ea == "ok";
+  }
+  EXPECT_GT(ok, 200);
+}
+
+TEST(Texture, Rgb555RowsEqualThePerPixelFormulaForEveryPixel) {
+  bytes src;
+  for (unsigned p = 0; p < 65536; ++p) {
+    src.push_back(static_cast<std::uint8_t>(p >> 8));
+    src.push_back(static_cast<std::uint8_t>(p));
+  }
+  bytes dst(65536 * 4, 0xEE);
+  rgb555_pixels(src.data(), 65536, dst.data());
+  for (unsigned p = 0; p < 65536; ++p) {
+    const auto px = rgb555_reference(static_cast<std::uint16_t>(p));
+    for (int c = 0; c < 4; ++c) ASSERT_EQ(dst[4 * p + static_cast<unsigned>(c)], px[static_cast<std::size_t>(c)]) << p;
+  }
+}
