@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "core/math.hpp"
 #include "rigrip/types.hpp"
 
 namespace rigrip::core {
@@ -52,20 +53,12 @@ class euler_xyz_sequence {
     c_[k] = q[3];
     ok_[k] = s_[k] != 0 && c_[k] != 0;
   }
-  // glm's product p * q (x, y, z, w order), every term.
-  static quat product(const quat& p, const quat& q) {
-    return {p[3] * q[0] + p[0] * q[3] + p[1] * q[2] - p[2] * q[1], p[3] * q[1] + p[1] * q[3] + p[2] * q[0] - p[0] * q[2],
-            p[3] * q[2] + p[2] * q[3] + p[0] * q[1] - p[1] * q[0], p[3] * q[3] - p[0] * q[0] - p[1] * q[1] - p[2] * q[2]};
-  }
   // from_euler_xyz's operations in full (zero parts, signs of zero matter) on the cached axes.
   quat full() const {
-    quat q = product(axis_q_[0], quat{0, 0, 0, 1});
-    q = product(axis_q_[1], q);
-    q = product(axis_q_[2], q);
-    const float n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    if (!(n > 1e-12f) || !std::isfinite(n)) return {0, 0, 0, 1};
-    for (auto& v : q) v /= n;
-    return q;
+    quat q = multiply(axis_q_[0], quat{0, 0, 0, 1});
+    q = multiply(axis_q_[1], q);
+    q = multiply(axis_q_[2], q);
+    return normalize(q);
   }
   // multiply(qz, multiply(qy, multiply(qx, identity))) then normalize(), keeping the terms
   // without a zero factor in glm's order (w = pw*qw - px*qx - py*qy - pz*qz, x = pw*qx +

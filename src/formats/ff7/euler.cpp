@@ -44,19 +44,14 @@ struct axis_tables {
   return t;
 }
 
-// core::normalize's formula, inlined here (same operations in the same order).
-[[nodiscard]] inline quat normalize_inline(quat q) {
-  const float n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-  if (!(n > 1e-12f) || !std::isfinite(n)) return {0, 0, 0, 1};
-  for (auto& c : q) c /= n;
-  return q;
+// Replaces the components of a short product that came out zero (their sign may differ)
+// with the full product's: core::multiply is glm's product, every term in its order.
+void fix_zeros(quat& v, const quat& p, const quat& q) {
+  if (v[0] != 0 && v[1] != 0 && v[2] != 0 && v[3] != 0) return;
+  const quat f = core::multiply(p, q);
+  for (std::size_t i = 0; i < 4; ++i)
+    if (v[i] == 0) v[i] = f[i];
 }
-
-// glm's quaternion product p * q one component at a time, same terms in the same order.
-[[nodiscard]] inline float product_x(const quat& p, const quat& q) { return p[3] * q[0] + p[0] * q[3] + p[1] * q[2] - p[2] * q[1]; }
-[[nodiscard]] inline float product_y(const quat& p, const quat& q) { return p[3] * q[1] + p[1] * q[3] + p[2] * q[0] - p[0] * q[2]; }
-[[nodiscard]] inline float product_z(const quat& p, const quat& q) { return p[3] * q[2] + p[2] * q[3] + p[0] * q[1] - p[1] * q[0]; }
-[[nodiscard]] inline float product_w(const quat& p, const quat& q) { return p[3] * q[3] - p[0] * q[0] - p[1] * q[1] - p[2] * q[2]; }
 
 // The products of raw_rotation_reference without the terms that are exact (signed) zeros:
 // the table quaternions rotate about one axis, so two of their x, y, z are +-0 times a
@@ -66,18 +61,12 @@ struct axis_tables {
 quat raw_rotation_short(const quat& qy, const quat& qx, const quat& qz) {
   // qy * qx: qy = (0, sy, 0, cy), qx = (sx, 0, 0, cx).
   quat a{qy[3] * qx[0], qy[1] * qx[3], -(qy[1] * qx[0]), qy[3] * qx[3]};
-  if (a[0] == 0) a[0] = product_x(qy, qx);
-  if (a[1] == 0) a[1] = product_y(qy, qx);
-  if (a[2] == 0) a[2] = product_z(qy, qx);
-  if (a[3] == 0) a[3] = product_w(qy, qx);
+  fix_zeros(a, qy, qx);
   // a * qz: qz = (0, 0, sz, cz).
   quat r{a[0] * qz[3] + a[1] * qz[2], a[1] * qz[3] - a[0] * qz[2], a[3] * qz[2] + a[2] * qz[3],
          a[3] * qz[3] - a[2] * qz[2]};
-  if (r[0] == 0) r[0] = product_x(a, qz);
-  if (r[1] == 0) r[1] = product_y(a, qz);
-  if (r[2] == 0) r[2] = product_z(a, qz);
-  if (r[3] == 0) r[3] = product_w(a, qz);
-  return normalize_inline(r);
+  fix_zeros(r, a, qz);
+  return core::normalize(r);
 }
 }  // namespace
 
