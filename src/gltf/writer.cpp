@@ -227,11 +227,10 @@ void bake_ssc(scene& s, diagnostics& diags) {
   for (const auto& sk : s.skeletons)
     for (const auto& b : sk.bones) any = any || b.segment_scale_compensate;
   if (!any) return;
-  const scene original = s;
   diagnostics local;
-  (void)scene_ops::bake_segment_scale_compensate(s, local);
+  const auto measured = scene_ops::bake_and_measure(s, local);
   for (std::size_t ai = 0; ai < s.animations.size(); ++ai) {
-    const auto e = scene_ops::measure_bake_error(original, s, static_cast<int>(ai));
+    const auto& e = measured.animations[ai];
     auto& a = s.animations[ai];
     if (!a.extras.is_object()) a.extras = json::object();
     a.extras["ssc_baked"] = true;
@@ -243,7 +242,7 @@ void bake_ssc(scene& s, diagnostics& diags) {
       diags.warn(code::w_lossy, "animation '" + a.name + msg);
     }
   }
-  const auto rest = scene_ops::measure_bake_error(original, s, -1);
+  const auto& rest = measured.rest;
   if (rest.position > 1e-4 || rest.degrees > 0.01) {
     char msg[160];
     std::snprintf(msg, sizeof msg, "rest pose: segment scale compensation baked with up to %.4g units and %.3g degrees "

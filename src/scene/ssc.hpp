@@ -32,11 +32,25 @@ struct bake_error {
 };
 [[nodiscard]] bake_error measure_bake_error(const scene& original, const scene& baked, int anim);
 
+// bake_segment_scale_compensate(s, diags), then measure_bake_error(original, s, i) for every
+// animation i (`animations`) and the rest pose (`rest`), with `original` the scene as it was:
+// the same numbers, for less work (the measurement reuses the original worlds the bake
+// sampled at the times both use).
+struct measured_bake {
+  float worst = 0;  // what bake_segment_scale_compensate returns
+  std::vector<bake_error> animations;
+  bake_error rest;
+};
+[[nodiscard]] measured_bake bake_and_measure(scene& s, diagnostics& diags);
+
 namespace detail {
 // bake_segment_scale_compensate without its shortcuts (the exact per-frame paths, the
 // cofactor inverse, Newton's polar iteration): every affected bone solved by SVD at every
 // frame, as before they existed. The reference the tests compare the bake with.
 float bake_reference(scene& s, diagnostics& diags);
+// bake_and_measure keeping at most `budget` bone samples per animation for the measurement
+// (the rest it samples again): the tests' way to reach the partly shared path.
+measured_bake bake_and_measure(scene& s, diagnostics& diags, std::size_t budget);
 }  // namespace detail
 
 }  // namespace rigrip::scene_ops

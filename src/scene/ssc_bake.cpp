@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <string>
 
@@ -401,6 +403,47 @@ std::vector<float> sample_times(const animation& a, const std::vector<const trac
   return out;
 }
 
+// The times measure_bake_error samples a clip at: every frame (fps, else 30; at most 4096
+// steps), every key time, sorted, exact duplicates removed, at most 8192.
+std::vector<float> measure_times(const animation& a) {
+  const double fps = a.fps && *a.fps > 0 ? *a.fps : 30.0;
+  const double step = std::max(1.0 / fps, a.duration / 4096.0);  // bounded work for long clips
+  std::vector<float> times;
+  for (double k = 0; k * step <= a.duration + 1e-9; k += 1) times.push_back(static_cast<float>(k * step));
+  for (const auto& t : a.tracks) times.insert(times.end(), t.times.begin(), t.times.end());
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  if (times.size() > 8192) times.resize(8192);
+  return times;
+}
+
+bool same_bits(float x, float y) {  // 0 and -0 sample differently at a key at 0
+  std::uint32_t a, b;
+  std::memcpy(&a, &x, 4), std::memcpy(&b, &y, 4);
+  return a == b;
+}
+
+// Every key time finite and strictly increasing (what validate() asks): then a sample with a
+// cursor is the sample without one, whatever times came before, so the bake's samples at a
+// time are the measurement's at that time.
+bool sorted_keys(const animation& a) {
+  for (const auto& t : a.tracks)
+    for (std::size_t k = 0; k < t.times.size(); ++k)
+      if (!std::isfinite(t.times[k]) || (k > 0 && !(t.times[k] > t.times[k - 1]))) return false;
+  return true;
+}
+
+// The original (SSC-aware) locals and worlds of every bone at the times the bake and the
+// measurement share, kept by the bake for the measurement: [k * bones + i] for times[k].
+struct original_samples {
+  std::size_t bones = 0, budget = 0;  // budget: at most this many bone samples kept
+  std::vector<float> wanted;          // measure_times of the clip
+  std::vector<float> times;           // the kept ones, increasing
+  std::vector<vec3> t, s;
+  std::vector<quat> r;
+  std::vector<mat4> world;
+};
+
 track make_track(const std::string& bone, path p, std::vector<float> times, std::vector<float> values) {
   track t;
   t.bone = bone;
@@ -591,9 +634,10 @@ struct frame_solver {
   }
 };
 
-double bake_animation(const skeleton& sk0, const skeleton& sk, animation& a,
-                      const std::vector<bool>& affected, diagnostics& diags) {
-  const animation a0 = a;  // targets come from the untouched original
+// `a0`: the animation as it was (targets come from the untouched original); `cache`: where
+// to keep the original samples the measurement will want (null: nowhere).
+double bake_animation(const skeleton& sk0, const skeleton& sk, const animation& a0, animation& a,
+                      const std::vector<bool>& affected, diagnostics& diags, original_samples* cache) {
   const std::size_t n = sk0.bones.size();
   const auto ch = tracks_by_bone(sk0, a0);
   auto parent_of = [&](std::size_t i) { return static_cast<std::size_t>(sk0.bones[i].parent); };
@@ -685,10 +729,36 @@ double bake_animation(const skeleton& sk0, const skeleton& sk, animation& a,
     if (solve[i])
       tv[i].reserve(3 * times.size()), rv[i].reserve(4 * times.size()),
           sv[i].reserve(3 * times.size());
+  std::vector<std::size_t> all_bones;
+  std::size_t wi = 0;  // into cache->wanted
+  if (cache) {
+    for (std::size_t i = 0; i < n; ++i) all_bones.push_back(i);
+    cache->bones = n;
+    std::size_t shared = 0;  // times in both lists, to size the cache once
+    for (std::size_t k = 0, w = 0; k < times.size(); ++k) {
+      while (w < cache->wanted.size() && cache->wanted[w] < times[k]) ++w;
+      shared += w < cache->wanted.size() && same_bits(cache->wanted[w], times[k]);
+    }
+    const std::size_t kept = n ? std::min(shared, cache->budget / n) : 0;
+    cache->times.reserve(kept), cache->t.reserve(kept * n), cache->r.reserve(kept * n);
+    cache->s.reserve(kept * n), cache->world.reserve(kept * n);
+  }
   for (float tm : times) {
-    sample_channels(rest, ch, tm, sampled_bones, cursors, sampled);
+    bool keep = false;
+    if (cache && cache->t.size() + n <= cache->budget) {
+      while (wi < cache->wanted.size() && cache->wanted[wi] < tm) ++wi;
+      keep = wi < cache->wanted.size() && same_bits(cache->wanted[wi], tm);
+    }
+    sample_channels(rest, ch, tm, keep ? all_bones : sampled_bones, cursors, sampled);
     p = sampled;
     solver.run(sampled, p, res);
+    if (keep) {  // every bone's original local and world (the solver made some already)
+      cache->times.push_back(tm);
+      cache->t.insert(cache->t.end(), sampled.translation.begin(), sampled.translation.end());
+      cache->r.insert(cache->r.end(), sampled.rotation.begin(), sampled.rotation.end());
+      cache->s.insert(cache->s.end(), sampled.scale.begin(), sampled.scale.end());
+      for (std::size_t i = 0; i < n; ++i) cache->world.push_back(solver.target(sampled, i));
+    }
     for (const std::size_t i : solver.solved) {
       tv[i].insert(tv[i].end(), p.translation[i].begin(), p.translation[i].end());
       rv[i].insert(rv[i].end(), p.rotation[i].begin(), p.rotation[i].end());
@@ -706,10 +776,17 @@ double bake_animation(const skeleton& sk0, const skeleton& sk, animation& a,
   return res.error;
 }
 
-}  // namespace
+bake_error measure_clip(const scene& original, std::size_t ai, const skeleton& sb, const animation& b,
+                        const original_samples* cache);
+bool may_differ(const scene& s, int anim);
 
-float bake_segment_scale_compensate(scene& s, diagnostics& diags) {
+// bake_segment_scale_compensate; with `out`, also measure_bake_error(*original, s, i) of every
+// animation i, each measured right after its bake from the samples the bake kept (one clip's
+// worth of memory at a time). `original`: s as it was (null when there is no `out`).
+float bake_all(scene& s, diagnostics& diags, const scene* original, measured_bake* out, std::size_t budget) {
   double worst = 0;
+  std::vector<char> measured(s.animations.size(), 0);
+  if (out) out->animations.assign(s.animations.size(), bake_error{});
   for (std::size_t si = 0; si < s.skeletons.size(); ++si) {
     skeleton& sk = s.skeletons[si];
     const std::vector<bool> affected = compensating_bones(s, si);
@@ -739,14 +816,61 @@ float bake_segment_scale_compensate(scene& s, diagnostics& diags) {
         report(diags, "rest pose of skeleton '" + sk0.name + "'", sk0, res, affected);
         worst = std::max(worst, res.error);
       }
-      for (auto& a : s.animations)
-        if (a.skeleton >= 0 && static_cast<std::size_t>(a.skeleton) == si)
-          worst = std::max(worst, bake_animation(sk0, sk, a, affected, diags));
+      // The skeleton as it ends (nothing below changes it but the flags cleared last), for
+      // measuring each clip as soon as it is baked.
+      skeleton baked_sk;
+      if (out) {
+        baked_sk = sk;
+        for (auto& b : baked_sk.bones) b.segment_scale_compensate = false;
+      }
+      for (std::size_t ai = 0; ai < s.animations.size(); ++ai) {
+        animation& a = s.animations[ai];
+        if (a.skeleton < 0 || static_cast<std::size_t>(a.skeleton) != si) continue;
+        if (!out) {
+          const animation a0 = a;
+          worst = std::max(worst, bake_animation(sk0, sk, a0, a, affected, diags, nullptr));
+          continue;
+        }
+        const animation& a0 = original->animations[ai];  // a as it was
+        const bool measure = may_differ(*original, static_cast<int>(ai));
+        original_samples cache;
+        if (measure && sorted_keys(a0)) cache.wanted = measure_times(a0), cache.budget = budget;
+        worst = std::max(worst, bake_animation(sk0, sk, a0, a, affected, diags,
+                                               cache.wanted.empty() ? nullptr : &cache));
+        if (measure) out->animations[ai] = measure_clip(*original, ai, baked_sk, a, &cache);
+        measured[ai] = 1;
+      }
     }
     for (auto& b : sk.bones) b.segment_scale_compensate = false;
   }
+  if (out) {
+    for (std::size_t ai = 0; ai < s.animations.size(); ++ai)
+      if (!measured[ai]) out->animations[ai] = measure_bake_error(*original, s, static_cast<int>(ai));
+    out->rest = measure_bake_error(*original, s, -1);
+    out->worst = static_cast<float>(worst);
+  }
   return static_cast<float>(worst);
 }
+}  // namespace
+
+float bake_segment_scale_compensate(scene& s, diagnostics& diags) {
+  return bake_all(s, diags, nullptr, nullptr, 0);
+}
+
+measured_bake bake_and_measure(scene& s, diagnostics& diags) {
+  // 2^16 bone samples (about 7 MB) cover every clip of the sample files; longer clips are
+  // measured partly from their own samples.
+  return detail::bake_and_measure(s, diags, std::size_t{1} << 16);
+}
+
+namespace detail {
+measured_bake bake_and_measure(scene& s, diagnostics& diags, std::size_t budget) {
+  const scene original = s;
+  measured_bake out;
+  (void)bake_all(s, diags, &original, &out, budget);
+  return out;
+}
+}  // namespace detail
 
 }  // namespace rigrip::scene_ops
 
@@ -833,18 +957,26 @@ bake_error measure_bake_error(const scene& original, const scene& baked, int ani
   const auto ai = static_cast<std::size_t>(anim);
   if (ai >= original.animations.size() || ai >= baked.animations.size()) return e;
   const animation& a = original.animations[ai];
-  const animation& b = baked.animations[ai];
   if (a.skeleton < 0 || static_cast<std::size_t>(a.skeleton) >= original.skeletons.size()) return e;
+  return measure_clip(original, ai, baked.skeletons[static_cast<std::size_t>(a.skeleton)],
+                      baked.animations[ai], nullptr);
+}
+
+namespace {
+// measure_bake_error of clip `ai` (its skeleton index checked) against the baked skeleton
+// `sb` and clip `b`, after may_differ. At a time `cache` holds, the original locals and
+// worlds are taken from it instead of sampled again (the same floats: the same tracks
+// sampled at the same time, the same bone_world calls).
+bake_error measure_clip(const scene& original, std::size_t ai, const skeleton& sb, const animation& b,
+                        const original_samples* cache) {
+  bake_error e;
+  double min_cos = 2;
+  const animation& a = original.animations[ai];
   const skeleton& sa = original.skeletons[static_cast<std::size_t>(a.skeleton)];
-  const skeleton& sb = baked.skeletons[static_cast<std::size_t>(a.skeleton)];
-  const double fps = a.fps && *a.fps > 0 ? *a.fps : 30.0;
-  const double step = std::max(1.0 / fps, a.duration / 4096.0);  // bounded work for long clips
-  std::vector<float> times;
-  for (double k = 0; k * step <= a.duration + 1e-9; k += 1) times.push_back(static_cast<float>(k * step));
-  for (const auto& t : a.tracks) times.insert(times.end(), t.times.begin(), t.times.end());
-  std::sort(times.begin(), times.end());
-  times.erase(std::unique(times.begin(), times.end()), times.end());
-  if (times.size() > 8192) times.resize(8192);
+  // (the bake made the same list from the same clip when it kept samples)
+  const bool reuse = cache && !cache->wanted.empty();
+  const std::vector<float> own = reuse ? std::vector<float>{} : measure_times(a);
+  const std::vector<float>& times = reuse ? cache->wanted : own;
   // (sample_pose per time, with the bone lookup, rest pose and matrices made once)
   const auto cha = tracks_by_bone(sa, a), chb = tracks_by_bone(sb, b);
   const pose resta = rest_pose(sa), restb = rest_pose(sb);
@@ -892,19 +1024,35 @@ bake_error measure_bake_error(const scene& original, const scene& baked, int ani
   pose pa, pb;
   std::vector<std::size_t> cura(3 * sa.bones.size(), 0), curb(3 * sb.bones.size(), 0);
   std::vector<mat4> wa(n), wb(n);
+  const bool cached = cache && cache->bones == sa.bones.size() && !cache->times.empty();
+  std::size_t ci = 0;  // into cache->times
   for (float t : times) {
-    sample_channels(resta, cha, t, sampled, cura, pa);
+    const vec3 *ta = nullptr, *sca = nullptr;  // a's locals at t: sampled, or the bake's
+    const quat* ra = nullptr;
+    const mat4* cw = nullptr;  // a's worlds at t when the bake kept them
+    if (cached) {
+      while (ci < cache->times.size() && cache->times[ci] < t) ++ci;
+      if (ci < cache->times.size() && same_bits(cache->times[ci], t)) {
+        const std::size_t base = ci * cache->bones;
+        ta = &cache->t[base], ra = &cache->r[base], sca = &cache->s[base], cw = &cache->world[base];
+      }
+    }
+    if (!cw) {
+      sample_channels(resta, cha, t, sampled, cura, pa);
+      ta = pa.translation.data(), ra = pa.rotation.data(), sca = pa.scale.data();
+    }
     if (pb.translation.size() != sb.bones.size()) pb = restb;
     for (const std::size_t i : sampled) {
-      if (same[i][0]) pb.translation[i] = pa.translation[i];
-      if (same[i][1]) pb.rotation[i] = pa.rotation[i];
-      if (same[i][2]) pb.scale[i] = pa.scale[i];
+      if (same[i][0]) pb.translation[i] = ta[i];
+      if (same[i][1]) pb.rotation[i] = ra[i];
+      if (same[i][2]) pb.scale[i] = sca[i];
     }
     sample_channels(restb, chb, t, only_b, curb, pb, &same);
     for (const std::size_t i : sampled) {
       const int par = parent_index(sa, i);
       const int pbi = parent_index(sb, i);
-      wa[i] = bone_world(sa, pa, i, par >= 0 ? wa[static_cast<std::size_t>(par)] : wa[i]);
+      if (cw) wa[i] = cw[i];
+      else wa[i] = bone_world(sa, pa, i, par >= 0 ? wa[static_cast<std::size_t>(par)] : wa[i]);
       // Not `differs`: the same locals (same[i] all set), parent and flag, and a parent world
       // that is a copy too, so bone_world would make the same floats again.
       if (!differs[i]) wb[i] = wa[i];
@@ -915,6 +1063,8 @@ bake_error measure_bake_error(const scene& original, const scene& baked, int ani
   finish(e, min_cos);
   return e;
 }
+}  // namespace
+
 
 namespace detail {
 float bake_reference(scene& s, diagnostics& diags) {
