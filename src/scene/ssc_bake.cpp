@@ -759,10 +759,10 @@ double bake_animation(const skeleton& sk0, const skeleton& sk, const animation& 
       cache->s.insert(cache->s.end(), sampled.scale.begin(), sampled.scale.end());
       for (std::size_t i = 0; i < n; ++i) cache->world.push_back(solver.target(sampled, i));
     }
-    for (const std::size_t i : solver.solved) {
-      tv[i].insert(tv[i].end(), p.translation[i].begin(), p.translation[i].end());
-      rv[i].insert(rv[i].end(), p.rotation[i].begin(), p.rotation[i].end());
-      sv[i].insert(sv[i].end(), p.scale[i].begin(), p.scale[i].end());
+    for (const std::size_t i : solver.solved) {  // (push_back into reserved storage: no range insert per key)
+      for (const float v : p.translation[i]) tv[i].push_back(v);
+      for (const float v : p.rotation[i]) rv[i].push_back(v);
+      for (const float v : p.scale[i]) sv[i].push_back(v);
     }
   }
   for (std::size_t i = 0; i < n; ++i) {
