@@ -51,7 +51,9 @@ TEST(CurveCursor, EvalFramesSameAsPerFrame) {
   const std::vector<std::vector<float>> frame_sets{{2.0f, 5.0f, 5.0f, 7.5f, 9.0f, 20.0f, 21.0f},
                                                    {0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f},
                                                    {-3.0f, 0.25f, 40.0f},
-                                                   {4.0f}};
+                                                   {4.0f},
+                                                   // covers every frame sampled: whole runs inside the range
+                                                   {-10.0f, -2.5f, 3.0f, 3.0f, 10.0f, 33.5f, 64.0f, 90.0f}};
   for (auto type : {curve_type::cubic, curve_type::linear, curve_type::baked_float, curve_type::step_int,
                     curve_type::baked_int, curve_type::step_bool, curve_type::baked_bool})
     for (int pre = 0; pre < 3; ++pre)
@@ -80,3 +82,4 @@ TEST(CurveCursor, EvalFramesSameAsPerFrame) {
           }
         }
 }
+
