@@ -103,11 +103,15 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
   // before it would bend towards the new value over all its frames; an extra key just
   // before the key holds the segment's own end (value and slope), so every source frame
   // keeps the file's polynomial exactly (README: curve precision).
+  // Frames only increase: every lookup below walks each curve's keys with cursors (the
+  // segment cursor shared with src.at, and `lower` for lower-bound lookups); same values.
+  std::array<std::size_t, 3> lower{};
+  auto cursor = [&](int k) -> std::size_t& { return src.cursor[static_cast<std::size_t>(first + k)]; };
   auto jump_at = [&](float f) {
     if (!exact) return false;
     for (int k = 0; k < 3; ++k)
       if (const curve* c = src.curves[static_cast<std::size_t>(first + k)])
-        if (c->value_left(f) != c->value(f)) return true;
+        if (c->value_left(f, lower[static_cast<std::size_t>(k)], cursor(k)) != c->value(f, cursor(k))) return true;
     return false;
   };
   const bool spline = exact && cubic && fr.size() >= 2;
@@ -126,8 +130,8 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
         for (int side = 0; side < (spline ? 3 : 1); ++side)
           for (int k = 0; k < 3; ++k) {
             const curve* c = src.curves[static_cast<std::size_t>(first + k)];
-            if (!spline || side == 1) t.values.push_back(c ? static_cast<float>(c->value(pf)) : src.constant[static_cast<std::size_t>(first + k)]);
-            else t.values.push_back(c ? static_cast<float>(c->slope(pf, true) * fps) : 0.0f);
+            if (!spline || side == 1) t.values.push_back(c ? static_cast<float>(c->value(pf, cursor(k))) : src.constant[static_cast<std::size_t>(first + k)]);
+            else t.values.push_back(c ? static_cast<float>(c->slope(pf, true, lower[static_cast<std::size_t>(k)], cursor(k)) * fps) : 0.0f);
           }
       }
     }
@@ -136,7 +140,7 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
       for (int k = 0; k < 3; ++k) {
         const curve* c = src.curves[static_cast<std::size_t>(first + k)];
         if (!spline || side == 1) t.values.push_back(src.at(first + k, f));
-        else t.values.push_back(c ? static_cast<float>(c->slope(f, side == 0) * fps) : 0.0f);
+        else t.values.push_back(c ? static_cast<float>(c->slope(f, side == 0, lower[static_cast<std::size_t>(k)], cursor(k)) * fps) : 0.0f);
       }
   }
   out.tracks.push_back(std::move(t));
