@@ -1,7 +1,9 @@
 // curve::value with a segment cursor (frames sampled in order) gives exactly value(frame).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
+#include <cmath>
 #include <random>
 
 #include "formats/bfres/fres.hpp"
@@ -51,7 +53,9 @@ TEST(CurveCursor, EvalFramesSameAsPerFrame) {
   const std::vector<std::vector<float>> frame_sets{{2.0f, 5.0f, 5.0f, 7.5f, 9.0f, 20.0f, 21.0f},
                                                    {0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f},
                                                    {-3.0f, 0.25f, 40.0f},
-                                                   {4.0f}};
+                                                   {4.0f},
+                                                   // covers every frame sampled: whole runs inside the range
+                                                   {-10.0f, -2.5f, 3.0f, 3.0f, 10.0f, 33.5f, 64.0f, 90.0f}};
   for (auto type : {curve_type::cubic, curve_type::linear, curve_type::baked_float, curve_type::step_int,
                     curve_type::baked_int, curve_type::step_bool, curve_type::baked_bool})
     for (int pre = 0; pre < 3; ++pre)
@@ -79,4 +83,38 @@ TEST(CurveCursor, EvalFramesSameAsPerFrame) {
             }
           }
         }
+}
+
+// value_left and slope with cursors (frames in increasing order, as vec3_track visits key
+// frames, extra keys just before them, and frames between) give exactly the plain results;
+// out of order too (the cursors fall back to a search).
+TEST(CurveCursor, ValueLeftAndSlopeSameWithCursors) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> val(-4.0f, 4.0f);
+  const std::vector<std::vector<float>> frame_sets{{2.0f, 5.0f, 5.0f, 7.5f, 9.0f, 20.0f, 21.0f},
+                                                   {0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f},
+                                                   {-3.0f, 0.25f, 0.25f, 0.25f, 40.0f},
+                                                   {4.0f}};
+  for (auto type : {curve_type::cubic, curve_type::linear, curve_type::baked_float})
+    for (int wrap = 0; wrap < 3; ++wrap)
+      for (const auto& fs : frame_sets) {
+        curve c = make(curve_type::cubic, wrap, wrap, fs);
+        c.flags = static_cast<std::uint16_t>((static_cast<int>(type) << 4) | (wrap << 8) | (wrap << 12));
+        c.keys.clear();
+        for (std::size_t i = 0; i < fs.size() * static_cast<std::size_t>(c.elements_per_key()); ++i) c.keys.push_back(val(rng));
+        std::vector<double> xs;
+        for (int f = -12; f <= 90; ++f) xs.push_back(f * 0.5);
+        for (float k : fs) xs.push_back(k), xs.push_back(k - 1e-4), xs.push_back(std::nextafter(static_cast<double>(k), -100.0));
+        std::sort(xs.begin(), xs.end());
+        std::uniform_real_distribution<double> any(-10.0, 50.0);
+        for (int i = 0; i < 300; ++i) xs.push_back(any(rng));  // then out of order
+        std::size_t lower = 0, cursor = 0;
+        for (double x : xs) {
+          const auto bits = [](double d) { return std::bit_cast<std::uint64_t>(d); };
+          EXPECT_EQ(bits(c.value_left(x, lower, cursor)), bits(c.value_left(x))) << "frame " << x;
+          EXPECT_EQ(bits(c.slope(x, true, lower, cursor)), bits(c.slope(x, true))) << "frame " << x;
+          EXPECT_EQ(bits(c.slope(x, false, lower, cursor)), bits(c.slope(x, false))) << "frame " << x;
+          EXPECT_EQ(bits(c.value(x, cursor)), bits(c.value(x))) << "frame " << x;
+        }
+      }
 }

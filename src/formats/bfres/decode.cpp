@@ -103,11 +103,15 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
   // before it would bend towards the new value over all its frames; an extra key just
   // before the key holds the segment's own end (value and slope), so every source frame
   // keeps the file's polynomial exactly (README: curve precision).
+  // Frames only increase: every lookup below walks each curve's keys with cursors (the
+  // segment cursor shared with src.at, and `lower` for lower-bound lookups); same values.
+  std::array<std::size_t, 3> lower{};
+  auto cursor = [&](int k) -> std::size_t& { return src.cursor[static_cast<std::size_t>(first + k)]; };
   auto jump_at = [&](float f) {
     if (!exact) return false;
     for (int k = 0; k < 3; ++k)
       if (const curve* c = src.curves[static_cast<std::size_t>(first + k)])
-        if (c->value_left(f) != c->value(f)) return true;
+        if (c->value_left(f, lower[static_cast<std::size_t>(k)], cursor(k)) != c->value(f, cursor(k))) return true;
     return false;
   };
   const bool spline = exact && cubic && fr.size() >= 2;
@@ -126,8 +130,8 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
         for (int side = 0; side < (spline ? 3 : 1); ++side)
           for (int k = 0; k < 3; ++k) {
             const curve* c = src.curves[static_cast<std::size_t>(first + k)];
-            if (!spline || side == 1) t.values.push_back(c ? static_cast<float>(c->value(pf)) : src.constant[static_cast<std::size_t>(first + k)]);
-            else t.values.push_back(c ? static_cast<float>(c->slope(pf, true) * fps) : 0.0f);
+            if (!spline || side == 1) t.values.push_back(c ? static_cast<float>(c->value(pf, cursor(k))) : src.constant[static_cast<std::size_t>(first + k)]);
+            else t.values.push_back(c ? static_cast<float>(c->slope(pf, true, lower[static_cast<std::size_t>(k)], cursor(k)) * fps) : 0.0f);
           }
       }
     }
@@ -136,7 +140,7 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
       for (int k = 0; k < 3; ++k) {
         const curve* c = src.curves[static_cast<std::size_t>(first + k)];
         if (!spline || side == 1) t.values.push_back(src.at(first + k, f));
-        else t.values.push_back(c ? static_cast<float>(c->slope(f, side == 0) * fps) : 0.0f);
+        else t.values.push_back(c ? static_cast<float>(c->slope(f, side == 0, lower[static_cast<std::size_t>(k)], cursor(k)) * fps) : 0.0f);
       }
   }
   out.tracks.push_back(std::move(t));
@@ -592,7 +596,7 @@ std::vector<channel_source> channel_sources(const skeletal_anim& a, const rigrip
 // The tracks of one driven bone: sampled per frame where a curve drives a part, one
 // constant key where the part differs from the rest pose, nothing where it equals it.
 void add_bone_tracks(const channel_source& cs, const rigrip::bone& rb, bool euler, std::int32_t frame_count, double fps,
-                     animation& an) {
+                     const std::vector<float>& frame_times, animation& an) {
   // Translation.
   if (cs.animated(7, 3)) {
     vec3_track(cs, 7, rb.name, path::translation, frame_count, fps, an);
@@ -611,8 +615,12 @@ void add_bone_tracks(const channel_source& cs, const rigrip::bone& rb, bool eule
     t.bone = rb.name;
     t.path = path::rotation;
     t.interpolation = interpolation::linear;
-    t.times.reserve(static_cast<std::size_t>(frame_count) + 1);
-    t.values.reserve((static_cast<std::size_t>(frame_count) + 1) * 4);
+    // Every frame's time is the animation's (computed once for all bones); the values are
+    // written in place, each quaternion sign-flipped against the previous one as written
+    // (what core::make_hemisphere_continuous does afterwards, the same floats).
+    t.times = frame_times;
+    t.values.resize(frame_times.size() * 4);  // frame_count + 1 frames (frame_count >= 0: parse checks)
+    float* out = t.values.data();
     // A frame whose four channel values are bit-identical to the previous frame's (holds,
     // channels that do not move) reuses its quaternion: the same floats without the sines.
     std::array<float, 4> prev{};
@@ -635,11 +643,13 @@ void add_bone_tracks(const channel_source& cs, const rigrip::bone& rb, bool eule
         const std::array<float, 4> r{ch[0][u], ch[1][u], ch[2][u], ch[3][u]};
         if (fr == 0 || std::memcmp(r.data(), prev.data(), sizeof r) != 0)
           q = euler ? to_quat({r[0], r[1], r[2]}) : rotation_of(r, false), prev = r;
-        t.times.push_back(seconds(static_cast<float>(fr), fps));
-        t.values.insert(t.values.end(), q.begin(), q.end());
+        float* o = out + 4 * static_cast<std::size_t>(fr);
+        if (fr > 0 && o[-4] * q[0] + o[-3] * q[1] + o[-2] * q[2] + o[-1] * q[3] < 0)
+          o[0] = -q[0], o[1] = -q[1], o[2] = -q[2], o[3] = -q[3];
+        else
+          o[0] = q[0], o[1] = q[1], o[2] = q[2], o[3] = q[3];
       }
     }
-    core::make_hemisphere_continuous(t.values);
     an.tracks.push_back(std::move(t));
   } else {
     quat q = rot_at(0);
@@ -791,8 +801,15 @@ scene to_scene(const file& f, const read_context& ctx) {
         if (!ps.animated(0, 3) && ps.constant[0] == 1 && ps.constant[1] == 1 && ps.constant[2] == 1) continue;
         if (ssc_mismatch++ == 0) ssc_mismatch_example = an.name + "/" + sk.bones[bi].name;
       }
+    // Frame fr's time, seconds(fr): the same for every sampled track of the animation.
+    std::vector<float> frame_times;
+    if (a.frame_count >= 0) {
+      frame_times.resize(static_cast<std::size_t>(a.frame_count) + 1);
+      for (std::int32_t fr = 0; fr <= a.frame_count; ++fr)
+        frame_times[static_cast<std::size_t>(fr)] = seconds(static_cast<float>(fr), fps);
+    }
     for (std::size_t bi = 0; bi < nb; ++bi)
-      if (by_bone[bi]) add_bone_tracks(src[bi], sk.bones[bi], euler, a.frame_count, fps, an);
+      if (by_bone[bi]) add_bone_tracks(src[bi], sk.bones[bi], euler, a.frame_count, fps, frame_times, an);
     s.animations.push_back(std::move(an));
   }
   for (const auto& [name, m] : missing)

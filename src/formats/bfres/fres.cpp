@@ -552,6 +552,18 @@ std::size_t segment(const curve& c, double f, std::size_t& cursor) {
   if (holds(i + 1)) return cursor = i + 1;
   return cursor = segment(c, f);
 }
+// std::lower_bound(frames, f) (first key not below f) starting from the last one found:
+// in a sorted array that index is the only p with frames[p - 1] < f <= frames[p] (ends
+// open), so checking the hint and the next index, else searching, gives the same p.
+std::size_t lower_key(const curve& c, double f, std::size_t& hint) {
+  const std::size_t n = c.frames.size();
+  auto is_it = [&](std::size_t p) { return p <= n && (p == 0 || c.frames[p - 1] < f) && (p == n || !(c.frames[p] < f)); };
+  if (is_it(hint)) return hint;
+  if (hint < n && is_it(hint + 1)) return ++hint;
+  hint = static_cast<std::size_t>(std::lower_bound(c.frames.begin(), c.frames.end(), f, [](float fr, double x) { return fr < x; }) -
+                                  c.frames.begin());
+  return hint;
+}
 double poly(const curve& c, std::size_t i, double t) {
   const float* k = &c.keys[i * static_cast<std::size_t>(c.elements_per_key())];
   if (c.type() == curve_type::cubic) return ((static_cast<double>(k[3]) * t + k[2]) * t + k[1]) * t + k[0];
@@ -619,6 +631,33 @@ void curve::eval_frames(std::int32_t first, std::size_t count, float* out, std::
   const bool cubic = ty == curve_type::cubic;
   const std::size_t n = num_keys, per = cubic ? 4 : 2;
   const double sc = static_cast<double>(scale()), off = static_cast<double>(offset());
+  if (count == 0) return;
+  const auto frame_at = [first](std::size_t j) {
+    return static_cast<double>(static_cast<float>(first + static_cast<std::int32_t>(j)));
+  };
+  // A run inside [start, end] (checked at its ends; frames increase) is never wrapped, and
+  // its segment only moves forward: after one search at the first frame, a step over the
+  // keys at or before each frame finds what segment() finds (the last key <= f; frames are
+  // non-decreasing). Same t, polynomial and rounding as below, so the same floats.
+  if (frame_at(0) >= start && frame_at(count - 1) <= end) {
+    const std::size_t nf = frames.size();
+    std::size_t i = segment(*this, frame_at(0), cursor);
+    for (std::size_t j = 0; j < count; ++j) {
+      const double f = frame_at(j);
+      while (i + 1 < nf && frames[i + 1] <= f) ++i;
+      double t = 0;
+      if (i + 1 < n && f > frames[i]) {
+        const double span = static_cast<double>(frames[i + 1]) - frames[i];
+        t = span > 0 ? (f - frames[i]) / span : 0;
+      }
+      const float* k = &keys[i * per];
+      const double v = cubic ? ((static_cast<double>(k[3]) * t + k[2]) * t + k[1]) * t + k[0]
+                             : static_cast<double>(k[1]) * t + k[0];
+      out[j] = static_cast<float>(v * sc + off);
+    }
+    cursor = i;
+    return;
+  }
   for (std::size_t j = 0; j < count; ++j) {
     const double f = wrap(*this, static_cast<double>(static_cast<float>(first + static_cast<std::int32_t>(j))));
     const std::size_t i = segment(*this, f, cursor);
@@ -635,26 +674,36 @@ void curve::eval_frames(std::int32_t first, std::size_t count, float* out, std::
 }
 
 double curve::value_left(double frame) const {
-  if ((type() != curve_type::cubic && type() != curve_type::linear) || frame <= start || frame > end) return value(frame);
-  auto it = std::lower_bound(frames.begin(), frames.end(), frame, [](float fr, double x) { return fr < x; });
-  if (it == frames.begin() || it == frames.end() || *it != frame) return value(frame);
-  const std::size_t i = static_cast<std::size_t>(it - frames.begin()) - 1;
-  if (!(frames[i + 1] > frames[i])) return value(frame);
+  std::size_t lower = static_cast<std::size_t>(-1), cursor = lower;  // no hints: plain searches
+  return value_left(frame, lower, cursor);
+}
+
+double curve::value_left(double frame, std::size_t& lower, std::size_t& cursor) const {
+  if ((type() != curve_type::cubic && type() != curve_type::linear) || frame <= start || frame > end) return value(frame, cursor);
+  const std::size_t at = lower_key(*this, frame, lower);
+  if (at == 0 || at == frames.size() || frames[at] != frame) return value(frame, cursor);
+  const std::size_t i = at - 1;
+  if (!(frames[i + 1] > frames[i])) return value(frame, cursor);
   return poly(*this, i, 1.0) * static_cast<double>(scale()) + static_cast<double>(offset());
 }
 
 float curve::eval_left(float frame) const { return static_cast<float>(value_left(frame)); }
 
 double curve::slope(double f, bool from_left) const {
+  std::size_t lower = static_cast<std::size_t>(-1), cursor = lower;  // no hints: plain searches
+  return slope(f, from_left, lower, cursor);
+}
+
+double curve::slope(double f, bool from_left, std::size_t& lower, std::size_t& cursor) const {
   if (type() != curve_type::cubic && type() != curve_type::linear) return 0;
   if (num_keys < 2) return 0;
   std::size_t i;
   if (from_left) {
-    auto it = std::lower_bound(frames.begin(), frames.end(), f, [](float fr, double x) { return fr < x; });
-    if (it == frames.begin()) return 0;
-    i = static_cast<std::size_t>(it - frames.begin()) - 1;
+    const std::size_t at = lower_key(*this, f, lower);
+    if (at == 0) return 0;
+    i = at - 1;
   } else {
-    i = segment(*this, f);
+    i = segment(*this, f, cursor);
     if (f < frames.front()) return 0;
   }
   if (i + 1 >= num_keys) return 0;

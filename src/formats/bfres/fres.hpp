@@ -118,6 +118,10 @@ struct curve {
   void eval_frames(std::int32_t first, std::size_t count, float* out, std::size_t& cursor) const;
   [[nodiscard]] double value_left(double frame) const;
   [[nodiscard]] double slope(double frame, bool from_left) const;
+  // value_left() and slope() for frames visited in increasing order: `cursor` as for value(),
+  // `lower` remembers the last lower-bound key index (0 at first). Same results.
+  [[nodiscard]] double value_left(double frame, std::size_t& lower, std::size_t& cursor) const;
+  [[nodiscard]] double slope(double frame, bool from_left, std::size_t& lower, std::size_t& cursor) const;
   // The limit from the left at `frame` (differs from eval() where a key replaces the
   // previous segment's end value: a jump, as in the seed's linear example at frame 20).
   [[nodiscard]] float eval_left(float frame) const;
