@@ -475,7 +475,7 @@ class writer {
     std::uint32_t size;
     char text[24];
   };
-  static constexpr int cache_bits = 12;
+  static constexpr int cache_bits = 13;  // 8,192 slots, 256 KB: 1.4 % fewer Ir on Dog than 4,096
   std::unique_ptr<cached[]> cache_;
 };
 
