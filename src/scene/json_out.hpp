@@ -2,6 +2,7 @@
 // spelling, separators and indentation), for the scene-JSON writer and the glTF writer.
 #pragma once
 
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -194,6 +195,29 @@ inline bool shortest_float(float v, std::uint32_t& digits, int& exp10) {
   return true;
 }
 
+// The number of decimal digits of d > 0 (bit width scaled by log10(2), then one compare).
+inline int decimal_digits(std::uint32_t d) {
+  static constexpr std::uint32_t pow10[] = {1u,      10u,      100u,      1000u,      10000u,
+                                            100000u, 1000000u, 10000000u, 100000000u, 1000000000u};
+  const int t = (std::bit_width(d) * 1233) >> 12;
+  return t + (t < 10 && d >= pow10[t]);
+}
+
+// d < 10^9 as exactly nine characters with leading zeros, two digits per table look-up.
+inline void put_nine_digits(char* t, std::uint32_t d) {
+  static constexpr char pairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
+  const std::uint32_t hi = d / 100000000u, lo = d % 100000000u;
+  const std::uint32_t a = lo / 10000u, b = lo % 10000u;
+  t[0] = static_cast<char>('0' + hi);
+  std::memcpy(t + 1, pairs + 2 * (a / 100u), 2);
+  std::memcpy(t + 3, pairs + 2 * (a % 100u), 2);
+  std::memcpy(t + 5, pairs + 2 * (b / 100u), 2);
+  std::memcpy(t + 7, pairs + 2 * (b % 100u), 2);
+}
+
 // A float in nlohmann's layout, as put_number prints it: the integer fast path above for
 // the usual range, to_chars otherwise. o must have 48 writable bytes (the common layouts
 // copy in fixed 16-byte blocks); returns the end of the text.
@@ -201,8 +225,11 @@ inline char* put_float(char* o, float v) {
   std::uint32_t d;
   int k;
   if (!shortest_float(v, d, k)) return put_number_general(o, v);
-  char t[32];  // the digits, then room for a fixed-size copy past them
-  const int nd = static_cast<int>(std::to_chars(t, t + 16, d).ptr - t);
+  char buf[48];  // nine digit places, then room for a fixed-size copy past them
+  const int nd = decimal_digits(d);
+  if (nd == 0 || nd > 9) return put_number_general(o, v);  // never: 1 to 9 digits
+  put_nine_digits(buf, d);
+  const char* t = buf + 9 - nd;
   const int n = nd + k;  // v = 0.digits * 10^n
   if (std::signbit(v)) *o++ = '-';
   if (nd <= n && n <= 15) {  // ddd000.0
@@ -316,8 +343,7 @@ class writer {
       return;
     }
     const std::size_t pad = step_ < 0 ? 0 : (first_.size() + 1) * static_cast<std::size_t>(step_);
-    char chunk[4096];
-    constexpr std::size_t most = 64;  // a comma, a newline, put_float's 48 bytes
+    char chunk[chunk_size];
     if (pad + most + 8 > sizeof chunk) {  // absurd indentation: the plain way
       open('[');
       for (float f : a) {
@@ -332,10 +358,7 @@ class writer {
     *p++ = '[';
     bool first = true;
     for (float f : a) {
-      if (static_cast<std::size_t>(chunk + sizeof chunk - p) < pad + most) {
-        o_.append(chunk, static_cast<std::size_t>(p - chunk));
-        p = chunk;
-      }
+      p = room(chunk, p, pad + most);
       if (!first) *p++ = ',';
       first = false;
       if (step_ >= 0) {
@@ -344,10 +367,7 @@ class writer {
       }
       p = put_cached(p, f);
     }
-    if (static_cast<std::size_t>(chunk + sizeof chunk - p) < pad + 24) {
-      o_.append(chunk, static_cast<std::size_t>(p - chunk));
-      p = chunk;
-    }
+    p = room(chunk, p, pad + 24);
     if (step_ >= 0) {
       *p++ = '\n';
       p = spaces(p, pad - static_cast<std::size_t>(step_));
@@ -361,9 +381,10 @@ class writer {
   void float_rows(const float* v, std::size_t rows, std::size_t n) {
     const std::size_t step = step_ < 0 ? 0 : static_cast<std::size_t>(step_);
     const std::size_t pad1 = (first_.size() + 1) * step, pad2 = pad1 + step;
-    char chunk[4096];
-    constexpr std::size_t most = 64;  // see floats()
-    if (rows == 0 || n == 0 || pad2 + most + 8 > sizeof chunk) {
+    char chunk[chunk_size];
+    // Room for a whole row (its numbers, its brackets and their lines), checked once a row.
+    const std::size_t row = n * (pad2 + most) + 2 * (pad1 + most);
+    if (rows == 0 || n == 0 || n > 64 || row + 8 > sizeof chunk) {
       open('[');
       for (std::size_t r = 0; r < rows; ++r) {
         item();
@@ -376,10 +397,7 @@ class writer {
     char* p = chunk;
     *p++ = '[';
     for (std::size_t r = 0; r < rows; ++r) {
-      if (static_cast<std::size_t>(chunk + sizeof chunk - p) < pad2 + most) {
-        o_.append(chunk, static_cast<std::size_t>(p - chunk));
-        p = chunk;
-      }
+      p = room(chunk, p, row);
       if (r) *p++ = ',';
       if (step_ >= 0) {
         *p++ = '\n';
@@ -387,10 +405,6 @@ class writer {
       }
       *p++ = '[';
       for (std::size_t i = 0; i < n; ++i) {
-        if (static_cast<std::size_t>(chunk + sizeof chunk - p) < pad2 + most) {
-          o_.append(chunk, static_cast<std::size_t>(p - chunk));
-          p = chunk;
-        }
         if (i) *p++ = ',';
         if (step_ >= 0) {
           *p++ = '\n';
@@ -398,20 +412,13 @@ class writer {
         }
         p = put_cached(p, v[r * n + i]);
       }
-      if (static_cast<std::size_t>(chunk + sizeof chunk - p) < pad2 + most) {
-        o_.append(chunk, static_cast<std::size_t>(p - chunk));
-        p = chunk;
-      }
       if (step_ >= 0) {
         *p++ = '\n';
         p = spaces(p, pad1);
       }
       *p++ = ']';
     }
-    if (static_cast<std::size_t>(chunk + sizeof chunk - p) < pad2 + most) {
-      o_.append(chunk, static_cast<std::size_t>(p - chunk));
-      p = chunk;
-    }
+    p = room(chunk, p, pad1 + most);
     if (step_ >= 0) {
       *p++ = '\n';
       p = spaces(p, pad1 - step);
@@ -436,9 +443,18 @@ class writer {
     if (size <= sizeof c.text) {
       c.bits = bits;
       c.size = static_cast<std::uint32_t>(size);
-      std::memcpy(c.text, p, size);
+      std::memcpy(c.text, p, sizeof c.text);  // fixed size: p has 48 bytes of room
     }
     return e;
+  }
+  static constexpr std::size_t chunk_size = 4096;
+  static constexpr std::size_t most = 64;  // a comma, a newline, put_float's 48 bytes
+  // The chunk's text appended to the output when fewer than `need` bytes are left after p;
+  // returns where to go on writing.
+  char* room(char* chunk, char* p, std::size_t need) {
+    if (static_cast<std::size_t>(chunk + chunk_size - p) >= need) return p;
+    o_.append(chunk, static_cast<std::size_t>(p - chunk));
+    return chunk;
   }
   // n spaces at p (a fixed 16-byte copy for the usual shallow depths; 16 bytes of room).
   static char* spaces(char* p, std::size_t n) {
@@ -459,7 +475,7 @@ class writer {
     std::uint32_t size;
     char text[24];
   };
-  static constexpr int cache_bits = 12;
+  static constexpr int cache_bits = 13;  // 8,192 slots, 256 KB: 1.4 % fewer Ir on Dog than 4,096
   std::unique_ptr<cached[]> cache_;
 };
 

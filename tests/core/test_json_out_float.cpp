@@ -247,3 +247,31 @@ TEST(JsonOutFloat, FloatRowsEqualItemByItem) {
   }
 }
 }  // namespace
+namespace {
+// The digit writer put_float uses instead of std::to_chars: every d below 2^21, and random
+// and edge values (powers of ten and their neighbours) up to 10^9 - 1.
+TEST(JsonOutFloat, NineDigitsEqualToChars) {
+  std::vector<std::uint32_t> ds;
+  for (std::uint32_t d = 1; d < (1u << 21); ++d) ds.push_back(d);
+  std::mt19937 rng(21);
+  for (int i = 0; i < 1000000; ++i) ds.push_back(1 + static_cast<std::uint32_t>(rng() % 999999999u));
+  for (std::uint32_t p = 10; p <= 1000000000u; p *= 10) {
+    for (std::uint32_t d : {p - 1, p, p + 1, p / 2, p / 10 * 9 + p / 100}) ds.push_back(d);
+    if (p == 1000000000u) break;
+  }
+  ds.push_back(999999999u);
+  for (std::uint32_t d : ds) {
+    if (d >= 1000000000u) continue;
+    char want[16];
+    const std::string w(want, std::to_chars(want, want + sizeof want, d).ptr);
+    const int nd = decimal_digits(d);
+    char t[16];
+    put_nine_digits(t, d);
+    ASSERT_EQ(nd, static_cast<int>(w.size())) << d;
+    ASSERT_EQ(std::string(t + 9 - nd, t + 9), w) << d;
+    ASSERT_EQ(std::string(t, t + 9 - nd), std::string(static_cast<std::size_t>(9 - nd), '0')) << d;
+  }
+  EXPECT_EQ(decimal_digits(1000000000u), 10);
+  EXPECT_EQ(decimal_digits(4294967295u), 10);
+}
+}  // namespace
