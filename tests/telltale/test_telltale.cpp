@@ -1071,7 +1071,7 @@ TEST(Cspk2, FinishedDecodeEqualsTrackDecodeAndFinishTrack) {
     }
   ASSERT_GE(bufs.size(), 4u);
   const float specials[] = {0.0f, -0.0f, -1.0f, 1e-30f, 3.0f, std::numeric_limits<float>::infinity(),
-                            std::numeric_limits<float>::quiet_NaN(), 65535.0f};
+                            std::numeric_limits<float>::quiet_NaN(), 65535.0f, 3e38f, 1e34f};
   for (std::size_t bi = 0; bi < bufs.size(); ++bi) {
     float rt = 0;
     std::memcpy(&rt, bufs[bi].data() + 0x48, 4);
