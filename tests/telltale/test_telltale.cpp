@@ -977,6 +977,154 @@ TEST(Cspk2, TrackDecodeEqualsKeyDecodeOnSamplesEncodedAndMutated) {
   EXPECT_GT(n_bad, 10u);
 }
 
+namespace {
+// decode_cspk2_finished + finished_track must be decode_cspk2_tracks + finish_track: the same
+// failure, the same in-order verdict, and when in order the same tracks and counts bit for bit.
+void expect_finished_equals_plain(std::span<const std::uint8_t> buf, float length, const std::string& what) {
+  std::optional<cspk2_tracks> plain;
+  std::optional<cspk2_finished> fused;
+  std::optional<error> e1, e2;
+  try {
+    plain = decode_cspk2_tracks(buf, 7);
+  } catch (core::failure& f) {
+    e1 = f.error();
+  }
+  try {
+    fused = decode_cspk2_finished(buf, 7, length);
+  } catch (core::failure& f) {
+    e2 = f.error();
+  }
+  ASSERT_EQ(e1.has_value(), e2.has_value()) << what;
+  if (e1) {
+    EXPECT_EQ(e1->code, e2->code) << what;
+    EXPECT_EQ(e1->message, e2->message) << what;
+    EXPECT_EQ(e1->offset, e2->offset) << what;
+    return;
+  }
+  auto& p = *plain;
+  auto& f = fused->d;
+  ASSERT_EQ(p.bones, f.bones) << what;
+  EXPECT_EQ(p.commands, f.commands) << what;
+  EXPECT_EQ(p.command_at, f.command_at) << what;
+  EXPECT_EQ(p.sample_bytes_consumed, f.sample_bytes_consumed) << what;
+  EXPECT_EQ(std::memcmp(&p.header, &f.header, sizeof p.header), 0) << what;
+  ASSERT_EQ(p.tracks.size(), f.tracks.size()) << what;
+  bool in_order = true;
+  const float hi = std::max(length, 0.0f);
+  for (const auto& tk : p.tracks)
+    for (std::size_t i = 1; i < tk.times.size(); ++i) {
+      auto cl = [hi](float x) { return std::isfinite(x) ? std::clamp(x, 0.0f, hi) : 0.0f; };
+      if (cl(tk.times[i]) < cl(tk.times[i - 1])) in_order = false;
+    }
+  ASSERT_EQ(fused->in_order, in_order) << what;
+  if (!in_order) return;
+  for (std::size_t ti = 0; ti < p.tracks.size(); ++ti) {
+    if (p.tracks[ti].times.empty()) {
+      EXPECT_TRUE(f.tracks[ti].times.empty()) << what;
+      continue;
+    }
+    const path pa = ti % 2 ? path::rotation : path::translation;
+    const float scale = ti % 3 == 0 ? 1.0f : 0.37f * static_cast<float>(ti % 7);
+    detail::key_stats s1, s2;
+    const track a = detail::finish_track("b", pa, p.tracks[ti], length, scale, s1);
+    const track b = detail::finished_track("b", pa, f.tracks[ti], scale, s2);
+    EXPECT_EQ(s1.dupes, s2.dupes) << what << " track " << ti;
+    EXPECT_EQ(s1.clamped, s2.clamped) << what << " track " << ti;
+    EXPECT_EQ(a.interpolation, b.interpolation);
+    ASSERT_EQ(a.times.size(), b.times.size()) << what << " track " << ti;
+    ASSERT_EQ(a.values.size(), b.values.size()) << what << " track " << ti;
+    EXPECT_EQ(std::memcmp(a.times.data(), b.times.data(), 4 * a.times.size()), 0) << what << " track " << ti;
+    EXPECT_EQ(std::memcmp(a.values.data(), b.values.data(), 4 * a.values.size()), 0) << what << " track " << ti;
+  }
+}
+}  // namespace
+
+TEST(Cspk2, FinishedDecodeEqualsTrackDecodeAndFinishTrack) {
+  std::mt19937 rng(1234);
+  std::vector<bytes> bufs;
+  for (int clip = 0; clip < 4; ++clip) {  // encoded: delta and absolute keys of both kinds
+    std::vector<std::uint64_t> bones;
+    std::vector<cspk2_track_in> tracks;
+    std::uniform_real_distribution<float> u(-1, 1);
+    for (int b = 0; b < 4 + clip * 5; ++b) {
+      bones.push_back(crc64("bone" + std::to_string(b)));
+      cspk2_track_in t;
+      for (int k = 0; k < 15 + clip * 9; ++k) {
+        float time = static_cast<float>(k) / 30.0f;
+        quat q = core::normalize({u(rng) * 0.3f + std::sin(0.2f * k), u(rng) * 0.1f, 0.2f * u(rng), 1.0f});
+        if (k % 5 == 3) q = {-q[0], -q[1], -q[2], -q[3]};
+        t.rot_times.push_back(time);
+        t.rotations.push_back({q[0], q[1], q[2], q[3]});
+        if (k % (1 + clip) == 0) {
+          t.pos_times.push_back(time);
+          t.translations.push_back({0.01f * k + u(rng) * (clip ? 0.5f : 0.001f), u(rng), 1.0f});
+        }
+      }
+      tracks.push_back(std::move(t));
+    }
+    bufs.push_back(encode_cspk2(bones, tracks, (15 + clip * 9 - 1) / 30.0f));
+  }
+  if (std::string dir = sample_dir(); !dir.empty())
+    for (const char* n : anm_samples) {
+      auto a = parse_animation(test::read_bytes(dir + "/" + n));
+      if (const auto* p = pose_of(a)) bufs.push_back(p->cspk2);
+    }
+  ASSERT_GE(bufs.size(), 4u);
+  const float specials[] = {0.0f, -0.0f, -1.0f, 1e-30f, 3.0f, std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::quiet_NaN(), 65535.0f, 3e38f, 1e34f};
+  for (std::size_t bi = 0; bi < bufs.size(); ++bi) {
+    float rt = 0;
+    std::memcpy(&rt, bufs[bi].data() + 0x48, 4);
+    // lengths that clamp nothing, clamp the end (runs of equal times), clamp all
+    for (float length : {rt, rt * 0.5f, 0.0f, -1.0f, rt * 2.0f})
+      expect_finished_equals_plain(bufs[bi], length, "buffer " + std::to_string(bi) + " length " + std::to_string(length));
+    for (int it = 0; it < 40; ++it) {  // time bases, truncation, flipped bytes (bones, flags, sizes, orders)
+      bytes m = bufs[bi];
+      if (it % 4 == 0) {
+        float r = specials[rng() % std::size(specials)];
+        if (it % 8 == 0) r = -rt;
+        std::memcpy(m.data() + 0x48, &r, 4);
+      } else if (it % 4 == 1) {
+        m.resize(std::uniform_int_distribution<std::size_t>(0, m.size())(rng));
+      } else {
+        for (int k = 0; k < 1 + it % 3; ++k)
+          m[std::uniform_int_distribution<std::size_t>(0, m.size() - 1)(rng)] ^= static_cast<std::uint8_t>(1 + rng() % 255);
+      }
+      const float length = it % 3 == 0 ? rt : (it % 3 == 1 ? rt * 0.25f : 1.0f);
+      expect_finished_equals_plain(m, length, "buffer " + std::to_string(bi) + " mutation " + std::to_string(it));
+    }
+  }
+  // A track out of time order must be reported (finish_track would sort it): two commands
+  // of one rotation track, the second earlier.
+  {
+    bytes m = bufs[0];
+    std::uint32_t bones = 0;
+    std::memcpy(&bones, m.data() + 0x4C, 4);
+    std::uint64_t sds = 0;
+    std::memcpy(&sds, m.data() + 0x50, 8);
+    const std::size_t cmd_at = 0x60 + sds + 8 * (bones & 0xFFFF);
+    std::uint32_t c0 = 0, c1 = 0;
+    std::size_t i1 = 0;
+    std::memcpy(&c0, m.data() + cmd_at, 4);
+    for (std::size_t i = 1; cmd_at + 4 * i + 4 <= m.size(); ++i) {
+      std::memcpy(&c1, m.data() + cmd_at + 4 * i, 4);
+      if ((c1 >> 16 & 0xFFF) == (c0 >> 16 & 0xFFF) && (c1 >> 30 & 1) == (c0 >> 30 & 1)) {
+        i1 = i;
+        break;
+      }
+    }
+    ASSERT_GT(i1, 0u);
+    c0 = (c0 & 0xFFFF0000u) | 0xFFFFu;  // first key at the end
+    c1 = c1 & 0xFFFF0000u;               // second at 0
+    std::memcpy(m.data() + cmd_at, &c0, 4);
+    std::memcpy(m.data() + cmd_at + 4 * i1, &c1, 4);
+    float rt = 0;
+    std::memcpy(&rt, m.data() + 0x48, 4);
+    EXPECT_FALSE(decode_cspk2_finished(m, 7, rt).in_order);
+    expect_finished_equals_plain(m, rt, "unsorted");
+  }
+}
+
 TEST(Cspk2, FinishTrackInPlaceEqualsCleanKeysAndMakeTrack) {
   // In-order keys with runs of equal times, out-of-range / non-finite times, unsorted
   // keys (the general path), zero and non-finite rotations, sign flips.

@@ -249,6 +249,194 @@ cspk2_tracks decode_cspk2_tracks(std::span<const std::uint8_t> buf, std::uint64_
   return d;
 }
 
+namespace {
+
+// A track being written by decode_cspk2_finished: `w` keys kept so far.
+struct finish_cursor {
+  float* t;
+  float* v;
+  std::uint32_t w;
+  std::uint32_t dupes, clamped;
+};
+
+// Where a key lands after clamping its time: the last kept key's slot when the times are
+// equal (the later key replaces it), else a new slot. Counts `unordered` when the time
+// decreases (finish_track would sort). Clamp = false: every time is known to be finite and
+// +-0 or more, where the clamp can only lower it to hi.
+template <bool Clamp>
+[[gnu::always_inline]] inline std::uint32_t place_key(finish_cursor& tc, float time, float hi, unsigned& unordered) {
+  float cl = time;
+  if constexpr (Clamp) {
+    cl = std::isfinite(time) ? std::clamp(time, 0.0f, hi) : 0.0f;
+    if (cl != time) ++tc.clamped;
+  } else if (hi < time) {
+    cl = hi;
+    ++tc.clamped;
+  }
+  std::uint32_t pos = tc.w;
+  if (pos > 0) {
+    const float prev = tc.t[pos - 1];
+    if (prev == cl) {  // 0 and -0 compare equal: the later time is kept, as finish_track does
+      --pos;
+      ++tc.dupes;
+    } else {
+      unordered |= cl < prev;
+    }
+  }
+  tc.t[pos] = cl;
+  tc.w = pos + 1;
+  return pos;
+}
+
+// finish_track's rotation work on one key: normalised (identity when degenerate), then its
+// sign made to agree with the kept key before it.
+[[gnu::always_inline]] inline void put_rotation(const finish_cursor& tc, std::uint32_t pos, const q4& q) {
+  float* o = tc.v + 4 * std::size_t{pos};
+  const float n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  float x = 0.0f, y = 0.0f, z = 0.0f, w = 1.0f;
+  if (n > 1e-12f && std::isfinite(n)) x = q[0] / n, y = q[1] / n, z = q[2] / n, w = q[3] / n;
+  if (pos > 0) {
+    const float* p = o - 4;
+    const float d = p[0] * x + p[1] * y + p[2] * z + p[3] * w;
+    if (d < 0) x = -x, y = -y, z = -z, w = -w;
+  }
+  o[0] = x, o[1] = y, o[2] = z, o[3] = w;
+}
+
+// decode_cspk2_finished's loop over the commands; returns the sample bytes used.
+template <bool Clamp>
+std::size_t finish_keys(const cspk2_layout& l, const cspk2_header& h, finish_cursor* cur, float hi, unsigned& unordered) {
+  const std::uint32_t bones = l.bones;
+  // Dequantisation steps once per file: the same float quotients deq_delta / deq_abs_v form.
+  const float sdv[3] = {h.range_delta_v[0] / 1023.0f, h.range_delta_v[1] / 2047.0f, h.range_delta_v[2] / 2047.0f};
+  const float sdq[3] = {h.range_delta_q[0] / 1023.0f, h.range_delta_q[1] / 2047.0f, h.range_delta_q[2] / 2047.0f};
+  const float sv[3] = {h.range_vector[0] / static_cast<float>(max20), h.range_vector[1] / static_cast<float>(max22),
+                       h.range_vector[2] / static_cast<float>(max22)};
+  const float rt = h.range_time;
+  std::vector<q4> last_pos(bones, q4{0, 0, 0, 0}), last_rot(bones, q4{0, 0, 0, 1});
+  // Group state per kind (command bits 31..30: delta, rotation): where the current group
+  // starts and how many of its four entries were used.
+  const std::uint8_t* group[4] = {nullptr, nullptr, nullptr, nullptr};
+  unsigned slot[4] = {4, 4, 4, 4};
+  std::size_t spos = 0;
+  for (std::size_t ci = 0; ci < l.commands; ++ci) {
+    const std::uint32_t c = le32(l.cmd_words + 4 * ci);
+    const std::uint32_t bone = (c >> 16) & 0xFFF;
+    if (bone >= bones)
+      fail(code::bad_value, "CSPK2 command names bone " + std::to_string(bone) + " of " + std::to_string(bones),
+           l.cmd_base + 4 * ci);
+    const unsigned kind = c >> 30;
+    const bool rotation = kind & 1;
+    if (slot[kind] == 4) {
+      const std::size_t need = (kind & 2) ? 16u : 32u;
+      if (l.sample_bytes.size() - spos < need)
+        fail(code::truncated, "CSPK2 sample data exhausted: command at " + byte_reader::hex(l.cmd_base + 4 * ci) +
+                                  " needs a new group of " + std::to_string(need) + " bytes, " +
+                                  std::to_string(l.sample_bytes.size() - spos) + " left",
+             l.sample_base + spos);
+      group[kind] = l.sample_bytes.data() + spos;
+      spos += need;
+      slot[kind] = 0;
+    }
+    const std::uint8_t* g = group[kind] + 4 * slot[kind]++;
+    const float time = static_cast<float>(c & 0xFFFF) * rt / 65535.0f;
+    finish_cursor& tc = cur[2 * std::size_t{bone} + (rotation ? 1 : 0)];
+    const std::uint32_t pos = place_key<Clamp>(tc, time, hi, unordered);
+    switch (kind) {
+      case 0: {  // absolute translation
+        const unpacked u = unpack_abs(le32(g), le32(g + 16));
+        q4& lp = last_pos[bone];
+        lp[0] = h.min_vector[0] + static_cast<float>(u.x) * sv[0];
+        lp[1] = h.min_vector[1] + static_cast<float>(u.y) * sv[1];
+        lp[2] = h.min_vector[2] + static_cast<float>(u.z) * sv[2];
+        float* o = tc.v + 3 * std::size_t{pos};
+        o[0] = lp[0], o[1] = lp[1], o[2] = lp[2];
+        break;
+      }
+      case 2: {  // delta translation
+        const unpacked u = unpack_delta(le32(g));
+        q4& lp = last_pos[bone];
+        lp[0] = lp[0] + (h.min_delta_v[0] + static_cast<float>(u.x) * sdv[0]);
+        lp[1] = lp[1] + (h.min_delta_v[1] + static_cast<float>(u.y) * sdv[1]);
+        lp[2] = lp[2] + (h.min_delta_v[2] + static_cast<float>(u.z) * sdv[2]);
+        float* o = tc.v + 3 * std::size_t{pos};
+        o[0] = lp[0], o[1] = lp[1], o[2] = lp[2];
+        break;
+      }
+      case 1: {  // absolute rotation: smallest three, slot i takes decoded slot i ^ axisOrder
+        const q4 s = deq_abs_q(unpack_abs(le32(g), le32(g + 16)));
+        q4 v;
+        switch ((c >> 28) & 3) {  // fixed shuffles: v[i] = s[i ^ axisOrder]
+          case 0: v = s; break;
+          case 1: v = {s[1], s[0], s[3], s[2]}; break;
+          case 2: v = {s[2], s[3], s[0], s[1]}; break;
+          default: v = {s[3], s[2], s[1], s[0]}; break;
+        }
+        last_rot[bone] = v;
+        put_rotation(tc, pos, v);
+        break;
+      }
+      default: {  // delta rotation, on the right
+        const unpacked u = unpack_delta(le32(g));
+        const float x = h.min_delta_q[0] + static_cast<float>(u.x) * sdq[0];
+        const float y = h.min_delta_q[1] + static_cast<float>(u.y) * sdq[1];
+        const float z = h.min_delta_q[2] + static_cast<float>(u.z) * sdq[2];
+        const q4 v = hamilton(last_rot[bone], q4{x, y, z, w_from_xyz(x, y, z)});
+        last_rot[bone] = v;
+        put_rotation(tc, pos, v);
+        break;
+      }
+    }
+  }
+  return spos;
+}
+
+}  // namespace
+
+cspk2_finished decode_cspk2_finished(std::span<const std::uint8_t> buf, std::uint64_t base, float length) {
+  cspk2_finished out;
+  cspk2_tracks& d = out.d;
+  const cspk2_layout l = read_layout(buf, base, d.header, d.bones);
+  const cspk2_header& h = d.header;
+  d.commands = l.commands;
+  d.command_at = l.cmd_at;
+  const std::uint32_t bones = l.bones;
+  const std::size_t nt = 2 * std::size_t{bones};
+  // Keys per (bone, rotation) over every 12-bit bone index, so the count needs no check per
+  // key: keys past a bad index only over-count before the decode loop fails there.
+  std::vector<std::uint32_t> count(2 * 4096, 0);
+  for (std::size_t ci = 0; ci < l.commands; ++ci) {
+    const std::uint32_t c = le32(l.cmd_words + 4 * ci);
+    ++count[((c >> 15) & 0x1FFE) | ((c >> 30) & 1)];
+  }
+  d.tracks.resize(nt);
+  std::vector<finish_cursor> cur(nt);
+  for (std::size_t i = 0; i < nt; ++i) {
+    auto& tk = d.tracks[i];
+    tk.times.resize(count[i]);
+    tk.values.resize(count[i] * (i % 2 ? 4u : 3u));
+    cur[i] = {tk.times.data(), tk.values.data(), 0, 0, 0};
+  }
+  const float hi = std::max(length, 0.0f);
+  // With the time base finite, >= 0 and its largest time (t16 = 65535) finite, every key time
+  // (monotone in t16) is finite and +-0 or more: only the upper clamp can apply.
+  const bool clamp = !(std::isfinite(h.range_time) && h.range_time >= 0.0f &&
+                       std::isfinite(static_cast<float>(0xFFFF) * h.range_time / 65535.0f));
+  unsigned unordered = 0;
+  const std::size_t spos = clamp ? finish_keys<true>(l, h, cur.data(), hi, unordered)
+                                 : finish_keys<false>(l, h, cur.data(), hi, unordered);
+  d.sample_bytes_consumed = spos;
+  for (std::size_t i = 0; i < nt; ++i) {
+    auto& tk = d.tracks[i];
+    tk.times.resize(cur[i].w);
+    tk.values.resize(std::size_t{cur[i].w} * (i % 2 ? 4u : 3u));
+    tk.dupes = cur[i].dupes;
+    tk.clamped = cur[i].clamped;
+  }
+  out.in_order = unordered == 0;
+  return out;
+}
+
 // ------------------------------------------------------------------ encoder
 
 namespace {

@@ -45,6 +45,7 @@ struct cspk2_decoded {
 struct cspk2_track_keys {
   std::vector<float> times;   // t16 * range_time / 65535
   std::vector<float> values;
+  std::uint32_t dupes = 0, clamped = 0;  // decode_cspk2_finished only: what finishing changed
 };
 struct cspk2_tracks {
   cspk2_header header;
@@ -55,6 +56,19 @@ struct cspk2_tracks {
   std::size_t command_at = 0;  // index of the u32 command words in the buffer
 };
 [[nodiscard]] cspk2_tracks decode_cspk2_tracks(std::span<const std::uint8_t> buf, std::uint64_t base);
+
+// decode_cspk2_tracks with each track finished while its keys are written (one pass instead
+// of two): times clamped to [0, max(length, 0)], each run of equal times keeping its last key,
+// rotations normalised and made hemisphere-continuous; translations are NOT scaled. The
+// result is what detail::finish_track makes of decode_cspk2_tracks' arrays (scale 1), with
+// its dupes/clamped counts per track, when `in_order` is true. When false (some track's
+// clamped times decrease: finish_track's stable-sort path), the arrays are unusable and the
+// caller must take decode_cspk2_tracks + finish_track. Same checks and failures.
+struct cspk2_finished {
+  cspk2_tracks d;
+  bool in_order = true;
+};
+[[nodiscard]] cspk2_finished decode_cspk2_finished(std::span<const std::uint8_t> buf, std::uint64_t base, float length);
 
 // One bone's input for the encoder: keys in increasing time; translations are the
 // normalised values (already divided by the bone's |localPos|).

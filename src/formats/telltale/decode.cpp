@@ -273,6 +273,7 @@ struct pose_keys {
   std::uint64_t offset = 0;
   bool broken = false;  // rangeTime is neither mLength, 0 nor 65535/fps
   std::optional<double> fps;
+  bool finished = false;  // d's tracks already finished (decode_cspk2_finished): only scaling left
 };
 
 pose_keys decode_pose(const anm_value* pose, float length, const read_context& ctx) {
@@ -280,7 +281,14 @@ pose_keys decode_pose(const anm_value* pose, float length, const read_context& c
   p.value = pose;
   if (!pose) return p;
   p.offset = pose->offset;
-  p.d = decode_cspk2_tracks(pose->cspk2, p.offset);
+  // Keys finished as they are decoded; a file with a track out of time order (never seen in
+  // real files) is decoded again plainly and finished by finish_track's sorting path.
+  if (cspk2_finished f = decode_cspk2_finished(pose->cspk2, p.offset, length); f.in_order) {
+    p.d = std::move(f.d);
+    p.finished = true;
+  } else {
+    p.d = decode_cspk2_tracks(pose->cspk2, p.offset);
+  }
   if (p.d.sample_bytes_consumed != p.d.header.sample_data_size)
     ctx.warn(code::w_trailing_data, "CSPK2 commands used " + std::to_string(p.d.sample_bytes_consumed) + " of " +
                                         std::to_string(p.d.header.sample_data_size) + " sample bytes", p.offset + 96 + p.d.sample_bytes_consumed);
@@ -465,6 +473,21 @@ track finish_track(const std::string& bone, path p, cspk2_track_keys& k, float l
   return tr;
 }
 
+track finished_track(const std::string& bone, path p, cspk2_track_keys& k, float scale, key_stats& st) {
+  st.dupes += k.dupes;
+  st.clamped += k.clamped;
+  // x * 1 is x for every value arithmetic can produce (no signalling NaNs), so no pass then.
+  if (p == path::translation && scale != 1.0f)
+    for (float& x : k.values) x = x * scale;
+  track tr;
+  tr.bone = bone;
+  tr.path = p;
+  tr.interpolation = interpolation::linear;
+  tr.times = std::move(k.times);
+  tr.values = std::move(k.values);
+  return tr;
+}
+
 }  // namespace detail
 
 namespace {
@@ -495,11 +518,13 @@ void add_pose_tracks(const animation_file& a, pose_keys& pose, float length, boo
       continue;
     }
     if (auto& rk = d.tracks[2 * i + 1]; !rk.times.empty()) {
-      an.tracks.push_back(finish_track(bn, path::rotation, rk, length, 1.0f, st));
+      an.tracks.push_back(pose.finished ? finished_track(bn, path::rotation, rk, 1.0f, st)
+                                        : finish_track(bn, path::rotation, rk, length, 1.0f, st));
       bone_index.push_back(rig.bone_of[i]);
     }
     if (auto& pk = d.tracks[2 * i]; !pk.times.empty()) {
-      an.tracks.push_back(finish_track(bn, path::translation, pk, length, rig.scale[i], st));
+      an.tracks.push_back(pose.finished ? finished_track(bn, path::translation, pk, rig.scale[i], st)
+                                        : finish_track(bn, path::translation, pk, length, rig.scale[i], st));
       bone_index.push_back(rig.bone_of[i]);
     }
   }

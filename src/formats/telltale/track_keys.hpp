@@ -29,5 +29,7 @@ std::size_t clean_keys(std::span<key3> k, float length, std::size_t& dupes, std:
 track make_track(const std::string& bone, path p, std::span<const key3> keys, float scale);
 // The same as clean_keys + make_track on `k`'s keys; `k`'s arrays become the track's.
 track finish_track(const std::string& bone, path p, cspk2_track_keys& k, float length, float scale, key_stats& st);
+// A track of decode_cspk2_finished made a scene track: translations * scale, its counts added.
+track finished_track(const std::string& bone, path p, cspk2_track_keys& k, float scale, key_stats& st);
 
 }  // namespace rigrip::telltale::detail
