@@ -120,18 +120,18 @@ inline std::vector<std::uint8_t> x8pc() {
   for (int b = 0; b < 2; ++b) {
     key_record k;
     k.t_frames = {0, 10};
-    k.t = {std::vector<std::int32_t>{0, 0}, {0, b == 0 ? fixed(-1) : 0}, {0, 0}};
+    k.t = {key_vec<std::int32_t>{0, 0}, {0, b == 0 ? fixed(-1) : 0}, {0, 0}};
     k.r_frames = {0, 5, 10};
     // Bone 1 turns about the joint at y = -11 by 90 degrees (q = (0, 0, sin 45, cos 45)).
     std::int16_t s45 = static_cast<std::int16_t>(b == 1 ? 11585 : 0), c45 = static_cast<std::int16_t>(b == 1 ? 11585 : 16384);
-    k.r = {std::vector<std::int16_t>{0, 0, 0}, {0, 0, 0}, {0, static_cast<std::int16_t>(b == 1 ? 6270 : 0), s45},
+    k.r = {key_vec<std::int16_t>{0, 0, 0}, {0, 0, 0}, {0, static_cast<std::int16_t>(b == 1 ? 6270 : 0), s45},
            {16384, static_cast<std::int16_t>(b == 1 ? 15137 : 16384), c45}};
     k.s_frames = {0};
-    k.s = {std::vector<std::int32_t>{65536}, {65536}, {65536}};
+    k.s = {key_vec<std::int32_t>{65536}, {65536}, {65536}};
     if (b == 1) {
       // Pivot compensation T = p - R p for the joint p = (0, -11, 0) (rotation about Z).
       k.t_frames = {0, 5, 10};
-      k.t = {std::vector<std::int32_t>{0, fixed(-7.7781746), fixed(-11)}, {0, fixed(-3.2218254), fixed(-11)}, {0, 0, 0}};
+      k.t = {key_vec<std::int32_t>{0, fixed(-7.7781746), fixed(-11)}, {0, fixed(-3.2218254), fixed(-11)}, {0, 0, 0}};
     }
     kt.bones.push_back(k);
   }

@@ -136,11 +136,11 @@ TEST(KeyTable, CanonicalWriteReadsBack) {
   key_table t;
   key_record k;
   k.t_frames = {1, 5, 9};
-  k.t = {std::vector<std::int32_t>{65536, 0, -65536}, {1, 2, 3}, {4, 5, 6}};
+  k.t = {key_vec<std::int32_t>{65536, 0, -65536}, {1, 2, 3}, {4, 5, 6}};
   k.r_frames = {1};
-  k.r = {std::vector<std::int16_t>{0}, {0}, {0}, {16384}};
+  k.r = {key_vec<std::int16_t>{0}, {0}, {0}, {16384}};
   k.s_frames = {1, 2};
-  k.s = {std::vector<std::int32_t>{65536, 65536}, {65536, 65536}, {65536, 0}};
+  k.s = {key_vec<std::int32_t>{65536, 65536}, {65536, 65536}, {65536, 0}};
   t.bones = {k, k};
   core::byte_writer w(core::endian::big);
   w.u32(0);
@@ -843,6 +843,42 @@ TEST(Damage, TruncationAndByteFlipsNeverCrash) {
   }
   EXPECT_GT(errors, 0);
   std::cout << "[ sf3 damage ] " << oks << " ok, " << errors << " clean errors\n";
+}
+
+// Parsed tables keep their arrays in an arena: copies (which use the heap) must stay valid
+// after the table and its arena are gone, and hold the same keys.
+TEST(KeyTable, CopiesOutliveTheParsedTablesArena) {
+  key_table t;
+  key_record k;
+  k.t_frames = {0, 3};
+  k.t = {key_vec<std::int32_t>{65536, -7}, {1, 2}, {3, 4}};
+  k.r_frames = {0, 1, 2};
+  k.r = {key_vec<std::int16_t>{0, 1, 2}, {3, 4, 5}, {6, 7, 8}, {16384, 16383, -16384}};
+  k.s_frames = {2};
+  k.s = {key_vec<std::int32_t>{65536}, {65536}, {-65536}};
+  t.bones = {k, k, k};
+  core::byte_writer w(core::endian::big);
+  w.u32(0);
+  auto table = write_key_table(w, 0, t);
+  w.patch_u32(0, table);
+  bytes b = w.take();
+  key_record copy;
+  key_table table_copy;
+  {
+    core::byte_reader r(b, core::endian::big);
+    key_table parsed = parse_key_table(r, table, 4);
+    ASSERT_TRUE(parsed.arena);
+    copy = parsed.bones[2];
+    table_copy = parsed;
+    parsed.bones[1].r_frames.push_back(9);  // growing a parsed array stays in its arena
+    EXPECT_EQ(parsed.bones[1].r_frames.size(), 4u);
+  }
+  EXPECT_EQ(copy.t_frames, k.t_frames);
+  EXPECT_EQ(copy.r[3], k.r[3]);
+  EXPECT_EQ(copy.s[2], k.s[2]);
+  ASSERT_EQ(table_copy.bones.size(), 3u);
+  EXPECT_EQ(table_copy.bones[0].t[0], k.t[0]);
+  EXPECT_EQ(table_copy.bones[1].r_frames, k.r_frames);
 }
 
 }  // namespace

@@ -89,6 +89,12 @@ std::array<channel, 3> channels(const key_record& k, std::size_t& dropped, std::
     c.frames.push_back(frame);
     c.values.push_back(v);
   };
+  // Sized once: at most one entry per stored key.
+  const std::size_t nk[3] = {k.t_frames.size(), k.r_frames.size(), k.s_frames.size()};
+  for (int c = 0; c < 3; ++c) {
+    out[static_cast<std::size_t>(c)].frames.reserve(nk[c]);
+    out[static_cast<std::size_t>(c)].values.reserve(nk[c]);
+  }
   for (std::size_t i = 0; i < k.t_frames.size(); ++i)
     push(out[0], k.t_frames[i], {fixed_to_float(k.t[0][i]), fixed_to_float(k.t[1][i]), fixed_to_float(k.t[2][i]), 0});
   for (std::size_t i = 0; i < k.r_frames.size(); ++i) {
@@ -152,6 +158,16 @@ animation make_clip(const table_channels& tc, const skeleton& sk, int skel_index
         t.times.push_back(static_cast<float>(frame / fps));
         t.values.insert(t.values.end(), v.begin(), v.begin() + n);
       };
+      // Sized once: every key (all), else the keys strictly inside (f0, f1) (frames are
+      // strictly increasing) plus the one or two boundary keys.
+      std::size_t nkeys = cc.frames.size();
+      if (!all)
+        nkeys = static_cast<std::size_t>(std::max<std::ptrdiff_t>(
+                    0, std::lower_bound(cc.frames.begin(), cc.frames.end(), f1) -
+                           std::upper_bound(cc.frames.begin(), cc.frames.end(), f0))) +
+                (f1 > f0 ? 2 : 1);
+      t.times.reserve(nkeys);
+      t.values.reserve(nkeys * static_cast<std::size_t>(n));
       if (all) {
         for (std::size_t k = 0; k < cc.frames.size(); ++k) add(cc.frames[k], cc.values[k]);
         max_frame = std::max(max_frame, cc.frames.back());

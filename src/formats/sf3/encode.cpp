@@ -147,7 +147,7 @@ gathered_keys gather_keys(const std::vector<const animation*>& sources, bool all
 
 // Replaces one channel's frames and component arrays with the gathered keys.
 template <typename T, std::size_t N, typename Convert>
-void replace_channel(std::vector<std::uint16_t>& frames, std::array<std::vector<T>, N>& comps,
+void replace_channel(key_vec<std::uint16_t>& frames, std::array<key_vec<T>, N>& comps,
                      const key_map& keys, Convert convert) {
   frames.clear();
   for (auto& c : comps) c.clear();

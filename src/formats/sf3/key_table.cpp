@@ -1,6 +1,8 @@
 // SF3 key tables (x8pc animation chunk and x8an segments): parse and write back.
 #include "formats/sf3/key_table.hpp"
 
+#include <algorithm>
+
 namespace rigrip::sf3 {
 namespace {
 
@@ -22,7 +24,7 @@ template <typename T>
 }
 
 template <typename T>
-void read_array(const byte_reader& r, std::uint32_t off, std::vector<T>& out) {
+void read_array(const byte_reader& r, std::uint32_t off, key_vec<T>& out) {
   const std::uint8_t* p = r.data().data() + off;
   const endian e = r.byte_order();
   for (std::size_t i = 0; i < out.size(); ++i) out[i] = load_at<T>(p + i * sizeof(T), e);
@@ -31,8 +33,12 @@ void read_array(const byte_reader& r, std::uint32_t off, std::vector<T>& out) {
 }  // namespace
 
 key_table parse_key_table(const byte_reader& r, std::uint32_t table_offset, std::uint32_t data_start,
-                          work_budget* budget) {
+                          work_budget* budget, std::shared_ptr<key_arena> arena) {
   key_table t;
+  // The arrays take at most about the table's bytes (more only when arrays overlap, which the
+  // work budget bounds); the arena grows by itself past its first block.
+  if (!arena) arena = std::make_shared<key_arena>(std::max<std::size_t>(r.size(), 256));
+  t.arena = std::move(arena);
   work_budget local{2 * static_cast<std::uint64_t>(r.size()) + 4096};
   if (!budget) budget = &local;
   if (table_offset > r.size())
@@ -52,7 +58,7 @@ key_table parse_key_table(const byte_reader& r, std::uint32_t table_offset, std:
     std::uint32_t off[13];
     for (auto& v : off) v = rec.u32();
     const std::size_t bone = t.bones.size();
-    key_record k;
+    key_record k(t.arena.get());
     auto expect = [&](int i, std::uint32_t bytes) {
       if (off[i] != pos) t.canonical = false;
       pos = off[i] + bytes;
@@ -66,7 +72,7 @@ key_table parse_key_table(const byte_reader& r, std::uint32_t table_offset, std:
       return n;
     };
     // off[0..2] frame arrays T R S, off[3..5] Tx Ty Tz, off[6..9] Rx Ry Rz Rw, off[10..12] Sx Sy Sz.
-    std::vector<std::uint16_t>* frames[3] = {&k.t_frames, &k.r_frames, &k.s_frames};
+    key_vec<std::uint16_t>* frames[3] = {&k.t_frames, &k.r_frames, &k.s_frames};
     for (int c = 0; c < 3; ++c) {
       std::size_t cnt = count(n[c], 2, c);
       frames[c]->resize(cnt);
@@ -126,7 +132,7 @@ std::uint32_t write_key_table(byte_writer& w, std::size_t origin, const key_tabl
     rec[0] = static_cast<std::uint32_t>(nt);
     rec[1] = static_cast<std::uint32_t>(nr);
     rec[2] = static_cast<std::uint32_t>(ns);
-    const std::vector<std::uint16_t>* frames[3] = {&k.t_frames, &k.r_frames, &k.s_frames};
+    const key_vec<std::uint16_t>* frames[3] = {&k.t_frames, &k.r_frames, &k.s_frames};
     for (int c = 0; c < 3; ++c) {
       rec[3 + c] = rel();
       for (auto f : *frames[c]) w.u16(f);

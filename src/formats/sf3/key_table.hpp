@@ -6,6 +6,8 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
+#include <memory_resource>
 #include <span>
 #include <string>
 #include <utility>
@@ -24,18 +26,32 @@ inline constexpr std::uint32_t end_marker = 0xFFFFFFFFu;
 [[nodiscard]] constexpr std::uint32_t align_up(std::uint32_t v, std::uint32_t a) { return (v + a - 1) / a * a; }
 [[nodiscard]] inline std::string hex(std::uint64_t v) { return core::byte_reader::hex(v); }
 
-// One bone's keys as stored (BoneKeyframes record + its arrays).
+// The arrays of a key record. Parsed tables put them in one arena per file (13 arrays per
+// bone were 13 heap allocations each, the main cost of parsing); a record built or copied
+// elsewhere uses the heap as usual.
+template <typename T>
+using key_vec = std::pmr::vector<T>;
+using key_arena = std::pmr::monotonic_buffer_resource;
+
+// One bone's keys as stored (BoneKeyframes record + its arrays). Moving a parsed record out of
+// its key_table must not outlive the table's arena (copies are safe: they use the heap).
 struct key_record {
-  std::vector<std::uint16_t> t_frames, r_frames, s_frames;
-  std::array<std::vector<std::int32_t>, 3> t;  // FIXED 16.16
-  std::array<std::vector<std::int16_t>, 4> r;  // quaternion x y z w, s16 / 16384
-  std::array<std::vector<std::int32_t>, 3> s;  // FIXED 16.16
+  key_record() = default;
+  explicit key_record(std::pmr::memory_resource* mr)
+      : t_frames(mr), r_frames(mr), s_frames(mr), t{key_vec<std::int32_t>(mr), key_vec<std::int32_t>(mr), key_vec<std::int32_t>(mr)},
+        r{key_vec<std::int16_t>(mr), key_vec<std::int16_t>(mr), key_vec<std::int16_t>(mr), key_vec<std::int16_t>(mr)},
+        s{key_vec<std::int32_t>(mr), key_vec<std::int32_t>(mr), key_vec<std::int32_t>(mr)} {}
+  key_vec<std::uint16_t> t_frames, r_frames, s_frames;
+  std::array<key_vec<std::int32_t>, 3> t;  // FIXED 16.16
+  std::array<key_vec<std::int16_t>, 4> r;  // quaternion x y z w, s16 / 16384
+  std::array<key_vec<std::int32_t>, 3> s;  // FIXED 16.16
 };
 
 // A BoneKeyframes table with its data, in the canonical layout every real file uses:
 // per bone the three u16 frame arrays, pad to 4, Tx Ty Tz, Rx Ry Rz Rw, pad to 4,
 // Sx Sy Sz; then the 64-byte records; then 0xFFFFFFFF.
 struct key_table {
+  std::shared_ptr<key_arena> arena;  // declared before bones: outlives their arrays (may be shared by a file's tables)
   std::vector<key_record> bones;
   bool canonical = true;  // offsets follow the canonical layout (every shared sample does)
   std::uint32_t end = 0;  // offset just past the 0xFFFFFFFF terminator
@@ -54,7 +70,8 @@ struct work_budget {
 // Key table at `table_offset` of `r` (offsets inside relative to r's start); key data
 // must start at `data_start` and follow the canonical layout.
 [[nodiscard]] key_table parse_key_table(const core::byte_reader& r, std::uint32_t table_offset,
-                                        std::uint32_t data_start, work_budget* budget = nullptr);
+                                        std::uint32_t data_start, work_budget* budget = nullptr,
+                                        std::shared_ptr<key_arena> arena = nullptr);
 // Appends the key data and table starting at w.size() - origin (origin = where offsets count from).
 // Returns the table offset (relative to origin).
 std::uint32_t write_key_table(core::byte_writer& w, std::size_t origin, const key_table& t);

@@ -32,6 +32,30 @@ class word_out {
  private:
   byte_vec b_;
 };
+
+[[noreturn]] void overflow(std::size_t max_bytes, std::uint64_t at) {
+  fail(code::bad_count, "texture LZSS output exceeds vram_size (" + std::to_string(max_bytes) + " bytes)", at);
+}
+
+// One item of a block (word w at file offset `at`): a literal when its control bit is clear,
+// else a command, 0 = end (returns true) or a back-reference copy. Shared by the fast and the
+// checked block readers so both give the same output and errors.
+[[gnu::always_inline]] inline bool block_item(word_out& out, bool command, std::uint16_t w, std::uint64_t at, std::size_t max_words,
+                       std::size_t max_bytes) {
+  if (!command) {
+    if (out.size() >= max_words) overflow(max_bytes, at);
+    out.push(w);
+    return false;
+  }
+  if (w == 0) return true;
+  const std::size_t back = w >> 5, len = (w & 0x1Fu) + 2;
+  if (back == 0 || back > out.size())
+    fail(code::bad_value, "texture LZSS copy reaches " + std::to_string(back) + " words back, only " +
+                              std::to_string(out.size()) + " decoded", at);
+  if (out.size() + len > max_words) overflow(max_bytes, at);
+  out.copy(back, len);
+  return false;
+}
 }  // namespace
 
 byte_vec lzss_decompress(const byte_reader& in, std::size_t max_bytes, std::size_t* consumed) {
@@ -42,13 +66,6 @@ byte_vec lzss_decompress(const byte_reader& in, std::size_t max_bytes, std::size
   const bool big = r.byte_order() == core::endian::big;
   auto word_at = [&](std::size_t p) {
     return static_cast<std::uint16_t>(big ? data[p] << 8 | data[p + 1] : data[p] | data[p + 1] << 8);
-  };
-  auto overflow = [&](std::uint64_t at) {
-    fail(code::bad_count, "texture LZSS output exceeds vram_size (" + std::to_string(max_bytes) + " bytes)", at);
-  };
-  auto bad_back = [&](std::size_t back, std::uint64_t at) {
-    fail(code::bad_value, "texture LZSS copy reaches " + std::to_string(back) + " words back, only " +
-                              std::to_string(out.size()) + " decoded", at);
   };
   bool done = false;
   while (!done) {
@@ -62,19 +79,10 @@ byte_vec lzss_decompress(const byte_reader& in, std::size_t max_bytes, std::size
         const std::uint64_t at = r.base() + p;
         const std::uint16_t w = word_at(p);
         p += 2;
-        if (!(ctrl & (1u << bit))) {
-          if (out.size() >= max_words) overflow(at);
-          out.push(w);
-          continue;
-        }
-        if (w == 0) {
+        if (block_item(out, (ctrl & (1u << bit)) != 0, w, at, max_words, max_bytes)) {
           done = true;
           break;
         }
-        const std::size_t back = w >> 5, len = (w & 0x1Fu) + 2;
-        if (back == 0 || back > out.size()) bad_back(back, at);
-        if (out.size() + len > max_words) overflow(at);
-        out.copy(back, len);
       }
       r.seek(p);
       continue;
@@ -83,19 +91,7 @@ byte_vec lzss_decompress(const byte_reader& in, std::size_t max_bytes, std::size
     for (int bit = 15; bit >= 0 && !done; --bit) {
       std::uint64_t at = r.abs();
       std::uint16_t w = r.u16();
-      if (!(ctrl & (1u << bit))) {
-        if (out.size() >= max_words) overflow(at);
-        out.push(w);
-        continue;
-      }
-      if (w == 0) {
-        done = true;
-        break;
-      }
-      std::size_t back = w >> 5, len = (w & 0x1Fu) + 2;
-      if (back == 0 || back > out.size()) bad_back(back, at);
-      if (out.size() + len > max_words) overflow(at);
-      out.copy(back, len);
+      done = block_item(out, (ctrl & (1u << bit)) != 0, w, at, max_words, max_bytes);
     }
   }
   if (consumed) *consumed = r.tell();

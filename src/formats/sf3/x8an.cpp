@@ -1,6 +1,8 @@
 // X8AN*.BIN external attack animations: key-table segments at 0x800-aligned offsets.
 #include "formats/sf3/x8an.hpp"
 
+#include <algorithm>
+
 namespace rigrip::sf3 {
 namespace {
 
@@ -29,6 +31,8 @@ x8an_file parse_x8an(byte_span file) {
   byte_reader r(file, endian::big);
   std::uint64_t off = 0;
   work_budget budget{2 * static_cast<std::uint64_t>(file.size()) + 4096};
+  // One arena for every segment's arrays: they take about the file's bytes.
+  auto arena = std::make_shared<key_arena>(std::max<std::size_t>(file.size(), 256));
   while (off < file.size()) {
     x8an_segment s;
     s.offset = off;
@@ -36,7 +40,7 @@ x8an_file parse_x8an(byte_span file) {
     std::uint32_t table = seg.u32_at(0);
     if (table < 4)
       fail(code::bad_offset, "x8an segment at " + hex(off) + ": table offset " + hex(table) + " inside the segment header", off);
-    s.keys = parse_key_table(seg, table, 4, &budget);
+    s.keys = parse_key_table(seg, table, 4, &budget, arena);
     std::uint64_t end = off + s.keys.end;
     auto d = seg.data();
     s.original.assign(d.begin(), d.begin() + s.keys.end);
