@@ -430,12 +430,20 @@ nsa_decoded decode_nsa(const nsa_file& f) {
       for (int c = 0; c < 3; ++c) init[static_cast<std::size_t>(c)] = deq(f.translation_init_factors, c, info.init[static_cast<std::size_t>(c)]);
       auto& out = d.channels[(*idx[3])[j]].translation;
       out.resize(S);
+      if (S == 0) continue;  // the factor sets below are looked up only when a sample uses them
+      // Per-axis factors in locals: the stores to `out` (floats) could otherwise alias
+      // them and force a reload each sample. Same expression, same floats.
+      float ext[3], lo[3];
+      for (std::size_t c = 0; c < 3; ++c) {
+        const auto& set = f.translation_factors[info.index[c]];
+        ext[c] = set.extent[c];
+        lo[c] = set.min[c];
+      }
+      const std::uint32_t* in = dy.translations.data() + j;
+      vec3* o = out.data();
       for (std::uint32_t s = 0; s < S; ++s) {
-        auto q = unpack_111110(dy.translations[static_cast<std::size_t>(s) * T + j]);
-        for (int c = 0; c < 3; ++c) {
-          const auto& set = f.translation_factors[info.index[static_cast<std::size_t>(c)]];
-          out[s][static_cast<std::size_t>(c)] = deq(set, c, static_cast<float>(q[static_cast<std::size_t>(c)])) + init[static_cast<std::size_t>(c)];
-        }
+        auto q = unpack_111110(in[static_cast<std::size_t>(s) * T]);
+        for (std::size_t c = 0; c < 3; ++c) o[s][c] = (ext[c] * static_cast<float>(q[c]) + lo[c]) + init[c];
       }
     }
     for (std::uint32_t j = 0; j < R; ++j) {
@@ -445,14 +453,20 @@ nsa_decoded decode_nsa(const nsa_file& f) {
       quat init = mrp_to_quat(iv);
       auto& out = d.channels[(*idx[4])[j]].rotation;
       out.resize(S);
+      if (S == 0) continue;
+      float ext[3], lo[3];  // hoisted as for translations
+      for (std::size_t c = 0; c < 3; ++c) {
+        const auto& set = f.rotation_factors[info.index[c]];
+        ext[c] = set.extent[c];
+        lo[c] = set.min[c];
+      }
+      const u16x3* in = dy.rotations.data() + j;
+      quat* o = out.data();
       for (std::uint32_t s = 0; s < S; ++s) {
-        const auto& q = dy.rotations[static_cast<std::size_t>(s) * R + j];
+        const u16x3& q = in[static_cast<std::size_t>(s) * R];
         std::array<float, 3> v;
-        for (int c = 0; c < 3; ++c) {
-          const auto& set = f.rotation_factors[info.index[static_cast<std::size_t>(c)]];
-          v[static_cast<std::size_t>(c)] = deq(set, c, q[static_cast<std::size_t>(c)]);
-        }
-        out[s] = core::normalize(core::multiply(init, mrp_to_quat(v)));  // init (x) delta
+        for (std::size_t c = 0; c < 3; ++c) v[c] = ext[c] * q[c] + lo[c];
+        o[s] = core::normalize(core::multiply(init, mrp_to_quat(v)));  // init (x) delta
       }
     }
     d.scale_channels_skipped += dy.scale_count;
