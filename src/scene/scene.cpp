@@ -10,6 +10,7 @@
 #include "rigrip/scene.hpp"
 
 #include "rigrip/bone_lookup.hpp"
+#include "scene/unit_norm.hpp"
 
 namespace rigrip {
 
@@ -90,28 +91,36 @@ bool track_plainly_ok(const track& tr, double end) {
   // time within [0, end_f] is finite), so the loop compares floats only.
   float end_f = static_cast<float>(end);
   if (static_cast<double>(end_f) > end) end_f = std::nextafter(end_f, -std::numeric_limits<float>::infinity());
+  // Strictly increasing from times[0] >= 0 to times[nk-1] <= end_f puts every time in
+  // [0, end_f]; a NaN fails its comparisons. Flags are ORed as integers so the loops vectorise.
   const float* times = tr.times.data();
-  bool ok = std::isfinite(end) && times[0] >= 0 && times[0] <= end_f;
-  for (std::size_t k = 1; k < nk; ++k) ok &= (times[k] >= 0) & (times[k] <= end_f) & (times[k] > times[k - 1]);
-  // Finite: the exponent bits are not all ones (compared as integers, so the loop vectorises).
+  const bool ends_ok = std::isfinite(end) && times[0] >= 0 && times[nk - 1] <= end_f;
+  std::uint32_t bad = 0;
+  for (std::size_t k = 1; k < nk; ++k) bad |= static_cast<std::uint32_t>(!(times[k] > times[k - 1]));
+  if (!ends_ok || bad) return false;
   const float* v = tr.values.data();
   const std::size_t nv = tr.values.size();
+  if (tr.path == path::rotation) {
+    // The sum of squares is NaN or infinite when a component is, so for one value per key
+    // (no tangents) the unit test below also covers finiteness.
+    const float lo = detail::unit_norm_sq_lo(), hi = detail::unit_norm_sq_hi();
+    const std::size_t at = e == 3 ? 4 : 0, step = 4 * e;
+    for (std::size_t k = 0; k < nk; ++k) {
+      const float* q = v + k * step + at;
+      const float x = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+      bad |= static_cast<std::uint32_t>(!(x >= lo)) | static_cast<std::uint32_t>(!(x <= hi));
+    }
+    if (bad) return false;
+    if (e == 1) return true;
+  }
+  // Finite: the exponent bits are not all ones (compared as integers, so the loop vectorises).
   std::uint32_t inf_nan = 0;
   for (std::size_t i = 0; i < nv; ++i) {
     std::uint32_t b;
     std::memcpy(&b, v + i, 4);
     inf_nan |= static_cast<std::uint32_t>((b & 0x7f800000u) == 0x7f800000u);
   }
-  if (!ok || inf_nan) return false;
-  if (tr.path == path::rotation) {
-    const std::size_t at = e == 3 ? 4 : 0, step = 4 * e;
-    for (std::size_t k = 0; k < nk; ++k) {
-      const float* q = v + k * step + at;
-      const float n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-      ok &= std::fabs(n - 1.0f) <= 1e-3f;
-    }
-  }
-  return ok;
+  return inf_nan == 0;
 }
 
 // One track's keys and values (its bone and path are checked by the caller).

@@ -218,6 +218,32 @@ TEST(NsaVectors, CrcIsBigEndianAndOverTheRestOfThePayload) {
   EXPECT_EQ(f.computed_crc, c);
 }
 
+// crc32 folds eight bytes per step (slicing-by-8); it must equal the bitwise CRC-32 on every
+// length from 0 to 300 at every start offset 0..7 (all tail lengths and alignments), on
+// random bytes, plus the standard check value.
+TEST(NsaVectors, CrcSlicingEqualsTheBitwiseCrc) {
+  auto bitwise = [](const std::uint8_t* p, std::size_t n) {
+    std::uint32_t c = 0xFFFFFFFFu;
+    for (std::size_t i = 0; i < n; ++i) {
+      c ^= p[i];
+      for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+    }
+    return c ^ 0xFFFFFFFFu;
+  };
+  const std::string check = "123456789";
+  EXPECT_EQ(crc32(std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(check.data()), check.size())),
+            0xCBF43926u);
+  std::mt19937 rng(11);
+  std::vector<std::uint8_t> buf(320);
+  for (int round = 0; round < 4; ++round) {
+    for (auto& x : buf) x = static_cast<std::uint8_t>(round == 3 ? 0xFF : rng());
+    for (std::size_t off = 0; off < 8; ++off)
+      for (std::size_t n = 0; n + off <= 308; ++n)
+        ASSERT_EQ(crc32(std::span<const std::uint8_t>(buf.data() + off, n)), bitwise(buf.data() + off, n))
+            << "offset " << off << " length " << n;
+  }
+}
+
 TEST(NsaVectors, MrpRoundTrip) {
   quat q = core::normalize(quat{0.3f, -0.5f, 0.1f, -0.8f});
   auto v = quat_to_mrp(q);

@@ -303,8 +303,11 @@ std::vector<int> map_channels(const model& m, int rig_no, const std::vector<int>
 float time_at(std::size_t i, double rate) { return static_cast<float>(static_cast<double>(i) / rate); }
 
 // Sample k at k / rate; a single value is a constant, keyed at 0 and at the end.
+// `times_cache` holds time_at(0..n-1, rate) for one rate: the channels of an animation share
+// their sample times, so the divisions run once per length instead of once per track.
 template <class V>
-track sampled_track(const std::string& bone, path p, const std::vector<V>& v, double rate, double dur) {
+track sampled_track(const std::string& bone, path p, const std::vector<V>& v, double rate, double dur,
+                    std::vector<float>* times_cache = nullptr) {
   track t;
   t.bone = bone;
   t.path = p;
@@ -314,8 +317,13 @@ track sampled_track(const std::string& bone, path p, const std::vector<V>& v, do
       t.values.insert(t.values.end(), v[0].begin(), v[0].end());
   } else if (!v.empty()) {
     // Samples are contiguous arrays of floats: copied in one go, times sized once.
-    t.times.reserve(v.size());
-    for (std::size_t i = 0; i < v.size(); ++i) t.times.push_back(time_at(i, rate));
+    if (times_cache && times_cache->size() == v.size()) {
+      t.times = *times_cache;
+    } else {
+      t.times.reserve(v.size());
+      for (std::size_t i = 0; i < v.size(); ++i) t.times.push_back(time_at(i, rate));
+      if (times_cache) *times_cache = t.times;
+    }
     t.values.assign(v.front().data(), v.front().data() + v.size() * v.front().size());
   }
   if (p == path::rotation) core::make_hemisphere_continuous(t.values);
@@ -349,6 +357,7 @@ void add_channel_tracks(const nsa_decoded& d, const std::vector<int>& bone_of, c
                         const std::string& name, const read_context& ctx, std::uint64_t offset, animation& a) {
   std::size_t unmapped = 0, shadowed = 0;
   std::set<int> seen_t, seen_r;
+  std::vector<float> times_cache;  // for d.sample_rate only
   for (std::size_t c = 0; c < d.channels.size(); ++c) {
     const auto& ch = d.channels[c];
     if (ch.translation.empty() && ch.rotation.empty()) continue;
@@ -363,9 +372,9 @@ void add_channel_tracks(const nsa_decoded& d, const std::vector<int>& bone_of, c
     }
     const auto& bn = sk.bones[static_cast<std::size_t>(b)].name;
     if (!ch.translation.empty() && seen_t.insert(b).second)
-      a.tracks.push_back(sampled_track(bn, path::translation, ch.translation, d.sample_rate, a.duration));
+      a.tracks.push_back(sampled_track(bn, path::translation, ch.translation, d.sample_rate, a.duration, &times_cache));
     if (!ch.rotation.empty() && seen_r.insert(b).second)
-      a.tracks.push_back(sampled_track(bn, path::rotation, ch.rotation, d.sample_rate, a.duration));
+      a.tracks.push_back(sampled_track(bn, path::rotation, ch.rotation, d.sample_rate, a.duration, &times_cache));
   }
   if (unmapped)
     ctx.warn(code::w_missing_bone,

@@ -253,15 +253,20 @@ nsa_trajectory parse_trajectory(const byte_reader& seg) {
   return t;
 }
 
-// The CRC is computed once, table-driven.
-const std::array<std::uint32_t, 256>& crc_table() {
+// CRC-32 (reflected, polynomial 0xEDB88320) by slicing-by-8: t[0] is the usual byte table,
+// t[k][i] the CRC of byte i followed by k zero bytes, so eight input bytes fold in with
+// eight lookups instead of eight dependent table steps. The tables are built once.
+using crc_tables = std::array<std::array<std::uint32_t, 256>, 8>;
+const crc_tables& crc_table() {
   static const auto table = [] {
-    std::array<std::uint32_t, 256> t{};
+    crc_tables t{};
     for (std::uint32_t i = 0; i < 256; ++i) {
       std::uint32_t c = i;
       for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-      t[i] = c;
+      t[0][i] = c;
     }
+    for (std::size_t k = 1; k < 8; ++k)
+      for (std::size_t i = 0; i < 256; ++i) t[k][i] = (t[k - 1][i] >> 8) ^ t[0][t[k - 1][i] & 0xFF];
     return t;
   }();
   return table;
@@ -272,7 +277,18 @@ const std::array<std::uint32_t, 256>& crc_table() {
 std::uint32_t crc32(std::span<const std::uint8_t> data) {
   const auto& t = crc_table();
   std::uint32_t c = 0xFFFFFFFFu;
-  for (auto b : data) c = t[(c ^ b) & 0xFF] ^ (c >> 8);
+  const std::uint8_t* p = data.data();
+  std::size_t n = data.size();
+  for (; n >= 8; n -= 8, p += 8) {
+    // Bytes are assembled explicitly (little-endian order), so the result is host-independent.
+    const std::uint32_t lo = c ^ (std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8 | std::uint32_t(p[2]) << 16 |
+                                  std::uint32_t(p[3]) << 24);
+    const std::uint32_t hi = std::uint32_t(p[4]) | std::uint32_t(p[5]) << 8 | std::uint32_t(p[6]) << 16 |
+                             std::uint32_t(p[7]) << 24;
+    c = t[7][lo & 0xFF] ^ t[6][(lo >> 8) & 0xFF] ^ t[5][(lo >> 16) & 0xFF] ^ t[4][lo >> 24] ^
+        t[3][hi & 0xFF] ^ t[2][(hi >> 8) & 0xFF] ^ t[1][(hi >> 16) & 0xFF] ^ t[0][hi >> 24];
+  }
+  for (; n > 0; --n, ++p) c = t[0][(c ^ *p) & 0xFF] ^ (c >> 8);
   return c ^ 0xFFFFFFFFu;
 }
 
@@ -414,12 +430,20 @@ nsa_decoded decode_nsa(const nsa_file& f) {
       for (int c = 0; c < 3; ++c) init[static_cast<std::size_t>(c)] = deq(f.translation_init_factors, c, info.init[static_cast<std::size_t>(c)]);
       auto& out = d.channels[(*idx[3])[j]].translation;
       out.resize(S);
+      if (S == 0) continue;  // the factor sets below are looked up only when a sample uses them
+      // Per-axis factors in locals: the stores to `out` (floats) could otherwise alias
+      // them and force a reload each sample. Same expression, same floats.
+      float ext[3], lo[3];
+      for (std::size_t c = 0; c < 3; ++c) {
+        const auto& set = f.translation_factors[info.index[c]];
+        ext[c] = set.extent[c];
+        lo[c] = set.min[c];
+      }
+      const std::uint32_t* in = dy.translations.data() + j;
+      vec3* o = out.data();
       for (std::uint32_t s = 0; s < S; ++s) {
-        auto q = unpack_111110(dy.translations[static_cast<std::size_t>(s) * T + j]);
-        for (int c = 0; c < 3; ++c) {
-          const auto& set = f.translation_factors[info.index[static_cast<std::size_t>(c)]];
-          out[s][static_cast<std::size_t>(c)] = deq(set, c, static_cast<float>(q[static_cast<std::size_t>(c)])) + init[static_cast<std::size_t>(c)];
-        }
+        auto q = unpack_111110(in[static_cast<std::size_t>(s) * T]);
+        for (std::size_t c = 0; c < 3; ++c) o[s][c] = (ext[c] * static_cast<float>(q[c]) + lo[c]) + init[c];
       }
     }
     for (std::uint32_t j = 0; j < R; ++j) {
@@ -429,14 +453,20 @@ nsa_decoded decode_nsa(const nsa_file& f) {
       quat init = mrp_to_quat(iv);
       auto& out = d.channels[(*idx[4])[j]].rotation;
       out.resize(S);
+      if (S == 0) continue;
+      float ext[3], lo[3];  // hoisted as for translations
+      for (std::size_t c = 0; c < 3; ++c) {
+        const auto& set = f.rotation_factors[info.index[c]];
+        ext[c] = set.extent[c];
+        lo[c] = set.min[c];
+      }
+      const u16x3* in = dy.rotations.data() + j;
+      quat* o = out.data();
       for (std::uint32_t s = 0; s < S; ++s) {
-        const auto& q = dy.rotations[static_cast<std::size_t>(s) * R + j];
+        const u16x3& q = in[static_cast<std::size_t>(s) * R];
         std::array<float, 3> v;
-        for (int c = 0; c < 3; ++c) {
-          const auto& set = f.rotation_factors[info.index[static_cast<std::size_t>(c)]];
-          v[static_cast<std::size_t>(c)] = deq(set, c, q[static_cast<std::size_t>(c)]);
-        }
-        out[s] = core::normalize(core::multiply(init, mrp_to_quat(v)));  // init (x) delta
+        for (std::size_t c = 0; c < 3; ++c) v[c] = ext[c] * q[c] + lo[c];
+        o[s] = core::normalize(core::multiply(init, mrp_to_quat(v)));  // init (x) delta
       }
     }
     d.scale_channels_skipped += dy.scale_count;
