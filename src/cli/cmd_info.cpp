@@ -88,9 +88,10 @@ void add_ssc_bake_errors(const scene& s, json& j) {
   if (!any) return;
   scene baked = s;
   diagnostics ignored;
-  (void)scene_ops::bake_segment_scale_compensate(baked, ignored);
+  // The same numbers as bake then measure_bake_error per clip, sharing the original samples.
+  const auto measured = scene_ops::bake_and_measure(baked, ignored);
   for (std::size_t ai = 0; ai < s.animations.size() && ai < j["animations"].size(); ++ai) {
-    const auto e = scene_ops::measure_bake_error(s, baked, static_cast<int>(ai));
+    const auto& e = measured.animations[ai];
     j["animations"][ai]["ssc_bake_error"] = json{{"position", e.position}, {"degrees", e.degrees}};
   }
 }
