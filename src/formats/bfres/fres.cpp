@@ -635,6 +635,18 @@ void curve::eval_frames(std::int32_t first, std::size_t count, float* out, std::
   const auto frame_at = [first](std::size_t j) {
     return static_cast<double>(static_cast<float>(first + static_cast<std::int32_t>(j)));
   };
+  // Segment i's polynomial at frame f, scaled: the one formula both paths below use.
+  const auto at = [&](std::size_t i, double f) {
+    double t = 0;
+    if (i + 1 < n && f > frames[i]) {
+      const double span = static_cast<double>(frames[i + 1]) - frames[i];
+      t = span > 0 ? (f - frames[i]) / span : 0;
+    }
+    const float* k = &keys[i * per];
+    const double v = cubic ? ((static_cast<double>(k[3]) * t + k[2]) * t + k[1]) * t + k[0]
+                           : static_cast<double>(k[1]) * t + k[0];
+    return static_cast<float>(v * sc + off);
+  };
   // A run inside [start, end] (checked at its ends; frames increase) is never wrapped, and
   // its segment only moves forward: after one search at the first frame, a step over the
   // keys at or before each frame finds what segment() finds (the last key <= f; frames are
@@ -645,31 +657,14 @@ void curve::eval_frames(std::int32_t first, std::size_t count, float* out, std::
     for (std::size_t j = 0; j < count; ++j) {
       const double f = frame_at(j);
       while (i + 1 < nf && frames[i + 1] <= f) ++i;
-      double t = 0;
-      if (i + 1 < n && f > frames[i]) {
-        const double span = static_cast<double>(frames[i + 1]) - frames[i];
-        t = span > 0 ? (f - frames[i]) / span : 0;
-      }
-      const float* k = &keys[i * per];
-      const double v = cubic ? ((static_cast<double>(k[3]) * t + k[2]) * t + k[1]) * t + k[0]
-                             : static_cast<double>(k[1]) * t + k[0];
-      out[j] = static_cast<float>(v * sc + off);
+      out[j] = at(i, f);
     }
     cursor = i;
     return;
   }
   for (std::size_t j = 0; j < count; ++j) {
     const double f = wrap(*this, static_cast<double>(static_cast<float>(first + static_cast<std::int32_t>(j))));
-    const std::size_t i = segment(*this, f, cursor);
-    double t = 0;
-    if (i + 1 < n && f > frames[i]) {
-      const double span = static_cast<double>(frames[i + 1]) - frames[i];
-      t = span > 0 ? (f - frames[i]) / span : 0;
-    }
-    const float* k = &keys[i * per];
-    const double v = cubic ? ((static_cast<double>(k[3]) * t + k[2]) * t + k[1]) * t + k[0]
-                           : static_cast<double>(k[1]) * t + k[0];
-    out[j] = static_cast<float>(v * sc + off);
+    out[j] = at(segment(*this, f, cursor), f);
   }
 }
 

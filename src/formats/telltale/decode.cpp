@@ -416,6 +416,19 @@ bool repair_broken_time_range(const animation_file& a, const pose_keys& pose, fl
 
 namespace detail {
 
+namespace {
+// A linear track that takes over k's key arrays.
+track linear_track(const std::string& bone, path p, cspk2_track_keys& k) {
+  track tr;
+  tr.bone = bone;
+  tr.path = p;
+  tr.interpolation = interpolation::linear;
+  tr.times = std::move(k.times);
+  tr.values = std::move(k.values);
+  return tr;
+}
+}  // namespace
+
 // One CSPK2 track finished in its own arrays (which become the track's): clean_keys and
 // make_track's work, the same operations in the same order, without copying the keys.
 track finish_track(const std::string& bone, path p, cspk2_track_keys& k, float length, float scale, key_stats& st) {
@@ -464,13 +477,7 @@ track finish_track(const std::string& bone, path p, cspk2_track_keys& k, float l
   } else {
     for (std::size_t i = 0; i < 3 * w; ++i) v[i] = v[i] * scale;
   }
-  track tr;
-  tr.bone = bone;
-  tr.path = p;
-  tr.interpolation = interpolation::linear;
-  tr.times = std::move(k.times);
-  tr.values = std::move(k.values);
-  return tr;
+  return linear_track(bone, p, k);
 }
 
 track finished_track(const std::string& bone, path p, cspk2_track_keys& k, float scale, key_stats& st) {
@@ -479,13 +486,7 @@ track finished_track(const std::string& bone, path p, cspk2_track_keys& k, float
   // x * 1 is x for every value arithmetic can produce (no signalling NaNs), so no pass then.
   if (p == path::translation && scale != 1.0f)
     for (float& x : k.values) x = x * scale;
-  track tr;
-  tr.bone = bone;
-  tr.path = p;
-  tr.interpolation = interpolation::linear;
-  tr.times = std::move(k.times);
-  tr.values = std::move(k.values);
-  return tr;
+  return linear_track(bone, p, k);
 }
 
 }  // namespace detail
