@@ -895,12 +895,6 @@ nlohmann::json to_json(const file& f) {
                                                    {"textures", tp.textures}, {"materials", mats}});
   }
   // Optional keys (present only when the file has such animations).
-  auto curve_json = [](const curve& c) {
-    return json{{"target", c.target}, {"flags", c.flags}, {"curve_type", static_cast<int>(c.type())},
-                {"frame_type", c.frame_type()}, {"key_type", c.key_type()}, {"start", c.start}, {"end", c.end},
-                {"scale", c.scale()}, {"offset", c.offset()}, {"delta", c.delta ? json(*c.delta) : json(nullptr)},
-                {"frames", c.frames}, {"keys", c.keys}};
-  };
   if (!f.shader_param_anims.empty()) {
     json arr = json::array();
     for (const auto& a : f.shader_param_anims) {
