@@ -317,3 +317,40 @@ TEST(Nsa5Pack, BonesOutsideTheRigAreNamedAndNothingIsWritten) {
   EXPECT_EQ(q.out.error().code, code::missing_skeleton);
   EXPECT_NE(q.out.error().message.find("--skeleton"), std::string::npos);
 }
+
+// A section with no samples but several channels: its sample arrays are empty (no storage),
+// and the decoder must not form pointers into them (UBSan caught `nullptr + j` here in fuzzing).
+TEST(Nsa5Decode, AnEmptySectionBesideAFullOneDecodesTheFullOne) {
+  nsa5_file f;
+  f.h.channel_count = 4;
+  f.h.duration = 0.1f;
+  f.h.sample_rate = 30;
+  f.dynamic_translation = {0, 1};
+  f.dynamic_rotation = {2, 3};
+  f.translation_factors = {factors{{0, 0, 0}, {1, 1, 1}}};
+  f.rotation_factors = {factors{{-1, -1, -1}, {2.0f / 65535, 2.0f / 65535, 2.0f / 65535}}};
+  f.section_frames = {0, 3, 3};
+  nsa5_section full;
+  full.sample_count = 3;
+  full.translation_count = 2;
+  full.rotation_count = 2;
+  full.translations.assign(6, 0u);
+  full.translation_info.assign(4, deq_info{});
+  full.rotations.assign(6, u16x3{32768, 32768, 32768});
+  full.rotation_info.assign(4, deq_info{{128, 128, 128}, {0, 0, 0}});
+  nsa5_section empty = full;
+  empty.sample_count = 0;
+  empty.translations.clear();
+  empty.translations.shrink_to_fit();
+  empty.rotations.clear();
+  empty.rotations.shrink_to_fit();
+  f.sections = {full, empty};
+  const auto d = decode_nsa5(f);
+  ASSERT_EQ(d.sample_count, 3u);
+  ASSERT_EQ(d.channels.size(), 4u);
+  for (int c : {0, 1}) EXPECT_EQ(d.channels[static_cast<std::size_t>(c)].translation.size(), 3u);
+  for (int c : {2, 3}) {
+    ASSERT_EQ(d.channels[static_cast<std::size_t>(c)].rotation.size(), 3u);
+    for (const auto& q : d.channels[static_cast<std::size_t>(c)].rotation) EXPECT_NEAR(q[3], 1.0f, 1e-3f);
+  }
+}

@@ -97,6 +97,8 @@ nsa_decoded decode_nsa5(const nsa5_file& f) {
   }
   for (std::size_t k = 0; k < f.sections.size(); ++k) {
     const auto& s = f.sections[k];
+    // An empty section writes nothing (and its sample arrays may have no storage to point into).
+    if (s.sample_count == 0) continue;
     const std::uint32_t start = f.section_frames[k];
     // Per channel: the factor sets and the output row are fixed, so they are looked up once.
     for (std::uint32_t j = 0; j < s.translation_count; ++j) {
