@@ -1123,6 +1123,26 @@ TEST(Cspk2, FinishedDecodeEqualsTrackDecodeAndFinishTrack) {
     EXPECT_FALSE(decode_cspk2_finished(m, 7, rt).in_order);
     expect_finished_equals_plain(m, rt, "unsorted");
   }
+  // A header declaring more bones (u16 count) than a 12-bit command can name: 5,000 symbols.
+  // The extra tracks stay empty (ASan caught the per-track key count read past its table).
+  {
+    bytes m = bufs[0];
+    std::uint32_t bones = 0;
+    std::memcpy(&bones, m.data() + 0x4C, 4);
+    std::uint64_t sds = 0;
+    std::memcpy(&sds, m.data() + 0x50, 8);
+    const std::size_t syms_end = 0x60 + sds + 8 * (bones & 0xFFFF);
+    const std::uint32_t more = 5000;
+    ASSERT_LT(bones & 0xFFFF, more);
+    m.insert(m.begin() + static_cast<std::ptrdiff_t>(syms_end), 8 * (more - (bones & 0xFFFF)), std::uint8_t{0x5A});
+    std::memcpy(m.data() + 0x4C, &more, 4);
+    float rt = 0;
+    std::memcpy(&rt, m.data() + 0x48, 4);
+    const auto f = decode_cspk2_finished(m, 7, rt);
+    ASSERT_EQ(f.d.tracks.size(), 2u * more);
+    EXPECT_TRUE(f.d.tracks.back().times.empty());
+    expect_finished_equals_plain(m, rt, "5000 bones");
+  }
 }
 
 TEST(Cspk2, FinishTrackInPlaceEqualsCleanKeysAndMakeTrack) {

@@ -403,8 +403,9 @@ cspk2_finished decode_cspk2_finished(std::span<const std::uint8_t> buf, std::uin
   const std::uint32_t bones = l.bones;
   const std::size_t nt = 2 * std::size_t{bones};
   // Keys per (bone, rotation) over every 12-bit bone index, so the count needs no check per
-  // key: keys past a bad index only over-count before the decode loop fails there.
-  std::vector<std::uint32_t> count(2 * 4096, 0);
+  // key: keys past a bad index only over-count before the decode loop fails there. The header
+  // may declare more bones than a command can name (a u16 count): those tracks count 0.
+  std::vector<std::uint32_t> count(std::max<std::size_t>(2 * 4096, nt), 0);
   for (std::size_t ci = 0; ci < l.commands; ++ci) {
     const std::uint32_t c = le32(l.cmd_words + 4 * ci);
     ++count[((c >> 15) & 0x1FFE) | ((c >> 30) & 1)];
