@@ -654,10 +654,36 @@ void curve::eval_frames(std::int32_t first, std::size_t count, float* out, std::
   if (frame_at(0) >= start && frame_at(count - 1) <= end) {
     const std::size_t nf = frames.size();
     std::size_t i = segment(*this, frame_at(0), cursor);
-    for (std::size_t j = 0; j < count; ++j) {
+    std::size_t j = 0;
+    while (j < count) {
       const double f = frame_at(j);
       while (i + 1 < nf && frames[i + 1] <= f) ++i;
-      out[j] = at(i, f);
+      if (i + 1 >= n || !(f >= frames[i])) {  // last key, or before the first: at() per frame
+        out[j] = at(i, f);
+        ++j;
+        continue;
+      }
+      // Frames j..r-1 lie in segment i (frames[i] <= f < frames[i + 1], so span > 0): at()'s
+      // t = (f - frames[i]) / span for each (t = +0 at f == frames[i], as at() gives), in a
+      // branch-free loop the compiler vectorises; every operation is at()'s, in its order.
+      const double fi = frames[i], span = static_cast<double>(frames[i + 1]) - fi;
+      std::size_t r = j + 1;
+      while (r < count && frame_at(r) < static_cast<double>(frames[i + 1])) ++r;
+      const float* k = &keys[i * per];
+      const double k0 = k[0], k1 = k[1];
+      if (cubic) {
+        const double k2 = k[2], k3 = k[3];
+        for (std::size_t u = j; u < r; ++u) {
+          const double t = (frame_at(u) - fi) / span;
+          out[u] = static_cast<float>((((k3 * t + k2) * t + k1) * t + k0) * sc + off);
+        }
+      } else {
+        for (std::size_t u = j; u < r; ++u) {
+          const double t = (frame_at(u) - fi) / span;
+          out[u] = static_cast<float>((k1 * t + k0) * sc + off);
+        }
+      }
+      j = r;
     }
     cursor = i;
     return;
