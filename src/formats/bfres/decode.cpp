@@ -17,6 +17,7 @@
 #include "formats/bfres/bntx.hpp"
 #include "formats/bfres/camera.hpp"
 #include "formats/bfres/decode_model.hpp"
+#include "formats/bfres/euler_block.hpp"
 #include "scene/pose.hpp"
 
 namespace rigrip::bfres {
@@ -629,13 +630,26 @@ void add_bone_tracks(const channel_source& cs, const rigrip::bone& rb, bool eule
     // The four channels for a block of frames at a time (curve::eval_frames: the values cs.at gives).
     constexpr std::int32_t block = 256;
     float ch[4][block];
+    euler_xyz_block to_quats;  // Euler frames: a block at a time (from_euler_xyz's floats)
+    static_assert(block <= static_cast<std::int32_t>(euler_xyz_block::max_frames));
     for (std::int32_t b0 = 0; b0 <= frame_count; b0 += block) {
       const std::int32_t nb = std::min(block, frame_count - b0 + 1);
-      for (std::size_t k = 0; k < 4; ++k) {
+      for (std::size_t k = 0; k < (euler ? 3u : 4u); ++k) {  // W of an Euler rotation is unused
         if (const curve* c = cs.curves[3 + k])
           c->eval_frames(b0, static_cast<std::size_t>(nb), ch[k], cs.cursor[3 + k]);
         else
           std::fill(ch[k], ch[k] + nb, cs.constant[3 + k]);
+      }
+      if (euler) {
+        float* o = out + 4 * static_cast<std::size_t>(b0);
+        to_quats.convert(ch[0], ch[1], ch[2], static_cast<std::size_t>(nb), o);
+        // The same hemisphere test against the previous written quaternion, in place.
+        for (std::int32_t j = b0 == 0 ? 1 : 0; j < nb; ++j) {
+          float* p = o + 4 * static_cast<std::size_t>(j);
+          if (p[-4] * p[0] + p[-3] * p[1] + p[-2] * p[2] + p[-1] * p[3] < 0)
+            p[0] = -p[0], p[1] = -p[1], p[2] = -p[2], p[3] = -p[3];
+        }
+        continue;
       }
       for (std::int32_t j = 0; j < nb; ++j) {
         const auto u = static_cast<std::size_t>(j);

@@ -1,0 +1,133 @@
+// See euler_block.hpp. The arithmetic mirrors core::euler_xyz_sequence term for term; SSE
+// lanes round every operation exactly as the scalar instructions do.
+#include "formats/bfres/euler_block.hpp"
+
+#include <bit>
+#include <cmath>
+#include <limits>
+
+#include "core/euler.hpp"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace rigrip::bfres {
+
+#if defined(__SSE2__)
+namespace {
+struct quat4 {  // four quaternions, one per lane
+  __m128 x, y, z, w;
+};
+__m128 select(__m128 mask, __m128 a, __m128 b) { return _mm_or_ps(_mm_and_ps(mask, a), _mm_andnot_ps(mask, b)); }
+// core::normalize per lane: the same sum order, the identity where the norm is out of range.
+quat4 normalize4(const quat4& q) {
+  const __m128 len = _mm_sqrt_ps(_mm_add_ps(
+      _mm_add_ps(_mm_add_ps(_mm_mul_ps(q.x, q.x), _mm_mul_ps(q.y, q.y)), _mm_mul_ps(q.z, q.z)), _mm_mul_ps(q.w, q.w)));
+  const __m128 ok = _mm_and_ps(_mm_cmpgt_ps(len, _mm_set1_ps(1e-12f)),
+                               _mm_cmplt_ps(len, _mm_set1_ps(std::numeric_limits<float>::infinity())));
+  const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f);
+  return {select(ok, _mm_div_ps(q.x, len), zero), select(ok, _mm_div_ps(q.y, len), zero),
+          select(ok, _mm_div_ps(q.z, len), zero), select(ok, _mm_div_ps(q.w, len), one)};
+}
+// core::multiply(p, q) per lane, term for term in its order.
+quat4 multiply4(const quat4& p, const quat4& q) {
+  auto m = [](__m128 a, __m128 b) { return _mm_mul_ps(a, b); };
+  return {_mm_sub_ps(_mm_add_ps(_mm_add_ps(m(p.w, q.x), m(p.x, q.w)), m(p.y, q.z)), m(p.z, q.y)),
+          _mm_sub_ps(_mm_add_ps(_mm_add_ps(m(p.w, q.y), m(p.y, q.w)), m(p.z, q.x)), m(p.x, q.z)),
+          _mm_sub_ps(_mm_add_ps(_mm_add_ps(m(p.w, q.z), m(p.z, q.w)), m(p.x, q.y)), m(p.y, q.x)),
+          _mm_sub_ps(_mm_sub_ps(_mm_sub_ps(m(p.w, q.w), m(p.x, q.x)), m(p.y, q.y)), m(p.z, q.z))};
+}
+// core::from_euler_xyz per lane from the half angles' sines and cosines: every product of
+// world_axis_angle (0*s in the other components, 1*s on the axis), normalize and multiply.
+quat4 from_euler_xyz4(const __m128 s[3], const __m128 c[3]) {
+  const __m128 zero = _mm_setzero_ps();
+  quat4 q{zero, zero, zero, _mm_set1_ps(1.0f)};
+  for (std::size_t k = 0; k < 3; ++k) {
+    const __m128 zs = _mm_mul_ps(zero, s[k]), on = _mm_mul_ps(_mm_set1_ps(1.0f), s[k]);
+    const quat4 a = normalize4({k == 0 ? on : zs, k == 1 ? on : zs, k == 2 ? on : zs, c[k]});
+    q = multiply4(a, q);
+  }
+  return normalize4(q);
+}
+}  // namespace
+#endif
+
+void euler_xyz_block::sines(std::size_t k, const float* a, std::size_t n) {
+  float s = last_s_[k], c = last_c_[k];
+  std::uint32_t bits = bits_[k];
+  bool have = have_[k];
+  for (std::size_t j = 0; j < n; ++j) {
+    const auto b = std::bit_cast<std::uint32_t>(a[j]);
+    if (!have || b != bits) {
+      // world_axis_angle's sin and cos of the half angle (same calls, same floats)
+      s = std::sin(a[j] * 0.5f), c = std::cos(a[j] * 0.5f);
+      bits = b, have = true;
+    }
+    s_[k][j] = s, c_[k][j] = c;
+  }
+  for (std::size_t j = n; j < ((n + 3) & ~std::size_t{3}); ++j) s_[k][j] = 0, c_[k][j] = 1;  // padding lanes
+  last_s_[k] = s, last_c_[k] = c, bits_[k] = bits, have_[k] = have;
+}
+
+void euler_xyz_block::convert(const float* x, const float* y, const float* z, std::size_t n, float* out) {
+  if (n > max_frames) n = max_frames;
+  const float* ang[3] = {x, y, z};
+#if defined(__SSE2__)
+  for (std::size_t k = 0; k < 3; ++k) sines(k, ang[k], n);
+  const __m128 tiny = _mm_set1_ps(1e-12f), inf = _mm_set1_ps(std::numeric_limits<float>::infinity());
+  const __m128 zero = _mm_setzero_ps(), sign = _mm_set1_ps(-0.0f);
+  for (std::size_t j = 0; j < n; j += 4) {
+    // Each axis: world_axis_angle's normalize(): n = sqrt(s*s + c*c) in (1e-12, inf), then
+    // s/n and c/n, both nonzero (euler_xyz_sequence::axis).
+    __m128 sn[3], cn[3], sr[3], cr[3];
+    __m128 ok = _mm_cmpeq_ps(zero, zero);
+    for (std::size_t k = 0; k < 3; ++k) {
+      const __m128 s = sr[k] = _mm_load_ps(&s_[k][j]), c = cr[k] = _mm_load_ps(&c_[k][j]);
+      const __m128 len = _mm_sqrt_ps(_mm_add_ps(_mm_mul_ps(s, s), _mm_mul_ps(c, c)));
+      ok = _mm_and_ps(ok, _mm_and_ps(_mm_cmpgt_ps(len, tiny), _mm_cmplt_ps(len, inf)));
+      sn[k] = _mm_div_ps(s, len), cn[k] = _mm_div_ps(c, len);
+      ok = _mm_and_ps(ok, _mm_and_ps(_mm_cmpneq_ps(sn[k], zero), _mm_cmpneq_ps(cn[k], zero)));
+    }
+    // euler_xyz_sequence::from_axes: qy * (qx * identity), then qz * that, then normalize().
+    const __m128 bw = _mm_mul_ps(cn[1], cn[0]), bx = _mm_mul_ps(cn[1], sn[0]);
+    const __m128 by = _mm_mul_ps(sn[1], cn[0]), bz = _mm_xor_ps(_mm_mul_ps(sn[1], sn[0]), sign);
+    ok = _mm_and_ps(ok, _mm_and_ps(_mm_and_ps(_mm_cmpneq_ps(bw, zero), _mm_cmpneq_ps(bx, zero)),
+                                   _mm_and_ps(_mm_cmpneq_ps(by, zero), _mm_cmpneq_ps(bz, zero))));
+    const __m128 cz = cn[2], sz = sn[2];
+    __m128 w = _mm_sub_ps(_mm_mul_ps(cz, bw), _mm_mul_ps(sz, bz));
+    __m128 qx = _mm_sub_ps(_mm_mul_ps(cz, bx), _mm_mul_ps(sz, by));
+    __m128 qy = _mm_add_ps(_mm_mul_ps(cz, by), _mm_mul_ps(sz, bx));
+    __m128 qz = _mm_add_ps(_mm_mul_ps(cz, bz), _mm_mul_ps(sz, bw));
+    ok = _mm_and_ps(ok, _mm_and_ps(_mm_and_ps(_mm_cmpneq_ps(w, zero), _mm_cmpneq_ps(qx, zero)),
+                                   _mm_and_ps(_mm_cmpneq_ps(qy, zero), _mm_cmpneq_ps(qz, zero))));
+    const __m128 len = _mm_sqrt_ps(_mm_add_ps(
+        _mm_add_ps(_mm_add_ps(_mm_mul_ps(qx, qx), _mm_mul_ps(qy, qy)), _mm_mul_ps(qz, qz)), _mm_mul_ps(w, w)));
+    ok = _mm_and_ps(ok, _mm_and_ps(_mm_cmpgt_ps(len, tiny), _mm_cmplt_ps(len, inf)));
+    qx = _mm_div_ps(qx, len), qy = _mm_div_ps(qy, len), qz = _mm_div_ps(qz, len), w = _mm_div_ps(w, len);
+    if (_mm_movemask_ps(ok) != 0xF) {
+      // A zero part (a zero angle, most often) or a norm out of range in some lane: every
+      // product of from_euler_xyz for the four frames (the full path holds for any lane).
+      const quat4 f = from_euler_xyz4(sr, cr);
+      qx = f.x, qy = f.y, qz = f.z, w = f.w;
+    }
+    _MM_TRANSPOSE4_PS(qx, qy, qz, w);  // rows: frames j .. j+3 as x, y, z, w
+    float* o = out + 4 * j;
+    if (n - j >= 4) {
+      _mm_storeu_ps(o, qx), _mm_storeu_ps(o + 4, qy), _mm_storeu_ps(o + 8, qz), _mm_storeu_ps(o + 12, w);
+      continue;
+    }
+    alignas(16) float rows[16];
+    _mm_store_ps(rows, qx), _mm_store_ps(rows + 4, qy), _mm_store_ps(rows + 8, qz), _mm_store_ps(rows + 12, w);
+    for (std::size_t e = 0; e < 4 * (n - j); ++e) o[e] = rows[e];
+  }
+#else
+  core::euler_xyz_sequence seq;
+  for (std::size_t j = 0; j < n; ++j) {
+    const quat q = seq({ang[0][j], ang[1][j], ang[2][j]});
+    for (std::size_t e = 0; e < 4; ++e) out[4 * j + e] = q[e];
+  }
+#endif
+}
+
+}  // namespace rigrip::bfres

@@ -1,0 +1,32 @@
+// BFRES Euler XYZ rotation frames to quaternions a block at a time (every sampled frame of
+// every rotated bone goes through this: the largest cost of a BFRES animation read).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace rigrip::bfres {
+
+// core::from_euler_xyz({x[j], y[j], z[j]}) for j < n (n <= max_frames), bit for bit, written
+// as x, y, z, w at out[4 * j], four frames per SIMD step. A step takes the path of
+// core::euler_xyz_sequence (the products without their exact-zero terms, valid while every
+// axis part, partial product and result component is nonzero and the norms are in range);
+// where a lane leaves it, the step redoes every product of from_euler_xyz for its four
+// frames. Sine and cosine are taken per axis only where the angle's bits differ from the
+// previous frame's (held and constant channels).
+class euler_xyz_block {
+ public:
+  static constexpr std::size_t max_frames = 256;
+  void convert(const float* x, const float* y, const float* z, std::size_t n, float* out);
+
+ private:
+  void sines(std::size_t k, const float* a, std::size_t n);
+  alignas(16) float s_[3][max_frames + 4];  // sin and cos of each half angle
+  alignas(16) float c_[3][max_frames + 4];
+  // The last angle converted per axis (bits) and its sine and cosine, across blocks.
+  std::uint32_t bits_[3]{};
+  float last_s_[3]{}, last_c_[3]{};
+  bool have_[3]{};
+};
+
+}  // namespace rigrip::bfres
