@@ -663,27 +663,19 @@ void curve::eval_frames(std::int32_t first, std::size_t count, float* out, std::
         ++j;
         continue;
       }
-      // Frames j..r-1 lie in segment i (frames[i] <= f < frames[i + 1], so span > 0): at()'s
-      // t = (f - frames[i]) / span for each (t = +0 at f == frames[i], as at() gives), in a
-      // branch-free loop the compiler vectorises; every operation is at()'s, in its order.
-      const double fi = frames[i], span = static_cast<double>(frames[i + 1]) - fi;
-      std::size_t r = j + 1;
-      while (r < count && frame_at(r) < static_cast<double>(frames[i + 1])) ++r;
+      // Frames j, j + 1, ... below frames[i + 1] lie in segment i (frames[i] <= f, so span > 0):
+      // at()'s t = (f - frames[i]) / span for each (+0 at f == frames[i], as at() gives);
+      // every operation is at()'s, in its order. The run ends at the next key or the block.
+      const double fi = frames[i], next = frames[i + 1], span = next - fi;
       const float* k = &keys[i * per];
-      const double k0 = k[0], k1 = k[1];
-      if (cubic) {
-        const double k2 = k[2], k3 = k[3];
-        for (std::size_t u = j; u < r; ++u) {
-          const double t = (frame_at(u) - fi) / span;
-          out[u] = static_cast<float>((((k3 * t + k2) * t + k1) * t + k0) * sc + off);
-        }
-      } else {
-        for (std::size_t u = j; u < r; ++u) {
-          const double t = (frame_at(u) - fi) / span;
-          out[u] = static_cast<float>((k1 * t + k0) * sc + off);
-        }
-      }
-      j = r;
+      const double k0 = k[0], k1 = k[1], k2 = cubic ? k[2] : 0.0, k3 = cubic ? k[3] : 0.0;
+      double fu = f;
+      do {
+        const double t = (fu - fi) / span;
+        out[j] = static_cast<float>((cubic ? ((k3 * t + k2) * t + k1) * t + k0 : k1 * t + k0) * sc + off);
+        if (++j == count) break;
+        fu = frame_at(j);
+      } while (fu < next);
     }
     cursor = i;
     return;
