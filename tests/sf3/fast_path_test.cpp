@@ -117,3 +117,23 @@ TEST(Texture, Rgb555RowsEqualThePerPixelFormulaForEveryPixel) {
     for (int c = 0; c < 4; ++c) ASSERT_EQ(dst[4 * p + static_cast<unsigned>(c)], px[static_cast<std::size_t>(c)]) << p;
   }
 }
+
+// The eight-pixel blocks and the one-pixel tail: every length 0..40 at odd and even source
+// offsets, random pixels (zeros and 0x8000 included), against the per-pixel formula.
+TEST(Texture, Rgb555RowsOfAnyLengthAndOffsetEqualThePerPixelFormula) {
+  std::mt19937 rng(16);
+  for (std::size_t n = 0; n <= 40; ++n)
+    for (std::size_t off = 0; off < 3; ++off) {
+      bytes src(off + 2 * n);
+      for (auto& b : src) b = static_cast<std::uint8_t>(rng() % 4 == 0 ? 0 : rng());
+      if (n > 2) src[off + 2] = 0x80, src[off + 3] = 0;
+      bytes dst(4 * n + 8, 0xEE);
+      rgb555_pixels(src.data() + off, n, dst.data() + 1);
+      ASSERT_EQ(dst[0], 0xEE);
+      for (std::size_t i = 4 * n + 1; i < dst.size(); ++i) ASSERT_EQ(dst[i], 0xEE) << n << " " << off;
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto px = rgb555_reference(static_cast<std::uint16_t>(src[off + 2 * i] << 8 | src[off + 2 * i + 1]));
+        for (std::size_t c = 0; c < 4; ++c) ASSERT_EQ(dst[1 + 4 * i + c], px[c]) << n << " " << off << " " << i;
+      }
+    }
+}
