@@ -475,8 +475,8 @@ void add_model_clips(scene& s, const model_raw& m, const model_geometry& g, cons
   };
   s.animations.push_back(make_clip(channels_for(m.anim.keys), skr, skel_index, 0, 0, fps, true, ctx, name + "_all_frames"));
   s.animations.back().extras = {{"sf3_all_frames", true}, {"sf3_model", name}};
-  std::vector<int> groups;
-  if (an.file) groups = x8an_groups(*an.file);
+  static const std::vector<int> no_groups;
+  const std::vector<int>& groups = an.file ? an.layout->groups : no_groups;
   int external_index = 0;
   std::size_t clip_keys = 0;
   const bool scenario1 = m.entries.size() == 4;
@@ -517,7 +517,7 @@ void add_model_clips(scene& s, const model_raw& m, const model_geometry& g, cons
                                       " of " + an.name + "; clip skipped");
         continue;
       }
-      auto fr = frame_range(seg->keys);
+      const auto fr = an.layout->ranges[seg_index];
       if (fr.first > f0 || fr.second < f1)
         ctx.warn(code::w_pairing, nm + ": x8an segment " + std::to_string(seg_index) + " covers frames " +
                                       std::to_string(fr.first) + "-" + std::to_string(fr.second) + ", not the whole clip");
@@ -576,9 +576,9 @@ void add_model(scene& s, const model_raw& m, const std::string& name, double fps
   add_model_clips(s, m, g, name, skel_index, fps, ctx, an);
 }
 
-void add_x8an_animations(scene& s, int skel, const x8an_file& f, int group, double fps, const read_context& ctx,
-                         const std::string& prefix) {
-  auto groups = x8an_groups(f);
+void add_x8an_animations(scene& s, int skel, const x8an_file& f, const x8an_layout& layout, int group, double fps,
+                         const read_context& ctx, const std::string& prefix) {
+  const auto& groups = layout.groups;
   const skeleton& sk = s.skeletons[static_cast<std::size_t>(skel)];
   std::size_t push_bones = 0;
   for (const auto& b : sk.bones)
@@ -592,7 +592,7 @@ void add_x8an_animations(scene& s, int skel, const x8an_file& f, int group, doub
                                           " bones, the model " + std::to_string(push_bones) + "; skipped", seg.offset);
       continue;
     }
-    auto fr = frame_range(seg.keys);
+    const auto fr = layout.ranges[i];
     if (fr.first < 0) continue;
     char nm[96];
     std::snprintf(nm, sizeof nm, "%sseg%02zu_f%d-%d", prefix.c_str(), i, fr.first, fr.second);
@@ -663,7 +663,8 @@ void line_up(scene& s) {
 
 // Scenario 1 keeps some clips in X8ANnn.BIN; model X8PCnnL is group L ('a' = 0). Fills `an`
 // and returns the pairing when the model wants external clips and the sibling reads.
-sibling_animations pair_x8an(const read_context& ctx, const x8pc_file& f, const std::string& st, x8an_file& an) {
+sibling_animations pair_x8an(const read_context& ctx, const x8pc_file& f, const std::string& st, x8an_file& an,
+                             x8an_layout& layout) {
   sibling_animations sib;
   bool wants_an = false;
   for (const auto& m : f.models)
@@ -679,7 +680,9 @@ sibling_animations pair_x8an(const read_context& ctx, const x8pc_file& f, const 
   auto parsed = core::guarded(found, "sf3-x8an", [&]() -> x8an_file { return parse_x8an(*b); });
   if (parsed) {
     an = std::move(parsed.value());
+    layout = x8an_index(an);
     sib.file = &an;
+    sib.layout = &layout;
     sib.group = ust[6] - 'A';
     sib.name = base_name(found);
   } else {
@@ -721,7 +724,8 @@ scene read_x8pc_scene(const read_context& ctx) {
   const std::string st = stem(ctx.path.empty() ? std::string("model") : ctx.path);
   const double fps = fps_of(ctx);
   x8an_file an;
-  const sibling_animations sib = pair_x8an(ctx, f, st, an);
+  x8an_layout layout;
+  const sibling_animations sib = pair_x8an(ctx, f, st, an, layout);
   for (std::size_t i = 0; i < f.models.size(); ++i) {
     const auto& m = f.models[i];
     std::string name = f.models.size() == 1 ? st : st + "_" + std::to_string(i);
@@ -751,8 +755,9 @@ scene read_x8an_scene(const read_context& ctx) {
   s.format = "sf3-x8an";
   const double fps = fps_of(ctx);
   add_model(s, pc.models[0], stem(model.path), fps, ctx, {}, false);
-  add_x8an_animations(s, 0, an, group, fps, ctx, st + "_");
-  auto groups = x8an_groups(an);
+  const x8an_layout layout = x8an_index(an);
+  add_x8an_animations(s, 0, an, layout, group, fps, ctx, st + "_");
+  const auto& groups = layout.groups;
   s.metadata["sf3"] = {{"segments", an.segments.size()}, {"groups", groups.empty() ? 0 : groups.back() + 1},
                        {"group", group}, {"model", base_name(model.path)}, {"fps_assumed", fps}};
   set_root_transform(s);
