@@ -168,28 +168,32 @@ animation make_clip(const table_channels& tc, const skeleton& sk, int skel_index
       t.bone = sk.bones[b].name;
       t.path = kPaths[c];
       t.interpolation = interpolation::linear;
-      const int n = cc.ncomp;
-      auto add = [&](double frame, std::array<float, 4> v) {
+      const bool four = cc.ncomp == 4;
+      // push_back into storage reserved below (a range insert per key was a memcpy call).
+      auto add = [&](double frame, const std::array<float, 4>& v) {
         t.times.push_back(static_cast<float>(frame / fps));
-        t.values.insert(t.values.end(), v.begin(), v.begin() + n);
+        t.values.push_back(v[0]);
+        t.values.push_back(v[1]);
+        t.values.push_back(v[2]);
+        if (four) t.values.push_back(v[3]);
       };
       // Sized once: every key (all), else the keys strictly inside (f0, f1) (frames are
-      // strictly increasing) plus the one or two boundary keys.
-      std::size_t nkeys = cc.frames.size();
-      if (!all)
-        nkeys = static_cast<std::size_t>(std::max<std::ptrdiff_t>(
-                    0, std::lower_bound(cc.frames.begin(), cc.frames.end(), f1) -
-                           std::upper_bound(cc.frames.begin(), cc.frames.end(), f0))) +
-                (f1 > f0 ? 2 : 1);
+      // strictly increasing, so they are the index range [inside0, inside1)) plus the one or
+      // two boundary keys.
+      std::size_t nkeys = cc.frames.size(), inside0 = 0, inside1 = 0;
+      if (!all) {
+        inside0 = static_cast<std::size_t>(std::upper_bound(cc.frames.begin(), cc.frames.end(), f0) - cc.frames.begin());
+        inside1 = static_cast<std::size_t>(std::lower_bound(cc.frames.begin(), cc.frames.end(), f1) - cc.frames.begin());
+        nkeys = (inside1 > inside0 ? inside1 - inside0 : 0) + (f1 > f0 ? 2 : 1);
+      }
       t.times.reserve(nkeys);
-      t.values.reserve(nkeys * static_cast<std::size_t>(n));
+      t.values.reserve(nkeys * (four ? 4 : 3));
       if (all) {
         for (std::size_t k = 0; k < cc.frames.size(); ++k) add(cc.frames[k], cc.values[k]);
         max_frame = std::max(max_frame, cc.frames.back());
       } else {
         add(0, sample(cc, f0));
-        for (std::size_t k = 0; k < cc.frames.size(); ++k)
-          if (cc.frames[k] > f0 && cc.frames[k] < f1) add(cc.frames[k] - f0, cc.values[k]);
+        for (std::size_t k = inside0; k < inside1; ++k) add(cc.frames[k] - f0, cc.values[k]);
         if (f1 > f0) add(f1 - f0, sample(cc, f1));
       }
       a.tracks.push_back(std::move(t));
@@ -409,6 +413,14 @@ void add_part(scene& s, const mesh_context& mc, const xpdata& x, int bone, const
     me.bone = bone;
     me.material = mat_base + ds;
     std::size_t flat = 0, textured = 0;
+    // At most two triangles (six corners) per face of this sidedness: reserved once instead
+    // of growing four arrays corner by corner.
+    std::size_t corners = 0;
+    for (const auto& f : x.faces) corners += ((f.flag & 1) != 0) == (ds != 0) ? 6 : 0;
+    me.positions.reserve(corners);
+    me.normals.reserve(corners);
+    me.uvs.reserve(corners);
+    me.colors.reserve(corners);
     for (const auto& f : x.faces) {
       if (((f.flag & 1) != 0) != (ds != 0)) continue;
       bool is_tex = (f.dir & 0x0F) == 2;
