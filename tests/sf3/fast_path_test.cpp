@@ -8,6 +8,8 @@
 #include "formats/sf3/decode.hpp"
 #include "formats/sf3/lzss.hpp"
 #include "formats/sf3/x8an.hpp"
+#include "formats/sf3/x8pc_mesh.hpp"
+#include "synthetic.hpp"
 
 using namespace rigrip;
 using namespace rigrip::sf3;
@@ -224,4 +226,36 @@ TEST(X8an, IndexEqualsGroupsAndFrameRangesOfEverySegment) {
     }
     EXPECT_EQ(x8an_groups(f), l.groups);
   }
+}
+
+// Mesh tables are read from spans checked once per table: a bad vertex index and a point
+// count past the chunk still fail with the same code, message and absolute offset.
+TEST(MeshTables, BadVertexAndShortPointTableFailAtTheirOffsets) {
+  const bytes good = synthetic::x8pc();
+  core::byte_reader fr(good, core::endian::big);
+  const std::uint32_t mc = fr.u32_at(32);          // mesh chunk offset (entry 2)
+  const std::uint32_t list = fr.u32_at(mc + 8);    // body list (offsets inside the chunk)
+  const std::uint32_t pnt = fr.u32_at(mc + list), plt = fr.u32_at(mc + list + 8);
+  EXPECT_NO_THROW((void)parse_geometry(parse_x8pc(good).models[0]));
+  auto failure_of = [](const bytes& b) -> rigrip::error {
+    try {
+      (void)parse_geometry(parse_x8pc(b).models[0]);
+    } catch (const core::failure& e) {
+      return e.error();
+    }
+    return {};
+  };
+  bytes bad = good;
+  bad[mc + plt + 12 + 2 * 2] = 0;
+  bad[mc + plt + 12 + 2 * 2 + 1] = 9;  // third vertex of polygon 0: 9 of 4 points
+  auto e = failure_of(bad);
+  EXPECT_EQ(e.code, code::bad_value);
+  EXPECT_NE(e.message.find("body mesh 0 polygon 0: vertex 9 of 4 points"), std::string::npos) << e.message;
+  EXPECT_EQ(e.offset, mc + plt + 12 + 2 * 2);
+  bad = good;
+  bad[mc + list + 4 + 3] = 200;  // 200 points: past the chunk's end
+  e = failure_of(bad);
+  EXPECT_EQ(e.code, code::bad_count);
+  EXPECT_NE(e.message.find("body mesh 0 points: count 200 x 12 bytes exceeds"), std::string::npos) << e.message;
+  EXPECT_EQ(e.offset, mc + pnt);
 }
