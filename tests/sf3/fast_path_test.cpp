@@ -7,6 +7,9 @@
 
 #include "formats/sf3/decode.hpp"
 #include "formats/sf3/lzss.hpp"
+#include "formats/sf3/x8an.hpp"
+#include "formats/sf3/x8pc_mesh.hpp"
+#include "synthetic.hpp"
 
 using namespace rigrip;
 using namespace rigrip::sf3;
@@ -116,4 +119,143 @@ TEST(Texture, Rgb555RowsEqualThePerPixelFormulaForEveryPixel) {
     const auto px = rgb555_reference(static_cast<std::uint16_t>(p));
     for (int c = 0; c < 4; ++c) ASSERT_EQ(dst[4 * p + static_cast<unsigned>(c)], px[static_cast<std::size_t>(c)]) << p;
   }
+}
+
+// The eight-pixel blocks and the one-pixel tail: every length 0..40 at odd and even source
+// offsets, random pixels (zeros and 0x8000 included), against the per-pixel formula.
+TEST(Texture, Rgb555RowsOfAnyLengthAndOffsetEqualThePerPixelFormula) {
+  std::mt19937 rng(16);
+  for (std::size_t n = 0; n <= 40; ++n)
+    for (std::size_t off = 0; off < 3; ++off) {
+      bytes src(off + 2 * n);
+      for (auto& b : src) b = static_cast<std::uint8_t>(rng() % 4 == 0 ? 0 : rng());
+      if (n > 2) src[off + 2] = 0x80, src[off + 3] = 0;
+      bytes dst(4 * n + 8, 0xEE);
+      rgb555_pixels(src.data() + off, n, dst.data() + 1);
+      ASSERT_EQ(dst[0], 0xEE);
+      for (std::size_t i = 4 * n + 1; i < dst.size(); ++i) ASSERT_EQ(dst[i], 0xEE) << n << " " << off;
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto px = rgb555_reference(static_cast<std::uint16_t>(src[off + 2 * i] << 8 | src[off + 2 * i + 1]));
+        for (std::size_t c = 0; c < 4; ++c) ASSERT_EQ(dst[1 + 4 * i + c], px[c]) << n << " " << off << " " << i;
+      }
+    }
+}
+
+namespace {
+key_record random_record(std::mt19937& rng, std::uint16_t first_frame) {
+  key_record k;
+  const std::size_t n[3] = {rng() % 12, rng() % 12, rng() % 4};
+  for (std::size_t i = 0; i < n[0]; ++i) {
+    k.t_frames.push_back(static_cast<std::uint16_t>(first_frame + rng() % 300));
+    for (auto& c : k.t) c.push_back(static_cast<std::int32_t>(rng()));
+  }
+  for (std::size_t i = 0; i < n[1]; ++i) {
+    k.r_frames.push_back(static_cast<std::uint16_t>(first_frame + rng() % 300));
+    for (auto& c : k.r) c.push_back(static_cast<std::int16_t>(rng()));
+  }
+  for (std::size_t i = 0; i < n[2]; ++i) {
+    k.s_frames.push_back(static_cast<std::uint16_t>(first_frame + rng() % 300));
+    for (auto& c : k.s) c.push_back(static_cast<std::int32_t>(rng()));
+  }
+  return k;
+}
+
+void expect_same_record(const key_record& a, const key_record& b) {
+  ASSERT_EQ(a.t_frames, b.t_frames);
+  ASSERT_EQ(a.r_frames, b.r_frames);
+  ASSERT_EQ(a.s_frames, b.s_frames);
+  for (std::size_t c = 0; c < 3; ++c) ASSERT_EQ(a.t[c], b.t[c]);
+  for (std::size_t c = 0; c < 4; ++c) ASSERT_EQ(a.r[c], b.r[c]);
+  for (std::size_t c = 0; c < 3; ++c) ASSERT_EQ(a.s[c], b.s[c]);
+}
+}  // namespace
+
+// parse_key_table reads each array in one pass (no zero-fill, records without the checked
+// reader): random tables in both byte orders read back as written.
+TEST(KeyTable, RandomTablesReadBackInBothByteOrders) {
+  std::mt19937 rng(77);
+  for (int iter = 0; iter < 300; ++iter) {
+    key_table t;
+    const std::size_t bones = rng() % 9;
+    for (std::size_t b = 0; b < bones; ++b) t.bones.push_back(random_record(rng, 0));
+    const auto order = iter % 2 ? core::endian::little : core::endian::big;
+    core::byte_writer w(order);
+    w.u32(0);
+    const auto table = write_key_table(w, 0, t);
+    w.patch_u32(0, table);
+    const bytes b = w.take();
+    core::byte_reader r(b, order);
+    const key_table back = parse_key_table(r, table, 4);
+    EXPECT_TRUE(back.canonical);
+    ASSERT_EQ(back.bones.size(), bones);
+    for (std::size_t i = 0; i < bones; ++i) expect_same_record(back.bones[i], t.bones[i]);
+    EXPECT_EQ(back.end, b.size());
+  }
+}
+
+// x8an_index (groups and frame ranges once per read) against the per-segment formulas.
+TEST(X8an, IndexEqualsGroupsAndFrameRangesOfEverySegment) {
+  std::mt19937 rng(78);
+  for (int iter = 0; iter < 40; ++iter) {
+    core::byte_writer w(core::endian::big);
+    const std::size_t segs = 1 + rng() % 12;
+    for (std::size_t s = 0; s < segs; ++s) {
+      key_table t;
+      const std::size_t bones = 1 + rng() % (rng() % 3 == 0 ? 4 : 2);
+      const auto first = static_cast<std::uint16_t>(rng() % 3 * 10);
+      for (std::size_t b = 0; b < bones; ++b) t.bones.push_back(random_record(rng, first));
+      const std::size_t start = w.size();
+      w.u32(0);
+      const auto table = write_key_table(w, start, t);
+      w.patch_u32(start, table);
+      while (w.size() % 0x800) w.u8(0);
+    }
+    const x8an_file f = parse_x8an(w.take());
+    ASSERT_EQ(f.segments.size(), segs);
+    const x8an_layout l = x8an_index(f);
+    ASSERT_EQ(l.groups.size(), segs);
+    ASSERT_EQ(l.ranges.size(), segs);
+    int group = 0;
+    for (std::size_t i = 0; i < segs; ++i) {
+      EXPECT_TRUE(f.segments[i].original.empty());  // canonical: no copy kept
+      ASSERT_EQ(l.ranges[i], frame_range(f.segments[i].keys));
+      if (i > 0 && (f.segments[i].keys.bones.size() != f.segments[i - 1].keys.bones.size() ||
+                    frame_range(f.segments[i].keys).first == frame_range(f.segments[0].keys).first))
+        ++group;
+      ASSERT_EQ(l.groups[i], group);
+    }
+    EXPECT_EQ(x8an_groups(f), l.groups);
+  }
+}
+
+// Mesh tables are read from spans checked once per table: a bad vertex index and a point
+// count past the chunk still fail with the same code, message and absolute offset.
+TEST(MeshTables, BadVertexAndShortPointTableFailAtTheirOffsets) {
+  const bytes good = synthetic::x8pc();
+  core::byte_reader fr(good, core::endian::big);
+  const std::uint32_t mc = fr.u32_at(32);          // mesh chunk offset (entry 2)
+  const std::uint32_t list = fr.u32_at(mc + 8);    // body list (offsets inside the chunk)
+  const std::uint32_t pnt = fr.u32_at(mc + list), plt = fr.u32_at(mc + list + 8);
+  EXPECT_NO_THROW((void)parse_geometry(parse_x8pc(good).models[0]));
+  auto failure_of = [](const bytes& b) -> rigrip::error {
+    try {
+      (void)parse_geometry(parse_x8pc(b).models[0]);
+    } catch (const core::failure& e) {
+      return e.error();
+    }
+    return {};
+  };
+  bytes bad = good;
+  bad[mc + plt + 12 + 2 * 2] = 0;
+  bad[mc + plt + 12 + 2 * 2 + 1] = 9;  // third vertex of polygon 0: 9 of 4 points
+  auto e = failure_of(bad);
+  EXPECT_EQ(e.code, code::bad_value);
+  EXPECT_NE(e.message.find("body mesh 0 polygon 0: vertex 9 of 4 points"), std::string::npos) << e.message;
+  EXPECT_EQ(e.offset, mc + plt + 12 + 2 * 2);
+  bad = good;
+  bad[mc + list + 4 + 3] = 200;  // 200 points: past the chunk's end
+  e = failure_of(bad);
+  EXPECT_EQ(e.code, code::bad_count);
+  EXPECT_NE(e.message.find("body mesh 0 points: count 200 x 12 bytes exceeds"), std::string::npos) << e.message;
+  EXPECT_EQ(e.offset, mc + pnt);
 }

@@ -29,6 +29,7 @@ void rgb555_pixels(const std::uint8_t* src, std::size_t n, std::uint8_t* dst);
 
 struct sibling_animations {
   const x8an_file* file = nullptr;
+  const x8an_layout* layout = nullptr;  // x8an_index(*file), set with file
   int group = 0;
   std::string name;
 };
@@ -37,7 +38,7 @@ struct sibling_animations {
 void add_model(scene& s, const model_raw& m, const std::string& name, double fps, const read_context& ctx,
                const sibling_animations& an, bool include_clips);
 // Appends the x8an animations of `group` for skeleton `skel` (whose bone count must match).
-void add_x8an_animations(scene& s, int skel, const x8an_file& f, int group, double fps, const read_context& ctx,
+void add_x8an_animations(scene& s, int skel, const x8an_file& f, const x8an_layout& layout, int group, double fps, const read_context& ctx,
                          const std::string& prefix);
 
 // The readers behind the registry entries (throw core::failure; register.cpp wraps them).

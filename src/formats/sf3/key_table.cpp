@@ -2,6 +2,7 @@
 #include "formats/sf3/key_table.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 namespace rigrip::sf3 {
 namespace {
@@ -23,11 +24,55 @@ template <typename T>
   return static_cast<T>(v);
 }
 
+// Walks a checked array as values of T: lets a vector be filled by assign() in one pass,
+// without the zero-fill of resize() and a second pass over it.
 template <typename T>
-void read_array(const byte_reader& r, std::uint32_t off, key_vec<T>& out) {
+class element_iter {
+ public:
+  // Random access so assign() takes the length by one subtraction.
+  using iterator_category = std::random_access_iterator_tag;
+  using value_type = T;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const T*;
+  using reference = T;
+  element_iter() = default;
+  element_iter(const std::uint8_t* p, endian e) : p_(p), e_(e) {}
+  T operator*() const { return e_ == endian::big ? load_at<T>(p_, endian::big) : load_at<T>(p_, endian::little); }
+  element_iter& operator++() {
+    p_ += sizeof(T);
+    return *this;
+  }
+  element_iter operator++(int) {
+    element_iter t = *this;
+    ++*this;
+    return t;
+  }
+  element_iter& operator--() {
+    p_ -= sizeof(T);
+    return *this;
+  }
+  element_iter& operator+=(difference_type n) {
+    p_ += n * static_cast<difference_type>(sizeof(T));
+    return *this;
+  }
+  element_iter operator+(difference_type n) const { return element_iter(*this) += n; }
+  element_iter operator-(difference_type n) const { return element_iter(*this) += -n; }
+  T operator[](difference_type n) const { return *(*this + n); }
+  friend difference_type operator-(const element_iter& a, const element_iter& b) {
+    return (a.p_ - b.p_) / static_cast<difference_type>(sizeof(T));
+  }
+  bool operator==(const element_iter& o) const { return p_ == o.p_; }
+  bool operator<(const element_iter& o) const { return p_ < o.p_; }
+
+ private:
+  const std::uint8_t* p_ = nullptr;
+  endian e_ = endian::big;
+};
+
+template <typename T>
+void read_array(const byte_reader& r, std::uint32_t off, std::size_t n, key_vec<T>& out) {
   const std::uint8_t* p = r.data().data() + off;
-  const endian e = r.byte_order();
-  for (std::size_t i = 0; i < out.size(); ++i) out[i] = load_at<T>(p + i * sizeof(T), e);
+  out.assign(element_iter<T>(p, r.byte_order()), element_iter<T>(p + n * sizeof(T), r.byte_order()));
 }
 
 }  // namespace
@@ -52,11 +97,13 @@ key_table parse_key_table(const byte_reader& r, std::uint32_t table_offset, std:
     if (t.bones.size() >= max_bones)
       fail(code::truncated, "keyframe table at " + hex(r.base() + table_offset) + " has no 0xFFFFFFFF end marker",
            r.base() + at);
-    byte_reader rec = r.peek(at);
+    // The record lies inside the table: at + 64 <= table_offset + 64 * max_bones <= size.
+    const std::uint8_t* rec = r.data().data() + at;
+    const endian order = r.byte_order();
     std::uint32_t n[3];
-    for (auto& v : n) v = rec.u32();
+    for (int i = 0; i < 3; ++i) n[i] = load_at<std::uint32_t>(rec + 4 * i, order);
     std::uint32_t off[13];
-    for (auto& v : off) v = rec.u32();
+    for (int i = 0; i < 13; ++i) off[i] = load_at<std::uint32_t>(rec + 12 + 4 * i, order);
     const std::size_t bone = t.bones.size();
     key_record k(t.arena.get());
     auto expect = [&](int i, std::uint32_t bytes) {
@@ -75,8 +122,7 @@ key_table parse_key_table(const byte_reader& r, std::uint32_t table_offset, std:
     key_vec<std::uint16_t>* frames[3] = {&k.t_frames, &k.r_frames, &k.s_frames};
     for (int c = 0; c < 3; ++c) {
       std::size_t cnt = count(n[c], 2, c);
-      frames[c]->resize(cnt);
-      if (cnt) read_array(r, off[c], *frames[c]);
+      if (cnt) read_array(r, off[c], cnt, *frames[c]);
       expect(c, n[c] * 2);
     }
     auto pad_zero = [&]() {
@@ -88,21 +134,18 @@ key_table parse_key_table(const byte_reader& r, std::uint32_t table_offset, std:
     pad_zero();
     for (int c = 0; c < 3; ++c) {
       std::size_t cnt = count(n[0], 4, 3 + c);
-      k.t[c].resize(cnt);
-      if (cnt) read_array(r, off[3 + c], k.t[c]);
+      if (cnt) read_array(r, off[3 + c], cnt, k.t[c]);
       expect(3 + c, n[0] * 4);
     }
     for (int c = 0; c < 4; ++c) {
       std::size_t cnt = count(n[1], 2, 6 + c);
-      k.r[c].resize(cnt);
-      if (cnt) read_array(r, off[6 + c], k.r[c]);
+      if (cnt) read_array(r, off[6 + c], cnt, k.r[c]);
       expect(6 + c, n[1] * 2);
     }
     pad_zero();
     for (int c = 0; c < 3; ++c) {
       std::size_t cnt = count(n[2], 4, 10 + c);
-      k.s[c].resize(cnt);
-      if (cnt) read_array(r, off[10 + c], k.s[c]);
+      if (cnt) read_array(r, off[10 + c], cnt, k.s[c]);
       expect(10 + c, n[2] * 4);
     }
     t.bones.push_back(std::move(k));

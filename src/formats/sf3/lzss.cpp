@@ -1,6 +1,8 @@
 // The word-based LZSS of the x8pc texture chunk (decoding only: pack keeps textures verbatim).
 #include "formats/sf3/lzss.hpp"
 
+#include <algorithm>
+#include <cstring>
 #include <span>
 
 namespace rigrip::sf3 {
@@ -9,28 +11,56 @@ using core::byte_reader;
 using core::fail;
 
 namespace {
-// The decoded words, kept directly as the big-endian bytes the caller gets back (no word
-// vector and no conversion pass at the end).
+// The decoded words, kept directly as the big-endian bytes the caller gets back, written
+// through a pointer into a buffer grown geometrically (a push_back per byte and a resize
+// per copy were most of the decoder's cost). The buffer keeps `slack` bytes past what any
+// item writes, so a copy may move 8 bytes at a time; the bytes past size() are scratch.
 class word_out {
  public:
-  explicit word_out(std::size_t reserve_words) { b_.reserve(2 * reserve_words); }
-  [[nodiscard]] std::size_t size() const noexcept { return b_.size() / 2; }
+  static constexpr std::size_t slack = 8;
+  // limit_bytes: the most the caller lets it decode (checked before every item).
+  word_out(std::size_t first_bytes, std::size_t limit_bytes)
+      : b_(std::min(first_bytes, limit_bytes) + slack), o_(b_.data()), limit_(limit_bytes + slack) {}
+  [[nodiscard]] std::size_t size() const noexcept { return n_ / 2; }
   void push(std::uint16_t w) {
-    b_.push_back(static_cast<std::uint8_t>(w >> 8));
-    b_.push_back(static_cast<std::uint8_t>(w));
+    room(2);
+    o_[n_] = static_cast<std::uint8_t>(w >> 8);
+    o_[n_ + 1] = static_cast<std::uint8_t>(w);
+    n_ += 2;
   }
   // Copies len words from back words before the end, forward, so an overlap repeats words
-  // (byte by byte forward is the same as word by word).
+  // (byte by byte forward is the same as word by word). With 8 or more bytes between source
+  // and destination every 8-byte block reads only bytes already written.
   void copy(std::size_t back, std::size_t len) {
-    const std::size_t n0 = b_.size(), d = 2 * back;
-    b_.resize(n0 + 2 * len);
-    std::uint8_t* o = b_.data();
-    for (std::size_t k = n0; k < n0 + 2 * len; ++k) o[k] = o[k - d];
+    const std::size_t d = 2 * back, bytes = 2 * len;
+    room(bytes);
+    std::uint8_t* out = o_ + n_;
+    const std::uint8_t* in = out - d;
+    if (d >= 8) {
+      for (std::size_t k = 0; k < bytes; k += 8) std::memcpy(out + k, in + k, 8);
+    } else {
+      for (std::size_t k = 0; k < bytes; ++k) out[k] = in[k];
+    }
+    n_ += bytes;
   }
-  byte_vec take() { return std::move(b_); }
+  byte_vec take() {
+    b_.resize(n_);
+    return std::move(b_);
+  }
 
  private:
+  void room(std::size_t bytes) {
+    // A copy's 8-byte blocks may write up to 7 bytes past its end: slack covers them.
+    if (n_ + bytes + slack > b_.size()) grow(n_ + bytes + slack);
+  }
+  [[gnu::noinline]] void grow(std::size_t need) {
+    b_.resize(std::max(need, std::min(2 * b_.size(), limit_)));
+    o_ = b_.data();
+  }
   byte_vec b_;
+  std::uint8_t* o_;
+  std::size_t limit_;
+  std::size_t n_ = 0;  // bytes decoded
 };
 
 [[noreturn]] void overflow(std::size_t max_bytes, std::uint64_t at) {
@@ -61,7 +91,8 @@ class word_out {
 byte_vec lzss_decompress(const byte_reader& in, std::size_t max_bytes, std::size_t* consumed) {
   byte_reader r = in;
   const std::size_t max_words = max_bytes / 2;
-  word_out out(std::min<std::size_t>(max_words, 1u << 20));
+  // First guess: the output is rarely more than 4 times the input; grown as needed.
+  word_out out(4 * in.remaining() + 64, 2 * max_words);
   const std::span<const std::uint8_t> data = r.data();
   const bool big = r.byte_order() == core::endian::big;
   auto word_at = [&](std::size_t p) {

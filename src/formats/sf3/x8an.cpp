@@ -42,8 +42,11 @@ x8an_file parse_x8an(byte_span file) {
       fail(code::bad_offset, "x8an segment at " + hex(off) + ": table offset " + hex(table) + " inside the segment header", off);
     s.keys = parse_key_table(seg, table, 4, &budget, arena);
     std::uint64_t end = off + s.keys.end;
-    auto d = seg.data();
-    s.original.assign(d.begin(), d.begin() + s.keys.end);
+    // Only a non-canonical layout is written back from its bytes.
+    if (!s.keys.canonical) {
+      auto d = seg.data();
+      s.original.assign(d.begin(), d.begin() + s.keys.end);
+    }
     std::uint64_t next = (end + sector - 1) / sector * sector;
     std::uint64_t pad_end = std::min<std::uint64_t>(next, file.size());
     s.padding.assign(file.begin() + static_cast<std::ptrdiff_t>(end), file.begin() + static_cast<std::ptrdiff_t>(pad_end));
@@ -71,20 +74,24 @@ byte_vec write_x8an(const x8an_file& f) {
   return w.take();
 }
 
-std::vector<int> x8an_groups(const x8an_file& f) {
-  std::vector<int> g;
+x8an_layout x8an_index(const x8an_file& f) {
+  x8an_layout l;
+  l.groups.reserve(f.segments.size());
+  l.ranges.reserve(f.segments.size());
   int group = 0;
-  int first = f.segments.empty() ? -1 : frame_range(f.segments[0].keys).first;
   for (std::size_t i = 0; i < f.segments.size(); ++i) {
+    l.ranges.push_back(frame_range(f.segments[i].keys));
     if (i > 0) {
       bool bones_change = f.segments[i].keys.bones.size() != f.segments[i - 1].keys.bones.size();
-      bool restart = frame_range(f.segments[i].keys).first == first;
+      bool restart = l.ranges[i].first == l.ranges[0].first;
       if (bones_change || restart) ++group;
     }
-    g.push_back(group);
+    l.groups.push_back(group);
   }
-  return g;
+  return l;
 }
+
+std::vector<int> x8an_groups(const x8an_file& f) { return x8an_index(f).groups; }
 
 // `dump --raw` of an X8AN file.
 nlohmann::json x8an_to_json(const x8an_file& an) {

@@ -106,7 +106,7 @@ void parse_anim(model_raw& m, const byte_reader& r) {
   auto all = c.data();
   a.prefix.assign(all.begin(), all.begin() + data_start);
   a.trailer.assign(all.begin() + std::min<std::size_t>(a.keys.end, all.size()), all.end());
-  a.original.assign(all.begin(), all.end());
+  if (!a.keys.canonical) a.original.assign(all.begin(), all.end());  // only such a chunk is written back from it
 }
 
 }  // namespace

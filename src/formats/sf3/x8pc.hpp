@@ -44,7 +44,7 @@ struct anim_chunk {
   byte_vec prefix;
   key_table keys;
   byte_vec trailer;   // bytes after the table terminator (none in real files)
-  byte_vec original;  // the chunk as read; written back when the layout is not canonical
+  byte_vec original;  // the chunk as read when the layout is not canonical (written back then), else empty
 };
 
 struct texture_def {

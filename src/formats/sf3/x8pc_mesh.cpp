@@ -20,6 +20,21 @@ vec3 read_point(byte_reader& r) {
   return p;
 }
 
+// Big-endian values at q, inside a span checked beforehand (one check per table instead of
+// one per value).
+std::uint16_t be_u16(const std::uint8_t* q) { return static_cast<std::uint16_t>(q[0] << 8 | q[1]); }
+std::int32_t be_i32(const std::uint8_t* q) {
+  return static_cast<std::int32_t>(std::uint32_t{q[0]} << 24 | std::uint32_t{q[1]} << 16 | std::uint32_t{q[2]} << 8 | q[3]);
+}
+vec3 point_at(const std::uint8_t* q) { return {fixed_to_float(be_i32(q)), fixed_to_float(be_i32(q + 4)), fixed_to_float(be_i32(q + 8))}; }
+
+// checked_count at r's position, its label built only when the check fails (it then throws).
+std::size_t counted(const byte_reader& r, std::uint64_t count, std::uint64_t elem, const std::string& what, const char* part) {
+  if (count <= r.remaining() / elem) return static_cast<std::size_t>(count);
+  return r.checked_count(count, elem, (what + part).c_str());
+}
+const std::uint8_t* here(const byte_reader& r) { return r.data().data() + r.tell(); }
+
 xpdata read_xpdata(const byte_reader& mc, std::uint32_t at, const std::string& what, work_budget& budget) {
   byte_reader h = mc.peek(at);
   std::uint32_t pnt = h.u32(), np = h.u32(), plt = h.u32(), npl = h.u32(), att = h.u32(), vnt = h.u32();
@@ -27,39 +42,47 @@ xpdata read_xpdata(const byte_reader& mc, std::uint32_t at, const std::string& w
   if (np > max_points) fail(code::bad_count, what + ": " + std::to_string(np) + " points exceed the 65536 limit", mc.base() + at + 4);
   budget.spend(std::uint64_t{np} * 18 + std::uint64_t{npl} * 32, mc.base() + at, "mesh tables");
   byte_reader p = mc.peek(pnt);
-  x.points.resize(p.checked_count(np, 12, (what + " points").c_str()));
-  for (auto& v : x.points) v = read_point(p);
+  x.points.resize(counted(p, np, 12, what, " points"));
+  const std::uint8_t* pq = here(p);
+  for (std::size_t i = 0; i < x.points.size(); ++i) x.points[i] = point_at(pq + 12 * i);
   byte_reader f = mc.peek(plt);
-  x.faces.resize(f.checked_count(npl, 20, (what + " polygons").c_str()));
+  x.faces.resize(counted(f, npl, 20, what, " polygons"));
+  const std::uint8_t* fq = here(f);
   for (std::size_t i = 0; i < x.faces.size(); ++i) {
     auto& fc = x.faces[i];
-    fc.normal = read_point(f);
-    for (auto& v : fc.v) {
-      std::uint64_t o = f.abs();
-      v = f.u16();
+    const std::uint8_t* q = fq + 20 * i;
+    fc.normal = point_at(q);
+    for (std::size_t k = 0; k < 4; ++k) {
+      const std::uint16_t v = be_u16(q + 12 + 2 * k);
+      fc.v[k] = v;
       if (v >= np)
         fail(code::bad_value, what + " polygon " + std::to_string(i) + ": vertex " + std::to_string(v) + " of " +
-                                  std::to_string(np) + " points", o);
+                                  std::to_string(np) + " points", f.abs() + 20 * i + 12 + 2 * k);
     }
   }
   byte_reader a = mc.peek(att);
-  a.checked_count(npl, 12, (what + " attributes").c_str());
-  for (auto& fc : x.faces) {
-    fc.flag = a.u8();
-    fc.sort = a.u8();
-    fc.texno = a.u16();
-    fc.atrb = a.u16();
-    fc.colno = a.u16();
-    fc.gstb = a.u16();
-    fc.dir = a.u16();
+  counted(a, npl, 12, what, " attributes");
+  const std::uint8_t* aq = here(a);
+  for (std::size_t i = 0; i < x.faces.size(); ++i) {
+    auto& fc = x.faces[i];
+    const std::uint8_t* q = aq + 12 * i;
+    fc.flag = q[0];
+    fc.sort = q[1];
+    fc.texno = be_u16(q + 2);
+    fc.atrb = be_u16(q + 4);
+    fc.colno = be_u16(q + 6);
+    fc.gstb = be_u16(q + 8);
+    fc.dir = be_u16(q + 10);
   }
   // Vertex normals: 3 x int16 per point, 1.0 = 4096 (not SGL's FIXED VECTOR).
   if (vnt != 0 && vnt < mc.size()) {
     byte_reader n = mc.peek(vnt);
-    n.checked_count(np, 6, (what + " vertex normals").c_str());
+    counted(n, np, 6, what, " vertex normals");
+    const std::uint8_t* nq = here(n);
     x.normals.resize(np);
-    for (auto& v : x.normals)
-      for (auto& c : v) c = static_cast<float>(n.i16() / 4096.0);
+    for (std::size_t i = 0; i < x.normals.size(); ++i)
+      for (std::size_t c = 0; c < 3; ++c)
+        x.normals[i][c] = static_cast<float>(static_cast<std::int16_t>(be_u16(nq + 6 * i + 2 * c)) / 4096.0);
   }
   return x;
 }
