@@ -55,6 +55,11 @@ measured_bake bake_and_measure(scene& s, diagnostics& diags, std::size_t budget)
 // replaced (det3 and inverse3 per step): the same result and the same doubles, or both false.
 bool polar_rotation(const double a[3][3], double r[3][3]);
 bool polar_rotation_plain(const double a[3][3], double r[3][3]);
+// The bake's and the report's time lists: `times` plus every array appended, sorted, exact
+// duplicates removed (or, `within_1e5`, values within 1e-5 of the last kept one). `share`
+// skips arrays bit-equal to one already appended when that cannot change the result.
+std::vector<float> merge_times(std::vector<float> times, const std::vector<const std::vector<float>*>& arrays,
+                               bool within_1e5, bool share);
 }  // namespace detail
 
 }  // namespace rigrip::scene_ops

@@ -459,6 +459,56 @@ std::vector<bool> with_descendants(const skeleton& sk, std::vector<bool> seed) {
   return seed;
 }
 
+bool float_bits_equal(const std::vector<float>& x, const std::vector<float>& y) {
+  return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0);
+}
+
+}  // namespace
+
+namespace detail {
+// `times` with every array of `arrays` appended, sorted, then reduced (exact duplicates, or
+// any value within 1e-5 of the last kept one). With `share`, an array bit-equal to one
+// already appended is skipped: without NaN (which leaves the sort's order unspecified) and
+// -0 (0 == -0, so which zero survives would depend on the sort), == is bit equality, the sorted
+// list's distinct values are a function of the set, and both reductions keep only values that
+// differ from the last one kept — the same floats as appending it again (exact
+// sample_times/measure_times on clips whose tracks share key times, at a fraction of the sort).
+std::vector<float> merge_times(std::vector<float> times, const std::vector<const std::vector<float>*>& arrays,
+                               bool within_1e5, bool share) {
+  auto exotic = [](const std::vector<float>& v) {
+    for (const float t : v)
+      if (std::isnan(t) || (t == 0 && std::signbit(t))) return true;
+    return false;
+  };
+  if (share) {
+    share = !exotic(times);
+    for (const auto* v : arrays) share = share && (!v || !exotic(*v));
+  }
+  std::vector<const std::vector<float>*> taken;
+  for (const auto* v : arrays) {
+    if (!v) continue;
+    if (share) {
+      bool seen = false;
+      for (const auto* w : taken) seen = seen || float_bits_equal(*v, *w);
+      if (seen) continue;
+      taken.push_back(v);
+    }
+    times.insert(times.end(), v->begin(), v->end());
+  }
+  std::sort(times.begin(), times.end());
+  if (!within_1e5) {
+    times.erase(std::unique(times.begin(), times.end()), times.end());
+    return times;
+  }
+  std::vector<float> out;
+  for (float t : times)
+    if (out.empty() || t - out.back() > 1e-5f) out.push_back(t);
+  return out;
+}
+}  // namespace detail
+
+namespace {
+
 // Frame grid of the animation (fps, else 30) plus its duration and the key times of
 // `keyed`, merged and strictly increasing.
 std::vector<float> sample_times(const animation& a, const std::vector<const track*>& keyed) {
@@ -469,13 +519,10 @@ std::vector<float> sample_times(const animation& a, const std::vector<const trac
   std::vector<float> times;
   for (double k = 0; k * step < duration; k += 1) times.push_back(static_cast<float>(k * step));
   times.push_back(static_cast<float>(duration));
+  std::vector<const std::vector<float>*> arrays;
   for (const track* t : keyed)
-    if (t) times.insert(times.end(), t->times.begin(), t->times.end());
-  std::sort(times.begin(), times.end());
-  std::vector<float> out;
-  for (float t : times)
-    if (out.empty() || t - out.back() > 1e-5f) out.push_back(t);
-  return out;
+    if (t) arrays.push_back(&t->times);
+  return detail::merge_times(std::move(times), arrays, true, true);
 }
 
 // The times measure_bake_error samples a clip at: every frame (fps, else 30; at most 4096
@@ -485,9 +532,9 @@ std::vector<float> measure_times(const animation& a) {
   const double step = std::max(1.0 / fps, a.duration / 4096.0);  // bounded work for long clips
   std::vector<float> times;
   for (double k = 0; k * step <= a.duration + 1e-9; k += 1) times.push_back(static_cast<float>(k * step));
-  for (const auto& t : a.tracks) times.insert(times.end(), t.times.begin(), t.times.end());
-  std::sort(times.begin(), times.end());
-  times.erase(std::unique(times.begin(), times.end()), times.end());
+  std::vector<const std::vector<float>*> arrays;
+  for (const auto& t : a.tracks) arrays.push_back(&t.times);
+  times = detail::merge_times(std::move(times), arrays, false, true);
   if (times.size() > 8192) times.resize(8192);
   return times;
 }

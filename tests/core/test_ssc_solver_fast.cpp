@@ -3,7 +3,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <algorithm>
 #include <random>
+#include <vector>
 
 #include "scene/ssc.hpp"
 
@@ -57,4 +59,51 @@ TEST(SscSolverFast, PolarRotationEqualsThePlainNewtonLoop) {
     }
   }
   EXPECT_GT(solved, 100000);  // most inputs reach the iteration
+}
+
+namespace {
+bool same_floats(const std::vector<float>& x, const std::vector<float>& y) {
+  return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0);
+}
+}  // namespace
+
+// Skipping repeated key-time arrays must give the list appending them all gives: tracks
+// sharing times, keys on and near the grid, repeats inside an array, and now and then -0,
+// NaN or infinities (where the shortcut must stand aside).
+TEST(SscSolverFast, MergeTimesSharingEqualsAppendingAll) {
+  std::mt19937 rng(1616);
+  std::uniform_real_distribution<float> unit(0, 1);
+  for (int n = 0; n < 20000; ++n) {
+    const float fps = unit(rng) < 0.5f ? 30.0f : 24.0f;
+    std::vector<float> grid;
+    const int frames = static_cast<int>(unit(rng) * 40);
+    for (int k = 0; k <= frames; ++k) grid.push_back(static_cast<float>(k / static_cast<double>(fps)));
+    std::vector<std::vector<float>> pool;
+    const int distinct = 1 + static_cast<int>(unit(rng) * 4);
+    for (int d = 0; d < distinct; ++d) {
+      std::vector<float> v;
+      const int keys = static_cast<int>(unit(rng) * 30);
+      for (int k = 0; k < keys; ++k) {
+        const float c = unit(rng);
+        float t = c < 0.5f ? grid.empty() ? 0.0f : grid[static_cast<std::size_t>(unit(rng) * static_cast<float>(grid.size() - 1))]
+                : c < 0.6f ? static_cast<float>(k) / fps + 3e-6f
+                : unit(rng) * 2;
+        if (unit(rng) < 0.01f) t = -0.0f;
+        if (unit(rng) < 0.003f) t = NAN;
+        if (unit(rng) < 0.003f) t = INFINITY;
+        v.push_back(t);
+      }
+      if (unit(rng) < 0.7f) std::sort(v.begin(), v.end());
+      pool.push_back(v);
+    }
+    std::vector<const std::vector<float>*> arrays;
+    const int tracks = static_cast<int>(unit(rng) * 12);
+    for (int k = 0; k < tracks; ++k)
+      arrays.push_back(unit(rng) < 0.1f ? nullptr : &pool[static_cast<std::size_t>(unit(rng) * static_cast<float>(distinct - 1) + 0.5f)]);
+    for (const bool within : {false, true}) {
+      const auto fast = scene_ops::detail::merge_times(grid, arrays, within, true);
+      const auto plain = scene_ops::detail::merge_times(grid, arrays, within, false);
+      ASSERT_TRUE(same_floats(fast, plain)) << n << " " << within;
+    }
+  }
 }
