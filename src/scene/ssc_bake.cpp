@@ -288,12 +288,12 @@ bool polar_rotation(const double a[3][3], double r[3][3]) {
       if (!(det > 0)) return false;
     }
     const double d = 1 / det;
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) inv[i][j] = n[i][j] * d;
     // Scaling the first step by (|X^-1|_F / |X|_F)^(1/2) brings the singular values near 1
     // whatever the bone's scale; after it the plain step converges quadratically.
     double delta = 0;
     if (iter == 0) {
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) inv[i][j] = n[i][j] * d;
       const double g = std::sqrt(std::sqrt(frobenius(inv) / fa));
       for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) {
@@ -304,7 +304,7 @@ bool polar_rotation(const double a[3][3], double r[3][3]) {
     } else {  // gain 1: 1 * x and y / 1 are x and y exactly, so the same doubles
       for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) {
-          const double next = 0.5 * (x[i][j] + inv[j][i]);
+          const double next = 0.5 * (x[i][j] + n[j][i] * d);  // inverse3's entry, unstored
           delta = std::max(delta, std::abs(next - x[i][j]));
           x[i][j] = next;
         }
