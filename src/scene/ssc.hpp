@@ -51,6 +51,15 @@ float bake_reference(scene& s, diagnostics& diags);
 // bake_and_measure keeping at most `budget` bone samples per animation for the measurement
 // (the rest it samples again): the tests' way to reach the partly shared path.
 measured_bake bake_and_measure(scene& s, diagnostics& diags, std::size_t budget);
+// The bake's polar rotation (Newton's iteration, one cofactor pass per step) and the loop it
+// replaced (det3 and inverse3 per step): the same result and the same doubles, or both false.
+bool polar_rotation(const double a[3][3], double r[3][3]);
+bool polar_rotation_plain(const double a[3][3], double r[3][3]);
+// The bake's and the report's time lists: `times` plus every array appended, sorted, exact
+// duplicates removed (or, `within_1e5`, values within 1e-5 of the last kept one). `share`
+// skips arrays bit-equal to one already appended when that cannot change the result.
+std::vector<float> merge_times(std::vector<float> times, const std::vector<const std::vector<float>*>& arrays,
+                               bool within_1e5, bool share);
 }  // namespace detail
 
 }  // namespace rigrip::scene_ops

@@ -163,10 +163,10 @@ double frobenius(const double a[3][3]) {
 // |det A| >= 1e-3 |A|_F^3 bounds the smallest singular value below by 1e-3 times the
 // largest (det / |A|_F^2 <= sigma_min): far from the pseudo-inverse's cut-off and from
 // anything Newton's polar iteration would struggle with.
-bool well_conditioned(const double a[3][3], double det) {
-  const double f = frobenius(a);
+bool well_conditioned_f(double f, double det) {  // f: frobenius(a)
   return std::isfinite(det) && std::abs(det) >= 1e-3 * f * f * f && f > 1e-30;
 }
+bool well_conditioned(const double a[3][3], double det) { return well_conditioned_f(frobenius(a), det); }
 
 // The inverse by cofactors (the transposed adjugate over the determinant).
 void inverse3(const double a[3][3], double det, double r[3][3]) {
@@ -180,6 +180,23 @@ void inverse3(const double a[3][3], double det, double r[3][3]) {
   r[2][0] = (a[1][0] * a[2][1] - a[1][1] * a[2][0]) * d;
   r[2][1] = (a[0][1] * a[2][0] - a[0][0] * a[2][1]) * d;
   r[2][2] = (a[0][0] * a[1][1] - a[0][1] * a[1][0]) * d;
+}
+
+// inverse3's cofactors before the division (n[i][j] * (1 / det) is its r[i][j]), and from
+// them det3(a): det3's middle cofactor a10*a22 - a12*a20 is -n[1][0] exactly (rounding to
+// nearest is symmetric), and x - (-y) is x + y, so a00*n00 + a01*n10 + a02*n20 is det3's
+// sum term for term. One cofactor pass per Newton step instead of two.
+double cofactors(const double a[3][3], double n[3][3]) {
+  n[0][0] = a[1][1] * a[2][2] - a[1][2] * a[2][1];
+  n[0][1] = a[0][2] * a[2][1] - a[0][1] * a[2][2];
+  n[0][2] = a[0][1] * a[1][2] - a[0][2] * a[1][1];
+  n[1][0] = a[1][2] * a[2][0] - a[1][0] * a[2][2];
+  n[1][1] = a[0][0] * a[2][2] - a[0][2] * a[2][0];
+  n[1][2] = a[0][2] * a[1][0] - a[0][0] * a[1][2];
+  n[2][0] = a[1][0] * a[2][1] - a[1][1] * a[2][0];
+  n[2][1] = a[0][1] * a[2][0] - a[0][0] * a[2][1];
+  n[2][2] = a[0][0] * a[1][1] - a[0][1] * a[1][0];
+  return a[0][0] * n[0][0] + a[0][1] * n[1][0] + a[0][2] * n[2][0];
 }
 
 // Least-squares inverse of an affine map: singular directions (a zero scale) map to 0
@@ -212,9 +229,10 @@ affine pseudo_inverse(const affine& m) {
 // Newton's iteration X <- (X + X^-T) / 2 (Higham), for det A > 0 and well conditioned: then
 // it is the U * V^T of A's SVD. False when A is not such a matrix or the iteration does not
 // settle (the caller falls back to the SVD).
-bool polar_rotation(const double a[3][3], double r[3][3]) {
+// The Newton loop as first written (det3 and inverse3 each step): polar_rotation's reference.
+bool polar_rotation_plain(const double a[3][3], double r[3][3]) {
   double det = det3(a);
-  if (reference_only || !(det > 0) || !well_conditioned(a, det)) return false;
+  if (!(det > 0) || !well_conditioned(a, det)) return false;
   double x[3][3], inv[3][3];
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) x[i][j] = a[i][j];
@@ -252,10 +270,60 @@ bool polar_rotation(const double a[3][3], double r[3][3]) {
   return false;
 }
 
+bool polar_rotation(const double a[3][3], double r[3][3]) {
+  // det3, frobenius and inverse3 as the plain loop (detail::polar_rotation_plain) uses them,
+  // each made once: the cofactors give the determinant and the inverse, and the first step's
+  // |X|_F is |A|_F, already made for the conditioning test.
+  double x[3][3], n[3][3], inv[3][3];
+  double det = cofactors(a, n);
+  if (reference_only || !(det > 0)) return false;
+  const double fa = frobenius(a);
+  if (!well_conditioned_f(fa, det)) return false;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) x[i][j] = a[i][j];
+  bool last = false;  // convergence is quadratic: one step after a 1e-9 step is at rounding level
+  for (int iter = 0; iter < 40; ++iter) {
+    if (iter > 0) {
+      det = cofactors(x, n);
+      if (!(det > 0)) return false;
+    }
+    const double d = 1 / det;
+    // Scaling the first step by (|X^-1|_F / |X|_F)^(1/2) brings the singular values near 1
+    // whatever the bone's scale; after it the plain step converges quadratically.
+    double delta = 0;
+    if (iter == 0) {
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) inv[i][j] = n[i][j] * d;
+      const double g = std::sqrt(std::sqrt(frobenius(inv) / fa));
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+          const double next = 0.5 * (g * x[i][j] + inv[j][i] / g);
+          delta = std::max(delta, std::abs(next - x[i][j]));
+          x[i][j] = next;
+        }
+    } else {  // gain 1: 1 * x and y / 1 are x and y exactly, so the same doubles
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+          const double next = 0.5 * (x[i][j] + n[j][i] * d);  // inverse3's entry, unstored
+          delta = std::max(delta, std::abs(next - x[i][j]));
+          x[i][j] = next;
+        }
+    }
+    if (last || delta < 1e-15) {
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) r[i][j] = x[i][j];
+      return true;
+    }
+    last = delta < 1e-9;
+  }
+  return false;
+}
+
 struct local_trs {
   vec3 t;
   quat r;
   vec3 s;
+  double rq[3][3];  // rotation_matrix(r): what compose_d(t, r, s) would make again
 };
 
 // T * R * S closest to m: R is the polar (closest) rotation, S the best diagonal given R.
@@ -271,7 +339,7 @@ local_trs decompose(const affine& m) {
   }
   local_trs out;
   out.r = from_rotation_matrix(r);
-  double rq[3][3];  // the rotation actually stored (after float rounding)
+  auto& rq = out.rq;  // the rotation actually stored (after float rounding)
   rotation_matrix(out.r, rq);
   for (int k = 0; k < 3; ++k) {
     double sk = 0;  // (R^T A)_kk
@@ -316,8 +384,15 @@ void solve_bone(std::size_t i, std::size_t pi, const affine& pw, const affine& g
   const local_trs l = decompose(mul(inverse[pi], goal));
   if (core::finite(l.t) && core::finite(l.r) && core::finite(l.s)) {
     p.translation[i] = l.t, p.rotation[i] = l.r, p.scale[i] = l.s;
+    affine local;  // compose_d(l.t, l.r, l.s) with the rotation matrix decompose made
+    for (int r = 0; r < 3; ++r) {
+      for (int c = 0; c < 3; ++c) local.a[r][c] = l.rq[r][c] * l.s[static_cast<std::size_t>(c)];
+      local.t[r] = l.t[static_cast<std::size_t>(r)];
+    }
+    plain[i] = mul(pw, local);
+  } else {
+    plain[i] = mul(pw, compose_d(p.translation[i], p.rotation[i], p.scale[i]));
   }
-  plain[i] = mul(pw, compose_d(p.translation[i], p.rotation[i], p.scale[i]));
   if (!finite(plain[i]) || !finite(goal)) {
     plain[i] = goal;  // nothing meaningful to measure; keep descendants sane
     return;
@@ -384,6 +459,56 @@ std::vector<bool> with_descendants(const skeleton& sk, std::vector<bool> seed) {
   return seed;
 }
 
+bool float_bits_equal(const std::vector<float>& x, const std::vector<float>& y) {
+  return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0);
+}
+
+}  // namespace
+
+namespace detail {
+// `times` with every array of `arrays` appended, sorted, then reduced (exact duplicates, or
+// any value within 1e-5 of the last kept one). With `share`, an array bit-equal to one
+// already appended is skipped: without NaN (which leaves the sort's order unspecified) and
+// -0 (0 == -0, so which zero survives would depend on the sort), == is bit equality, the sorted
+// list's distinct values are a function of the set, and both reductions keep only values that
+// differ from the last one kept — the same floats as appending it again (exact
+// sample_times/measure_times on clips whose tracks share key times, at a fraction of the sort).
+std::vector<float> merge_times(std::vector<float> times, const std::vector<const std::vector<float>*>& arrays,
+                               bool within_1e5, bool share) {
+  auto exotic = [](const std::vector<float>& v) {
+    for (const float t : v)
+      if (std::isnan(t) || (t == 0 && std::signbit(t))) return true;
+    return false;
+  };
+  if (share) {
+    share = !exotic(times);
+    for (const auto* v : arrays) share = share && (!v || !exotic(*v));
+  }
+  std::vector<const std::vector<float>*> taken;
+  for (const auto* v : arrays) {
+    if (!v) continue;
+    if (share) {
+      bool seen = false;
+      for (const auto* w : taken) seen = seen || float_bits_equal(*v, *w);
+      if (seen) continue;
+      taken.push_back(v);
+    }
+    times.insert(times.end(), v->begin(), v->end());
+  }
+  std::sort(times.begin(), times.end());
+  if (!within_1e5) {
+    times.erase(std::unique(times.begin(), times.end()), times.end());
+    return times;
+  }
+  std::vector<float> out;
+  for (float t : times)
+    if (out.empty() || t - out.back() > 1e-5f) out.push_back(t);
+  return out;
+}
+}  // namespace detail
+
+namespace {
+
 // Frame grid of the animation (fps, else 30) plus its duration and the key times of
 // `keyed`, merged and strictly increasing.
 std::vector<float> sample_times(const animation& a, const std::vector<const track*>& keyed) {
@@ -394,13 +519,10 @@ std::vector<float> sample_times(const animation& a, const std::vector<const trac
   std::vector<float> times;
   for (double k = 0; k * step < duration; k += 1) times.push_back(static_cast<float>(k * step));
   times.push_back(static_cast<float>(duration));
+  std::vector<const std::vector<float>*> arrays;
   for (const track* t : keyed)
-    if (t) times.insert(times.end(), t->times.begin(), t->times.end());
-  std::sort(times.begin(), times.end());
-  std::vector<float> out;
-  for (float t : times)
-    if (out.empty() || t - out.back() > 1e-5f) out.push_back(t);
-  return out;
+    if (t) arrays.push_back(&t->times);
+  return detail::merge_times(std::move(times), arrays, true, true);
 }
 
 // The times measure_bake_error samples a clip at: every frame (fps, else 30; at most 4096
@@ -410,9 +532,9 @@ std::vector<float> measure_times(const animation& a) {
   const double step = std::max(1.0 / fps, a.duration / 4096.0);  // bounded work for long clips
   std::vector<float> times;
   for (double k = 0; k * step <= a.duration + 1e-9; k += 1) times.push_back(static_cast<float>(k * step));
-  for (const auto& t : a.tracks) times.insert(times.end(), t.times.begin(), t.times.end());
-  std::sort(times.begin(), times.end());
-  times.erase(std::unique(times.begin(), times.end()), times.end());
+  std::vector<const std::vector<float>*> arrays;
+  for (const auto& t : a.tracks) arrays.push_back(&t.times);
+  times = detail::merge_times(std::move(times), arrays, false, true);
   if (times.size() > 8192) times.resize(8192);
   return times;
 }
@@ -1067,6 +1189,9 @@ bake_error measure_clip(const scene& original, std::size_t ai, const skeleton& s
 
 
 namespace detail {
+bool polar_rotation(const double a[3][3], double r[3][3]) { return scene_ops::polar_rotation(a, r); }
+bool polar_rotation_plain(const double a[3][3], double r[3][3]) { return scene_ops::polar_rotation_plain(a, r); }
+
 float bake_reference(scene& s, diagnostics& diags) {
   reference_only = true;
   const float e = bake_segment_scale_compensate(s, diags);

@@ -1,0 +1,109 @@
+// The SSC bake's fast paths against the plain formulas they replaced, bit for bit.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "scene/ssc.hpp"
+
+using namespace rigrip;
+
+namespace {
+
+bool same_bits(const double (&x)[3][3], const double (&y)[3][3]) { return std::memcmp(x, y, sizeof x) == 0; }
+
+// Random 3x3 matrices of every kind the solver meets: rotations times non-uniform scales
+// times shear (the bake's goals), tiny and huge scales, near-singular, reflecting, exact
+// small integers (exact cofactors, signed zeros) and a few non-finite entries.
+void random_matrix(std::mt19937& rng, double a[3][3]) {
+  std::uniform_real_distribution<double> u(-1, 1), unit(0, 1);
+  const double kind = unit(rng);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      double v = u(rng);
+      if (kind < 0.5) v = (i == j ? 1.0 : 0.0) + 0.3 * v;     // near a rotation
+      else if (kind < 0.6) v = std::round(v * 3);              // small integers, zeros
+      else if (kind < 0.7) v *= 1e-6;                          // tiny
+      else if (kind < 0.8) v *= 1e6;                           // huge
+      a[i][j] = v;
+    }
+  if (kind >= 0.8 && kind < 0.85) {  // near singular: a row almost a multiple of another
+    for (int j = 0; j < 3; ++j) a[2][j] = 2 * a[1][j] + 1e-9 * u(rng);
+  }
+  if (kind >= 0.85 && kind < 0.9) {  // column scales far apart
+    for (int i = 0; i < 3; ++i) a[i][0] *= 1e3, a[i][2] *= 1e-2;
+  }
+  if (kind >= 0.9 && kind < 0.92) a[static_cast<int>(unit(rng) * 3)][1] = unit(rng) < 0.5 ? INFINITY : NAN;
+  if (kind >= 0.92 && kind < 0.96) {  // a reflection
+    for (int j = 0; j < 3; ++j) a[0][j] = -a[0][j];
+  }
+}
+
+}  // namespace
+
+TEST(SscSolverFast, PolarRotationEqualsThePlainNewtonLoop) {
+  std::mt19937 rng(16);
+  int solved = 0;
+  for (int n = 0; n < 200000; ++n) {
+    double a[3][3], r1[3][3] = {}, r2[3][3] = {};
+    random_matrix(rng, a);
+    const bool ok1 = scene_ops::detail::polar_rotation(a, r1);
+    const bool ok2 = scene_ops::detail::polar_rotation_plain(a, r2);
+    ASSERT_EQ(ok1, ok2) << n;
+    if (ok1) {
+      ASSERT_TRUE(same_bits(r1, r2)) << n;
+      ++solved;
+    }
+  }
+  EXPECT_GT(solved, 100000);  // most inputs reach the iteration
+}
+
+namespace {
+bool same_floats(const std::vector<float>& x, const std::vector<float>& y) {
+  return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0);
+}
+}  // namespace
+
+// Skipping repeated key-time arrays must give the list appending them all gives: tracks
+// sharing times, keys on and near the grid, repeats inside an array, and now and then -0,
+// NaN or infinities (where the shortcut must stand aside).
+TEST(SscSolverFast, MergeTimesSharingEqualsAppendingAll) {
+  std::mt19937 rng(1616);
+  std::uniform_real_distribution<float> unit(0, 1);
+  for (int n = 0; n < 20000; ++n) {
+    const float fps = unit(rng) < 0.5f ? 30.0f : 24.0f;
+    std::vector<float> grid;
+    const int frames = static_cast<int>(unit(rng) * 40);
+    for (int k = 0; k <= frames; ++k) grid.push_back(static_cast<float>(k / static_cast<double>(fps)));
+    std::vector<std::vector<float>> pool;
+    const int distinct = 1 + static_cast<int>(unit(rng) * 4);
+    for (int d = 0; d < distinct; ++d) {
+      std::vector<float> v;
+      const int keys = static_cast<int>(unit(rng) * 30);
+      for (int k = 0; k < keys; ++k) {
+        const float c = unit(rng);
+        float t = c < 0.5f ? grid.empty() ? 0.0f : grid[static_cast<std::size_t>(unit(rng) * static_cast<float>(grid.size() - 1))]
+                : c < 0.6f ? static_cast<float>(k) / fps + 3e-6f
+                : unit(rng) * 2;
+        if (unit(rng) < 0.01f) t = -0.0f;
+        if (unit(rng) < 0.003f) t = NAN;
+        if (unit(rng) < 0.003f) t = INFINITY;
+        v.push_back(t);
+      }
+      if (unit(rng) < 0.7f) std::sort(v.begin(), v.end());
+      pool.push_back(v);
+    }
+    std::vector<const std::vector<float>*> arrays;
+    const int tracks = static_cast<int>(unit(rng) * 12);
+    for (int k = 0; k < tracks; ++k)
+      arrays.push_back(unit(rng) < 0.1f ? nullptr : &pool[static_cast<std::size_t>(unit(rng) * static_cast<float>(distinct - 1) + 0.5f)]);
+    for (const bool within : {false, true}) {
+      const auto fast = scene_ops::detail::merge_times(grid, arrays, within, true);
+      const auto plain = scene_ops::detail::merge_times(grid, arrays, within, false);
+      ASSERT_TRUE(same_floats(fast, plain)) << n << " " << within;
+    }
+  }
+}
