@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "core/math.hpp"
+#include "formats/morpheme/rotation_run.hpp"
 
 namespace rigrip::morpheme {
 
@@ -460,14 +461,8 @@ nsa_decoded decode_nsa(const nsa_file& f) {
         ext[c] = set.extent[c];
         lo[c] = set.min[c];
       }
-      const u16x3* in = dy.rotations.data() + j;
-      quat* o = out.data();
-      for (std::uint32_t s = 0; s < S; ++s) {
-        const u16x3& q = in[static_cast<std::size_t>(s) * R];
-        std::array<float, 3> v;
-        for (std::size_t c = 0; c < 3; ++c) v[c] = ext[c] * q[c] + lo[c];
-        o[s] = core::normalize(core::multiply(init, mrp_to_quat(v)));  // init (x) delta
-      }
+      // init (x) delta, four samples at a time (same floats as one at a time)
+      decode_rotation_run(dy.rotations.data() + j, R, S, ext, lo, init, out.data());
     }
     d.scale_channels_skipped += dy.scale_count;
   }
