@@ -175,7 +175,9 @@ animation build_animation(const nsa_decoded& d, const built_rig& b, int skeleton
   };
   const int root = d.has_trajectory ? b.root_motion_bone : -1;
   std::size_t unmapped = 0, shadowed = 0;
-  std::set<int> seen_t, seen_r;
+  // The first channel that drives a bone's translation / rotation wins (bone indices are
+  // scene bones, so flags per bone stand in for sets).
+  std::vector<char> seen_t(sk.bones.size(), 0), seen_r(sk.bones.size(), 0);
   for (std::size_t c = 0; c < d.channels.size(); ++c) {
     const auto& ch = d.channels[c];
     if (ch.translation.empty() && ch.rotation.empty()) continue;  // the rig's pose stays
@@ -189,10 +191,15 @@ animation build_animation(const nsa_decoded& d, const built_rig& b, int skeleton
       continue;
     }
     const auto& bn = sk.bones[static_cast<std::size_t>(bi)].name;
-    if (!ch.translation.empty() && seen_t.insert(bi).second)
+    const auto bs = static_cast<std::size_t>(bi);
+    if (!ch.translation.empty() && !seen_t[bs]) {
+      seen_t[bs] = 1;
       add(bn, path::translation, ch.translation[0].data(), ch.translation.size(), 3, d.sample_rate);
-    if (!ch.rotation.empty() && seen_r.insert(bi).second)
+    }
+    if (!ch.rotation.empty() && !seen_r[bs]) {
+      seen_r[bs] = 1;
       add(bn, path::rotation, ch.rotation[0].data(), ch.rotation.size(), 4, d.sample_rate);
+    }
   }
   if (unmapped)
     ctx.warn(code::w_missing_bone, "animation '" + name + "': " + std::to_string(unmapped) + " channels map to no bone of '" +
