@@ -399,3 +399,36 @@ TEST(NsaVectors, CrcOfLongInputsEqualsTheBitwiseCrc) {
             << "offset " << off << " length " << n;
   }
 }
+
+// decode_translation_run (four samples per SSE step, rows re-interleaved by shuffles) must give
+// the bits of the one-sample formula (extent * q + min) + init for every tail length and stride.
+TEST(NsaVectors, TranslationRunEqualsTheScalarFormula) {
+  std::mt19937 rng(61);
+  std::uniform_real_distribution<float> wide(-50.0f, 50.0f);
+  std::vector<std::uint32_t> words(64 * 5);
+  std::size_t compared = 0;
+  for (int round = 0; round < 400; ++round) {
+    for (auto& w : words) w = static_cast<std::uint32_t>(rng());
+    float ex[3], mn[3];
+    for (int c = 0; c < 3; ++c) {
+      ex[c] = wide(rng) / 2047.0f;
+      mn[c] = wide(rng);
+    }
+    if (round % 31 == 1) ex[2] = 3e38f;  // overflow to inf in some lanes
+    vec3 init{wide(rng), wide(rng), wide(rng)};
+    const std::size_t stride = 1 + static_cast<std::size_t>(round % 5);
+    const std::size_t n = static_cast<std::size_t>(round % 64);
+    std::vector<vec3> fast(n + 1, vec3{-7, -7, -7}), ref(n);
+    decode_translation_run(words.data(), stride, n, ex, mn, init, fast.data());
+    for (std::size_t t = 0; t < n; ++t) {
+      auto q = unpack_111110(words[t * stride]);
+      for (std::size_t c = 0; c < 3; ++c) ref[t][c] = (ex[c] * static_cast<float>(q[c]) + mn[c]) + init[c];
+    }
+    for (std::size_t t = 0; t < n; ++t, ++compared)
+      for (int c = 0; c < 3; ++c)
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(fast[t][c]), std::bit_cast<std::uint32_t>(ref[t][c]))
+            << "round " << round << " sample " << t << " component " << c;
+    EXPECT_EQ(fast[n], (vec3{-7, -7, -7})) << "wrote past the run";
+  }
+  EXPECT_GT(compared, 10000u);
+}

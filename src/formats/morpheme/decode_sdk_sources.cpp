@@ -126,15 +126,8 @@ nsa_decoded decode_nsa5(const nsa5_file& f) {
         ex[c] = fa.extent[c];
         mn[c] = fa.min[c];
       }
-      vec3* out = d.channels[f.dynamic_translation[j]].translation.data() + start;
-      const std::uint32_t* in = s.translations.data() + j;
-      const std::size_t stride = s.translation_count;
-      for (std::uint32_t t = 0; t < s.sample_count; ++t) {
-        auto q = unpack_111110(in[static_cast<std::size_t>(t) * stride]);
-        vec3 v{};
-        for (int c = 0; c < 3; ++c) v[c] = ex[c] * static_cast<float>(q[c]) + mn[c] + init[c];
-        out[t] = v;
-      }
+      decode_translation_run(s.translations.data() + j, s.translation_count, s.sample_count, ex, mn, init,
+                             d.channels[f.dynamic_translation[j]].translation.data() + start);
     }
     for (std::uint32_t j = 0; j < s.rotation_count; ++j) {
       const auto& inf = s.rotation_info[j];

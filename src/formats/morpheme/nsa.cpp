@@ -480,12 +480,7 @@ nsa_decoded decode_nsa(const nsa_file& f) {
         ext[c] = set.extent[c];
         lo[c] = set.min[c];
       }
-      const std::uint32_t* in = dy.translations.data() + j;
-      vec3* o = out.data();
-      for (std::uint32_t s = 0; s < S; ++s) {
-        auto q = unpack_111110(in[static_cast<std::size_t>(s) * T]);
-        for (std::size_t c = 0; c < 3; ++c) o[s][c] = (ext[c] * static_cast<float>(q[c]) + lo[c]) + init[c];
-      }
+      decode_translation_run(dy.translations.data() + j, T, S, ext, lo, init, out.data());
     }
     for (std::uint32_t j = 0; j < R; ++j) {
       const auto& info = dy.rotation_info[j];

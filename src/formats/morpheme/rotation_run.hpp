@@ -84,4 +84,47 @@ inline void decode_rotation_run(const u16x3* in, std::size_t stride, std::size_t
   decode_rotation_scalar(in + t * stride, stride, n - t, ex, mn, init, out + t);
 }
 
+// One animated translation channel: 11:11:10 words, v = (extent * q + min) + init per axis.
+inline void decode_translation_scalar(const std::uint32_t* in, std::size_t stride, std::size_t n, const float ex[3],
+                                      const float mn[3], const vec3& init, vec3* out) {
+  for (std::size_t t = 0; t < n; ++t) {
+    auto q = unpack_111110(in[t * stride]);
+    for (std::size_t c = 0; c < 3; ++c) out[t][c] = ex[c] * static_cast<float>(q[c]) + mn[c] + init[c];
+  }
+}
+
+// Four samples per SSE step, each lane doing the scalar operations in order (same floats).
+inline void decode_translation_run(const std::uint32_t* in, std::size_t stride, std::size_t n, const float ex[3],
+                                   const float mn[3], const vec3& init, vec3* out) {
+  std::size_t t = 0;
+#ifdef RIGRIP_MORPHEME_SSE
+  static_assert(sizeof(vec3) == 3 * sizeof(float), "vec3 rows are packed floats");
+  const __m128 ex0 = _mm_set1_ps(ex[0]), ex1 = _mm_set1_ps(ex[1]), ex2 = _mm_set1_ps(ex[2]);
+  const __m128 mn0 = _mm_set1_ps(mn[0]), mn1 = _mm_set1_ps(mn[1]), mn2 = _mm_set1_ps(mn[2]);
+  const __m128 in0 = _mm_set1_ps(init[0]), in1 = _mm_set1_ps(init[1]), in2 = _mm_set1_ps(init[2]);
+  const __m128i m11 = _mm_set1_epi32(0x7FF), m10 = _mm_set1_epi32(0x3FF);
+  for (; t + 4 <= n; t += 4) {
+    // Words below 2^31 after the shifts and masks: the signed conversion is exact.
+    __m128i w = _mm_setr_epi32(static_cast<int>(in[t * stride]), static_cast<int>(in[(t + 1) * stride]),
+                               static_cast<int>(in[(t + 2) * stride]), static_cast<int>(in[(t + 3) * stride]));
+    __m128 qx = _mm_cvtepi32_ps(_mm_srli_epi32(w, 21));
+    __m128 qy = _mm_cvtepi32_ps(_mm_and_si128(_mm_srli_epi32(w, 10), m11));
+    __m128 qz = _mm_cvtepi32_ps(_mm_and_si128(w, m10));
+    __m128 x = _mm_add_ps(_mm_add_ps(_mm_mul_ps(ex0, qx), mn0), in0);
+    __m128 y = _mm_add_ps(_mm_add_ps(_mm_mul_ps(ex1, qy), mn1), in1);
+    __m128 z = _mm_add_ps(_mm_add_ps(_mm_mul_ps(ex2, qz), mn2), in2);
+    // Lanes (x0..x3), (y0..y3), (z0..z3) -> rows x0 y0 z0 x1 | y1 z1 x2 y2 | z2 x3 y3 z3.
+    __m128 xy_lo = _mm_unpacklo_ps(x, y), xy_hi = _mm_unpackhi_ps(x, y);  // x0 y0 x1 y1, x2 y2 x3 y3
+    __m128 zx = _mm_shuffle_ps(z, x, _MM_SHUFFLE(1, 1, 0, 0));            // z0 z0 x1 x1
+    __m128 yz = _mm_shuffle_ps(xy_lo, z, _MM_SHUFFLE(1, 1, 3, 3));        // y1 y1 z1 z1
+    __m128 zz = _mm_shuffle_ps(z, xy_hi, _MM_SHUFFLE(3, 2, 3, 2));        // z2 z3 x3 y3
+    float* o = out[t].data();
+    _mm_storeu_ps(o, _mm_shuffle_ps(xy_lo, zx, _MM_SHUFFLE(2, 0, 1, 0)));
+    _mm_storeu_ps(o + 4, _mm_shuffle_ps(yz, xy_hi, _MM_SHUFFLE(1, 0, 2, 0)));
+    _mm_storeu_ps(o + 8, _mm_shuffle_ps(zz, zz, _MM_SHUFFLE(1, 3, 2, 0)));
+  }
+#endif
+  decode_translation_scalar(in + t * stride, stride, n - t, ex, mn, init, out + t);
+}
+
 }  // namespace rigrip::morpheme
