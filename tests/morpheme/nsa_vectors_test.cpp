@@ -7,9 +7,11 @@
 #include "core/byte_reader.hpp"
 #include "core/failure.hpp"
 #include "core/math.hpp"
+#include <bit>
 #include <cmath>
 #include <random>
 #include "formats/morpheme/nsa.hpp"
+#include "formats/morpheme/rotation_run.hpp"
 #include "test_builder.hpp"
 
 using namespace rigrip;
@@ -337,3 +339,96 @@ TEST(NsaDamage, MutationLoopOverHandBuiltVectors) {
 }
 
 }  // namespace
+
+// decode_rotation_run (four samples per SSE step) must give the bits of the one-sample
+// formula normalize(init (x) mrp_to_quat(extent * q + min)) on random factors, inits,
+// strides and lengths (every tail length), including factors that overflow to inf/NaN and
+// zero-length products (the identity fallback of normalize).
+TEST(NsaVectors, RotationRunEqualsTheScalarFormula) {
+  std::mt19937 rng(16);
+  std::uniform_real_distribution<float> small(-1e-4f, 1e-4f), wide(-3.0f, 3.0f);
+  std::vector<u16x3> rows(64 * 5);
+  std::size_t compared = 0;
+  for (int round = 0; round < 400; ++round) {
+    for (auto& r : rows)
+      for (auto& x : r) x = static_cast<std::uint16_t>(rng());
+    float ex[3], mn[3];
+    for (int c = 0; c < 3; ++c) {
+      ex[c] = round % 5 == 0 ? small(rng) : wide(rng) / 65535.0f;
+      mn[c] = wide(rng);
+    }
+    if (round % 37 == 1) ex[1] = 3e38f;   // v overflows: inf / NaN lanes
+    if (round % 41 == 2) ex[0] = ex[1] = ex[2] = mn[0] = mn[1] = mn[2] = 0;
+    quat init = round % 29 == 3 ? quat{0, 0, 0, 0} : mrp_to_quat({wide(rng), wide(rng), wide(rng)});
+    const std::size_t stride = 1 + static_cast<std::size_t>(round % 5);
+    const std::size_t n = static_cast<std::size_t>(round % 64);
+    std::vector<quat> fast(n), ref(n);
+    decode_rotation_run(rows.data(), stride, n, ex, mn, init, fast.data());
+    for (std::size_t t = 0; t < n; ++t) {
+      const u16x3& q = rows[t * stride];
+      std::array<float, 3> v;
+      for (std::size_t c = 0; c < 3; ++c) v[c] = ex[c] * q[c] + mn[c];
+      ref[t] = core::normalize(core::multiply(init, mrp_to_quat(v)));
+    }
+    for (std::size_t t = 0; t < n; ++t, ++compared)
+      for (int c = 0; c < 4; ++c)
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(fast[t][c]), std::bit_cast<std::uint32_t>(ref[t][c]))
+            << "round " << round << " sample " << t << " component " << c;
+  }
+  EXPECT_GT(compared, 10000u);
+}
+
+// Long inputs take the carry-less-multiply CRC where the CPU has it (64 bytes and up): every
+// length from 300 to 1,200 at four offsets against the bitwise CRC.
+TEST(NsaVectors, CrcOfLongInputsEqualsTheBitwiseCrc) {
+  auto bitwise = [](const std::uint8_t* p, std::size_t n) {
+    std::uint32_t c = 0xFFFFFFFFu;
+    for (std::size_t i = 0; i < n; ++i) {
+      c ^= p[i];
+      for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+    }
+    return c ^ 0xFFFFFFFFu;
+  };
+  std::mt19937 rng(23);
+  std::vector<std::uint8_t> buf(1300);
+  for (int round = 0; round < 3; ++round) {
+    for (auto& x : buf) x = static_cast<std::uint8_t>(round == 2 ? 0xFF : rng());
+    for (std::size_t off = 0; off < 4; ++off)
+      for (std::size_t n = 0; n <= 1200; n += (n < 300 ? 1 : 1))
+        ASSERT_EQ(crc32(std::span<const std::uint8_t>(buf.data() + off, n)), bitwise(buf.data() + off, n))
+            << "offset " << off << " length " << n;
+  }
+}
+
+// decode_translation_run (four samples per SSE step, rows re-interleaved by shuffles) must give
+// the bits of the one-sample formula (extent * q + min) + init for every tail length and stride.
+TEST(NsaVectors, TranslationRunEqualsTheScalarFormula) {
+  std::mt19937 rng(61);
+  std::uniform_real_distribution<float> wide(-50.0f, 50.0f);
+  std::vector<std::uint32_t> words(64 * 5);
+  std::size_t compared = 0;
+  for (int round = 0; round < 400; ++round) {
+    for (auto& w : words) w = static_cast<std::uint32_t>(rng());
+    float ex[3], mn[3];
+    for (int c = 0; c < 3; ++c) {
+      ex[c] = wide(rng) / 2047.0f;
+      mn[c] = wide(rng);
+    }
+    if (round % 31 == 1) ex[2] = 3e38f;  // overflow to inf in some lanes
+    vec3 init{wide(rng), wide(rng), wide(rng)};
+    const std::size_t stride = 1 + static_cast<std::size_t>(round % 5);
+    const std::size_t n = static_cast<std::size_t>(round % 64);
+    std::vector<vec3> fast(n + 1, vec3{-7, -7, -7}), ref(n);
+    decode_translation_run(words.data(), stride, n, ex, mn, init, fast.data());
+    for (std::size_t t = 0; t < n; ++t) {
+      auto q = unpack_111110(words[t * stride]);
+      for (std::size_t c = 0; c < 3; ++c) ref[t][c] = (ex[c] * static_cast<float>(q[c]) + mn[c]) + init[c];
+    }
+    for (std::size_t t = 0; t < n; ++t, ++compared)
+      for (int c = 0; c < 3; ++c)
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(fast[t][c]), std::bit_cast<std::uint32_t>(ref[t][c]))
+            << "round " << round << " sample " << t << " component " << c;
+    EXPECT_EQ(fast[n], (vec3{-7, -7, -7})) << "wrote past the run";
+  }
+  EXPECT_GT(compared, 10000u);
+}

@@ -16,6 +16,7 @@
 #include "core/failure.hpp"
 #include "core/math.hpp"
 #include "formats/morpheme/anim_source.hpp"
+#include "formats/morpheme/common.hpp"
 #include "formats/morpheme/decode_sdk.hpp"
 #include "formats/morpheme/mrn.hpp"
 #include "formats/morpheme/network.hpp"
@@ -644,4 +645,65 @@ TEST(SdkNetwork, EveryBundleMatchesItsMcn) {
       }
     }
   EXPECT_EQ(bundles, 8);
+}
+
+namespace {
+// The naming rules as first written (O(n^2) count, ordered set, find_last_of stem): the
+// hashed animation_names and the scanning stem_of must give the same names.
+std::string old_stem(const std::string& path) {
+  auto s = path;
+  auto slash = s.find_last_of("/\\");
+  if (slash != std::string::npos) s = s.substr(slash + 1);
+  auto dot = s.rfind('.');
+  if (dot != std::string::npos && dot > 0) s.resize(dot);
+  return s;
+}
+std::vector<std::string> old_names(const sdk_file_names& fn) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < fn.files.size(); ++i) {
+    std::string n = i < fn.sources.size() && !fn.sources[i].empty() ? old_stem(fn.sources[i]) : old_stem(fn.files[i]);
+    out.push_back(n.empty() ? "animation_" + std::to_string(i) : n);
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    bool dup = std::count(out.begin(), out.end(), out[i]) > 1;
+    if (dup && i < fn.takes.size()) out[i] += "_" + fn.takes[i];
+  }
+  std::set<std::string> used;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (used.count(out[i])) out[i] = old_stem(fn.files[i]);
+    if (used.count(out[i])) out[i] += "_" + std::to_string(i);
+    used.insert(out[i]);
+  }
+  return out;
+}
+}  // namespace
+
+TEST(SdkNames, HashedNamingEqualsTheQuadraticRules) {
+  std::mt19937 rng(7);
+  const std::vector<std::string> parts = {"a", "b", "Walk", ".", "/", "\\", "x.y", "", "_1", ".fbx", "c:", "A"};
+  auto word = [&](int n) {
+    std::string s;
+    for (int k = 0; k < n; ++k) s += parts[rng() % parts.size()];
+    return s;
+  };
+  for (int round = 0; round < 3000; ++round) {
+    const std::string s = word(static_cast<int>(rng() % 6));
+    ASSERT_EQ(stem_of(s), old_stem(s)) << s;
+    sdk_file_names fn;
+    const std::size_t n = rng() % 12;
+    for (std::size_t i = 0; i < n; ++i) {
+      fn.files.push_back(word(static_cast<int>(rng() % 3)));
+      if (rng() % 4) fn.sources.push_back(word(static_cast<int>(rng() % 3)));
+      if (rng() % 3) fn.takes.push_back(rng() % 2 ? "untitled" : word(1));
+    }
+    ASSERT_EQ(animation_names(fn), old_names(fn)) << "round " << round;
+  }
+}
+
+TEST(SdkNames, NmbNameFollowsTheFilesystemExtensionRule) {
+  for (std::string n : {"x.nmb", "X.NMB", ".nmb", "..nmb", "a.b.Nmb", "nmb", "a.nmbx", "a.nm", "..", ".", "a.", ".a.nmb"}) {
+    std::string ext = std::filesystem::path(n).extension().string();
+    for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    EXPECT_EQ(nmb_name(n), ext == ".nmb") << n;
+  }
 }

@@ -35,12 +35,16 @@ inline std::string lower(std::string s) {
 
 // A path's file name without its extension ("a/b/run.nsa" -> "run").
 [[nodiscard]] inline std::string stem_of(const std::string& path) {
-  auto s = path;
-  auto slash = s.find_last_of("/\\");
-  if (slash != std::string::npos) s = s.substr(slash + 1);
-  auto dot = s.rfind('.');
-  if (dot != std::string::npos && dot > 0) s.resize(dot);
-  return s;
+  // One backward scan for the last separator, one for the last dot after it; one copy.
+  std::size_t start = path.size();
+  while (start > 0 && path[start - 1] != '/' && path[start - 1] != '\\') --start;
+  std::size_t end = path.size();
+  for (std::size_t i = path.size(); i > start; --i)
+    if (path[i - 1] == '.') {
+      if (i - 1 > start) end = i - 1;  // a leading dot is part of the name
+      break;
+    }
+  return path.substr(start, end - start);
 }
 
 // Parents must precede children in the scene model; morpheme rigs normally already do.

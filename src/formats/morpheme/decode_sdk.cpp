@@ -6,6 +6,13 @@
 #include <cmath>
 #include <filesystem>
 #include <set>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <dirent.h>
+#endif
 
 #include "core/math.hpp"
 #include "formats/morpheme/common.hpp"
@@ -168,7 +175,9 @@ animation build_animation(const nsa_decoded& d, const built_rig& b, int skeleton
   };
   const int root = d.has_trajectory ? b.root_motion_bone : -1;
   std::size_t unmapped = 0, shadowed = 0;
-  std::set<int> seen_t, seen_r;
+  // The first channel that drives a bone's translation / rotation wins (bone indices are
+  // scene bones, so flags per bone stand in for sets).
+  std::vector<char> seen_t(sk.bones.size(), 0), seen_r(sk.bones.size(), 0);
   for (std::size_t c = 0; c < d.channels.size(); ++c) {
     const auto& ch = d.channels[c];
     if (ch.translation.empty() && ch.rotation.empty()) continue;  // the rig's pose stays
@@ -182,10 +191,15 @@ animation build_animation(const nsa_decoded& d, const built_rig& b, int skeleton
       continue;
     }
     const auto& bn = sk.bones[static_cast<std::size_t>(bi)].name;
-    if (!ch.translation.empty() && seen_t.insert(bi).second)
+    const auto bs = static_cast<std::size_t>(bi);
+    if (!ch.translation.empty() && !seen_t[bs]) {
+      seen_t[bs] = 1;
       add(bn, path::translation, ch.translation[0].data(), ch.translation.size(), 3, d.sample_rate);
-    if (!ch.rotation.empty() && seen_r.insert(bi).second)
+    }
+    if (!ch.rotation.empty() && !seen_r[bs]) {
+      seen_r[bs] = 1;
       add(bn, path::rotation, ch.rotation[0].data(), ch.rotation.size(), 4, d.sample_rate);
+    }
   }
   if (unmapped)
     ctx.warn(code::w_missing_bone, "animation '" + name + "': " + std::to_string(unmapped) + " channels map to no bone of '" +
@@ -237,18 +251,29 @@ std::string join(const std::string& dir, const std::string& file) {
   return dir.empty() ? file : (std::filesystem::path(dir) / file).string();
 }
 
-// Animation names: the source file's stem ("01002_Walk"), with the take when two share it.
+}  // namespace
+
 std::vector<std::string> animation_names(const sdk_file_names& fn) {
   std::vector<std::string> out;
   for (std::size_t i = 0; i < fn.files.size(); ++i) {
     std::string n = i < fn.sources.size() && !fn.sources[i].empty() ? stem_of(fn.sources[i]) : stem_of(fn.files[i]);
     out.push_back(n.empty() ? "animation_" + std::to_string(i) : n);
   }
+  // A name is a duplicate while another entry (as renamed so far) still equals it: counts of
+  // the current names, kept up to date as names take their take's suffix.
+  std::unordered_map<std::string, std::size_t> count;
+  count.reserve(out.size());
+  for (const auto& n : out) ++count[n];
   for (std::size_t i = 0; i < out.size(); ++i) {
-    bool dup = std::count(out.begin(), out.end(), out[i]) > 1;
-    if (dup && i < fn.takes.size()) out[i] += "_" + fn.takes[i];
+    bool dup = count[out[i]] > 1;
+    if (dup && i < fn.takes.size()) {
+      --count[out[i]];
+      out[i] += "_" + fn.takes[i];
+      ++count[out[i]];
+    }
   }
-  std::set<std::string> used;
+  std::unordered_set<std::string> used;
+  used.reserve(out.size());
   for (std::size_t i = 0; i < out.size(); ++i) {
     if (used.count(out[i])) out[i] = stem_of(fn.files[i]);
     if (used.count(out[i])) out[i] += "_" + std::to_string(i);
@@ -256,6 +281,8 @@ std::vector<std::string> animation_names(const sdk_file_names& fn) {
   }
   return out;
 }
+
+namespace {
 
 const sdk_rig_to_anim_map* map_for(const sdk_bundle& b, const sdk_rig& r) {
   for (const auto& [p, m] : b.maps)
@@ -371,6 +398,44 @@ struct found_bundle {
   std::optional<sdk_bundle> parsed;  // already loaded and parsed while searching: not read twice
 };
 
+}  // namespace
+
+// std::filesystem's extension rule: from the last dot, unless that dot starts the name.
+bool nmb_name(std::string_view name) {
+  auto dot = name.rfind('.');
+  if (dot == std::string_view::npos || dot == 0 || name == "..") return false;
+  return lower(std::string(name.substr(dot))) == ".nmb";
+}
+
+namespace {
+
+// Paths (dir / name) of the .nmb files in `dir`, unsorted, at most 100,000 entries looked at.
+// POSIX: readdir, since a directory_iterator builds and splits a full path per entry, which
+// cost more than the rest of an NSA read.
+std::vector<std::string> nmb_files_in(const std::filesystem::path& dir) {
+  std::vector<std::string> out;
+  std::size_t seen = 0;
+#if defined(__unix__) || defined(__APPLE__)
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (seen < 100000) {
+      const dirent* e = ::readdir(d);
+      if (!e) break;
+      std::string_view name(e->d_name);
+      if (name == "." || name == "..") continue;  // the iterator skips them too
+      ++seen;
+      if (nmb_name(name)) out.push_back((dir / std::string(name)).string());
+    }
+    ::closedir(d);
+  }
+#else
+  std::error_code ec;
+  for (auto it = std::filesystem::directory_iterator(dir, ec); !ec && it != std::filesystem::directory_iterator() && seen < 100000;
+       it.increment(ec), ++seen)
+    if (lower(it->path().extension().string()) == ".nmb") out.push_back(it->path().string());
+#endif
+  return out;
+}
+
 // The bundle of a standalone source: --skeleton, else the bundle in the folder whose file-name
 // table lists this file, else the only .nmb in the folder.
 found_bundle find_bundle(const read_context& ctx, const std::string& file_name) {
@@ -379,12 +444,7 @@ found_bundle find_bundle(const read_context& ctx, const std::string& file_name) 
   std::filesystem::path p(ctx.path);
   auto dir = p.parent_path().empty() ? std::filesystem::path(".") : p.parent_path();
   std::error_code ec;
-  if (ctx.file_exists(ctx.path) && std::filesystem::is_directory(dir, ec)) {
-    std::size_t seen = 0;
-    for (auto it = std::filesystem::directory_iterator(dir, ec); !ec && it != std::filesystem::directory_iterator() && seen < 100000;
-         it.increment(ec), ++seen)
-      if (lower(it->path().extension().string()) == ".nmb") bundles.push_back(it->path().string());
-  }
+  if (ctx.file_exists(ctx.path) && std::filesystem::is_directory(dir, ec)) bundles = nmb_files_in(dir);
   std::sort(bundles.begin(), bundles.end());
   for (const auto& b : bundles) {
     auto data = ctx.load ? ctx.load(b) : result<bytes>(make_error(code::io_error, "no file access"));

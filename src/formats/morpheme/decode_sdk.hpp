@@ -20,6 +20,12 @@ struct sdk_bundle {
 };
 [[nodiscard]] sdk_bundle load_sdk_bundle(byte_view data);
 
+// Animation names: the source file's stem ("01002_Walk"), with the take when two share it,
+// then made unique (the file's stem, then "_index").
+[[nodiscard]] std::vector<std::string> animation_names(const sdk_file_names& fn);
+// Whether a file name's extension is ".nmb" in any case (std::filesystem's extension rule).
+[[nodiscard]] bool nmb_name(std::string_view name);
+
 [[nodiscard]] scene read_nmb_scene(const read_context& ctx);
 [[nodiscard]] scene read_source5_scene(const read_context& ctx);
 [[nodiscard]] nlohmann::json nmb_to_json(const mrn_file& f);

@@ -5,6 +5,7 @@
 #include "core/bit_reader.hpp"
 #include "core/math.hpp"
 #include "formats/morpheme/anim_source.hpp"
+#include "formats/morpheme/rotation_run.hpp"
 
 namespace rigrip::morpheme {
 
@@ -63,6 +64,28 @@ void decode_trajectory(const source5_trajectory& t, bool qsa, nsa_decoded& d) {
   }
 }
 
+// The opening NSA and QSA share: the header's timing and one slot per channel.
+nsa_decoded open_decoded(const source5_header& h) {
+  nsa_decoded d;
+  d.duration = h.duration;
+  d.sample_rate = h.sample_rate;
+  d.channels.resize(h.channel_count);
+  return d;
+}
+
+// The frames the sections span (checked by frame_span); every dynamic channel gets that many
+// samples, identity until its sections fill them. Runs after the static channels are set, so
+// a channel in both lists ends up dynamic.
+void size_dynamic(nsa_decoded& d, const std::vector<std::pair<std::uint32_t, std::uint32_t>>& spans,
+                  const std::vector<std::uint16_t>& translations, const std::vector<std::uint16_t>& rotations) {
+  const std::uint32_t S = spans.empty() ? 0 : frame_span(spans);
+  d.sample_count = S;
+  if (S) {
+    for (auto c : translations) d.channels[c].translation.assign(S, vec3{0, 0, 0});
+    for (auto c : rotations) d.channels[c].rotation.assign(S, quat{0, 0, 0, 1});
+  }
+}
+
 float range_value(const std::array<float, 6>& min_max, int c, std::uint32_t q, unsigned bits) {
   if (bits == 0) return min_max[c];
   double full = bits >= 32 ? 4294967295.0 : static_cast<double>((1ull << bits) - 1);
@@ -72,10 +95,7 @@ float range_value(const std::array<float, 6>& min_max, int c, std::uint32_t q, u
 }  // namespace
 
 nsa_decoded decode_nsa5(const nsa5_file& f) {
-  nsa_decoded d;
-  d.duration = f.h.duration;
-  d.sample_rate = f.h.sample_rate;
-  d.channels.resize(f.h.channel_count);
+  nsa_decoded d = open_decoded(f.h);
   auto deq = [](const factors& fa, const u16x3& q) {
     std::array<float, 3> v{};
     for (int c = 0; c < 3; ++c) v[c] = fa.extent[c] * q[c] + fa.min[c];
@@ -89,12 +109,7 @@ nsa_decoded decode_nsa5(const nsa5_file& f) {
     d.channels[f.static_rotation[i]].rotation = {core::normalize(mrp_to_quat(deq(f.static_rotation_factors, f.static_rotations[i])))};
   std::vector<std::pair<std::uint32_t, std::uint32_t>> spans;
   for (std::size_t i = 0; i < f.sections.size(); ++i) spans.push_back({f.section_frames[i], f.sections[i].sample_count});
-  const std::uint32_t S = f.sections.empty() ? 0 : frame_span(spans);
-  d.sample_count = S;
-  if (S) {
-    for (auto c : f.dynamic_translation) d.channels[c].translation.assign(S, vec3{0, 0, 0});
-    for (auto c : f.dynamic_rotation) d.channels[c].rotation.assign(S, quat{0, 0, 0, 1});
-  }
+  size_dynamic(d, spans, f.dynamic_translation, f.dynamic_rotation);
   for (std::size_t k = 0; k < f.sections.size(); ++k) {
     const auto& s = f.sections[k];
     // An empty section writes nothing (and its sample arrays may have no storage to point into).
@@ -111,15 +126,8 @@ nsa_decoded decode_nsa5(const nsa5_file& f) {
         ex[c] = fa.extent[c];
         mn[c] = fa.min[c];
       }
-      vec3* out = d.channels[f.dynamic_translation[j]].translation.data() + start;
-      const std::uint32_t* in = s.translations.data() + j;
-      const std::size_t stride = s.translation_count;
-      for (std::uint32_t t = 0; t < s.sample_count; ++t) {
-        auto q = unpack_111110(in[static_cast<std::size_t>(t) * stride]);
-        vec3 v{};
-        for (int c = 0; c < 3; ++c) v[c] = ex[c] * static_cast<float>(q[c]) + mn[c] + init[c];
-        out[t] = v;
-      }
+      decode_translation_run(s.translations.data() + j, s.translation_count, s.sample_count, ex, mn, init,
+                             d.channels[f.dynamic_translation[j]].translation.data() + start);
     }
     for (std::uint32_t j = 0; j < s.rotation_count; ++j) {
       const auto& inf = s.rotation_info[j];
@@ -132,15 +140,8 @@ nsa_decoded decode_nsa5(const nsa5_file& f) {
         ex[c] = fa.extent[c];
         mn[c] = fa.min[c];
       }
-      quat* out = d.channels[f.dynamic_rotation[j]].rotation.data() + start;
-      const u16x3* in = s.rotations.data() + j;
-      const std::size_t stride = s.rotation_count;
-      for (std::uint32_t t = 0; t < s.sample_count; ++t) {
-        const auto& q = in[static_cast<std::size_t>(t) * stride];
-        std::array<float, 3> v{};
-        for (int c = 0; c < 3; ++c) v[c] = ex[c] * q[c] + mn[c];
-        out[t] = core::normalize(core::multiply(init, mrp_to_quat(v)));
-      }
+      decode_rotation_run(s.rotations.data() + j, s.rotation_count, s.sample_count, ex, mn, init,
+                          d.channels[f.dynamic_rotation[j]].rotation.data() + start);
     }
   }
   if (f.trajectory) decode_trajectory(*f.trajectory, false, d);
@@ -148,10 +149,7 @@ nsa_decoded decode_nsa5(const nsa5_file& f) {
 }
 
 nsa_decoded decode_qsa(const qsa_file& f) {
-  nsa_decoded d;
-  d.duration = f.h.duration;
-  d.sample_rate = f.h.sample_rate;
-  d.channels.resize(f.h.channel_count);
+  nsa_decoded d = open_decoded(f.h);
   for (std::size_t i = 0; i < f.lists[0].size(); ++i) {
     vec3 v{};
     for (int c = 0; c < 3; ++c) v[c] = range_value(f.unchanging_position_range, c, f.unchanging_positions[i][c], 16);
@@ -164,12 +162,7 @@ nsa_decoded decode_qsa(const qsa_file& f) {
   }
   std::vector<std::pair<std::uint32_t, std::uint32_t>> spans;
   for (const auto& s : f.sections) spans.push_back({s.start_frame(), s.sample_count()});
-  const std::uint32_t S = f.sections.empty() ? 0 : frame_span(spans);
-  d.sample_count = S;
-  if (S) {
-    for (auto c : f.lists[2]) d.channels[c].translation.assign(S, vec3{0, 0, 0});
-    for (auto c : f.lists[3]) d.channels[c].rotation.assign(S, quat{0, 0, 0, 1});
-  }
+  size_dynamic(d, spans, f.lists[2], f.lists[3]);
   for (const auto& s : f.sections) {
     const std::uint32_t ns = s.sample_count(), start = s.start_frame();
     for (std::uint32_t t = 0; t < ns; ++t) {

@@ -6,6 +6,11 @@
 #include <numeric>
 
 #include "core/math.hpp"
+#include "formats/morpheme/rotation_run.hpp"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#endif
 
 namespace rigrip::morpheme {
 
@@ -272,6 +277,39 @@ const crc_tables& crc_table() {
   return table;
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define RIGRIP_CRC_CLMUL 1
+// The same CRC by carry-less multiplication (the folding method of Intel's white paper "Fast
+// CRC Computation for Generic Polynomials Using PCLMULQDQ", reflected form): a 128-bit
+// remainder is folded over each next 16 bytes with x^(128+64) and x^128 mod P, then reduced
+// to 32 bits by x^64 mod P and a Barrett step. Needs n >= 16; consumes whole 16-byte blocks
+// and leaves the rest to the table loop. `c` is the running (pre-inverted) register.
+__attribute__((target("pclmul,sse2"))) std::uint32_t crc32_clmul(std::uint32_t c, const std::uint8_t*& p,
+                                                                 std::size_t& n) {
+  const __m128i fold = _mm_set_epi64x(0x0ccaa009eLL, 0x1751997d0LL);      // hi: x^(128-32), lo: x^(128+32) mod P
+  const __m128i k64 = _mm_set_epi64x(0, 0x163cd6124LL);                   // x^64 mod P
+  const __m128i barrett = _mm_set_epi64x(0x1f7011641LL, 0x1db710641LL);  // hi: floor(x^64 / P), lo: P
+  const __m128i low32 = _mm_setr_epi32(-1, 0, 0, 0);
+  __m128i x = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)),
+                            _mm_cvtsi32_si128(static_cast<int>(c)));
+  p += 16;
+  n -= 16;
+  for (; n >= 16; p += 16, n -= 16)
+    x = _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, fold, 0x00), _mm_clmulepi64_si128(x, fold, 0x11)),
+                      _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  x = _mm_xor_si128(_mm_clmulepi64_si128(x, fold, 0x10), _mm_srli_si128(x, 8));  // 128 -> 64 bits
+  x = _mm_xor_si128(_mm_srli_si128(x, 4), _mm_clmulepi64_si128(_mm_and_si128(x, low32), k64, 0x00));  // -> 32 + 32
+  __m128i t = _mm_and_si128(_mm_clmulepi64_si128(_mm_and_si128(x, low32), barrett, 0x10), low32);
+  x = _mm_xor_si128(x, _mm_clmulepi64_si128(t, barrett, 0x00));
+  return static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm_srli_si128(x, 4)));
+}
+
+bool have_clmul() {
+  static const bool yes = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse2");
+  return yes;
+}
+#endif
+
 }  // namespace
 
 std::uint32_t crc32(std::span<const std::uint8_t> data) {
@@ -279,6 +317,9 @@ std::uint32_t crc32(std::span<const std::uint8_t> data) {
   std::uint32_t c = 0xFFFFFFFFu;
   const std::uint8_t* p = data.data();
   std::size_t n = data.size();
+#ifdef RIGRIP_CRC_CLMUL
+  if (n >= 64 && have_clmul()) c = crc32_clmul(c, p, n);  // whole 16-byte blocks; the tail below
+#endif
   for (; n >= 8; n -= 8, p += 8) {
     // Bytes are assembled explicitly (little-endian order), so the result is host-independent.
     const std::uint32_t lo = c ^ (std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8 | std::uint32_t(p[2]) << 16 |
@@ -439,12 +480,7 @@ nsa_decoded decode_nsa(const nsa_file& f) {
         ext[c] = set.extent[c];
         lo[c] = set.min[c];
       }
-      const std::uint32_t* in = dy.translations.data() + j;
-      vec3* o = out.data();
-      for (std::uint32_t s = 0; s < S; ++s) {
-        auto q = unpack_111110(in[static_cast<std::size_t>(s) * T]);
-        for (std::size_t c = 0; c < 3; ++c) o[s][c] = (ext[c] * static_cast<float>(q[c]) + lo[c]) + init[c];
-      }
+      decode_translation_run(dy.translations.data() + j, T, S, ext, lo, init, out.data());
     }
     for (std::uint32_t j = 0; j < R; ++j) {
       const auto& info = dy.rotation_info[j];
@@ -460,14 +496,8 @@ nsa_decoded decode_nsa(const nsa_file& f) {
         ext[c] = set.extent[c];
         lo[c] = set.min[c];
       }
-      const u16x3* in = dy.rotations.data() + j;
-      quat* o = out.data();
-      for (std::uint32_t s = 0; s < S; ++s) {
-        const u16x3& q = in[static_cast<std::size_t>(s) * R];
-        std::array<float, 3> v;
-        for (std::size_t c = 0; c < 3; ++c) v[c] = ext[c] * q[c] + lo[c];
-        o[s] = core::normalize(core::multiply(init, mrp_to_quat(v)));  // init (x) delta
-      }
+      // init (x) delta, four samples at a time (same floats as one at a time)
+      decode_rotation_run(dy.rotations.data() + j, R, S, ext, lo, init, out.data());
     }
     d.scale_channels_skipped += dy.scale_count;
   }
