@@ -44,12 +44,13 @@ void reference(float v, std::uint32_t& digits, int& exp10) {
   int e = 0;
   std::from_chars(p + 1 + (p[1] == '+' ? 1 : 0), r.ptr, e);
   e -= after_point;
-  while (d % 10 == 0) d /= 10, ++e;
+  while (d != 0 && d % 10 == 0) d /= 10, ++e;
   digits = static_cast<std::uint32_t>(d);
   exp10 = e;
 }
 
 void check(float v, int& bad) {
+  if (v == 0) return;  // not an input: zero is spelled without digits
   std::uint32_t d, rd;
   int e, re;
   shortest_float_digits(v, d, e);
@@ -88,7 +89,7 @@ TEST(JsonFloatShortest, EqualsToCharsScientificOnSamplesAndEdges) {
   v.push_back(std::numeric_limits<float>::denorm_min());
   v.push_back(std::numeric_limits<float>::epsilon());
   for (int i = 1; i <= 300000; ++i) v.push_back(static_cast<float>(i));
-  for (std::uint32_t i = 1; i < 1000; ++i) v.push_back(static_cast<float>(rng() & 0xffffff) * static_cast<float>(i));
+  for (std::uint32_t i = 1; i < 1000; ++i) v.push_back(static_cast<float>(1 + (rng() & 0xffffff)) * static_cast<float>(i));
   for (int i = 1; i < 20000; ++i) {
     v.push_back(static_cast<float>(i) / 30.0f);
     v.push_back(static_cast<float>(i) * 0.001f);
