@@ -16,6 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "scene/float_shortest.hpp"
+
 namespace rigrip::json_out {
 using nlohmann::json;
 
@@ -119,116 +121,47 @@ inline void put_number(std::string& o, F v) {
   o.append(buf, put_number_general(buf, v));
 }
 
-// The shortest round-trip decimal of a float, v = digits * 10^exp10, computed exactly with
-// integers for 2^-37 <= |v| < 2^23 (almost every animation value): the fewest digits that
-// read back as v, then the one nearest v (ties to an even last digit) - the digits
-// std::to_chars prints, at a fraction of its cost. Returns false outside that range.
-inline bool shortest_float(float v, std::uint32_t& digits, int& exp10) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &v, sizeof bits);
-  const int biased = static_cast<int>((bits >> 23) & 0xff);
-  const std::uint32_t frac = bits & 0x7fffff;
-  const int e = biased - 150;  // v = m * 2^e
-  if (e < -60 || e > -1) return false;
-  const std::uint64_t m = (1u << 23) | frac;
-  const int s = 2 - e;  // everything below in units of 2^-s (3 <= s <= 62)
-  const std::uint64_t mid = 4 * m, hi = mid + 2;
-  // The gap below a power of two is half the gap above it.
-  const std::uint64_t lo = mid - (frac == 0 && biased > 1 ? 1 : 2);
-  const bool inclusive = (m & 1) == 0;  // an even mantissa wins the tie at the midpoints
-  static constexpr std::uint64_t pow10[] = {1ull,
-                                            10ull,
-                                            100ull,
-                                            1000ull,
-                                            10000ull,
-                                            100000ull,
-                                            1000000ull,
-                                            10000000ull,
-                                            100000000ull,
-                                            1000000000ull,
-                                            10000000000ull,
-                                            100000000000ull,
-                                            1000000000000ull,
-                                            10000000000000ull,
-                                            100000000000000ull,
-                                            1000000000000000ull,
-                                            10000000000000000ull,
-                                            100000000000000000ull,
-                                            1000000000000000000ull,
-                                            10000000000000000000ull};
-  using u128 = unsigned __int128;
-  const u128 mask = (u128(1) << s) - 1;
-  // 10^k0 <= 2^e < the interval's width, so the interval holds a multiple of 10^k0:
-  // dlo..dhi, the d with d * 10^k0 inside it (exact: everything scaled by 10^-k0 > 1).
-  const int k0 = (e * 78913) >> 18;  // floor(e * log10(2)): -19 <= k0 <= -1
-  const std::uint64_t scale = pow10[-k0];
-  const u128 a = u128(lo) * scale, b = u128(hi) * scale, x = u128(mid) * scale;
-  std::uint64_t dlo = static_cast<std::uint64_t>(inclusive ? (a + mask) >> s : (a >> s) + 1);
-  std::uint64_t dhi = static_cast<std::uint64_t>(inclusive ? b >> s : (b - 1) >> s);
-  // Fewer digits while some multiple of the next power of ten is still inside: those are
-  // the multiples of 10 among dlo..dhi.
-  int j = 0;
-  while (j < 19 && (dlo + 9) / 10 <= dhi / 10) {
-    dlo = (dlo + 9) / 10;
-    dhi /= 10;
-    ++j;
-  }
-  // The nearest d to v at 10^(k0 + j), ties to even, kept inside the interval.
-  const std::uint64_t q = static_cast<std::uint64_t>(x >> s);  // v * 10^-k0, truncated
-  const bool exact = (x & mask) == 0;
-  std::uint64_t d;
-  if (j == 0) {
-    d = q;
-    const u128 rem = x & mask, half = u128(1) << (s - 1);
-    if (rem > half || (rem == half && (d & 1))) ++d;
-  } else {
-    const std::uint64_t p = pow10[j];
-    d = q / p;
-    const std::uint64_t rem = q % p, half = p / 2;
-    if (rem > half || (rem == half && (!exact || (d & 1)))) ++d;
-  }
-  const int k = k0 + j;
-  if (d < dlo) d = dlo;
-  if (d > dhi) d = dhi;
-  digits = static_cast<std::uint32_t>(d);
-  exp10 = k;
-  return true;
+// d < 10^8 as eight ASCII digits with leading zeros, all lanes at once in a 64-bit word
+// (two 4-digit halves, then 2-digit quarters, then digits; division by 100 and 10 in a lane
+// as a multiply and shift, exact for lane values below 10^4 and 10^2). Returns the number
+// of leading zeros (8 for d = 0).
+inline int put_eight_digits(char* t, std::uint32_t d) {
+  const std::uint64_t halves = (d / 10000u) | (std::uint64_t{d % 10000u} << 32);
+  const std::uint64_t hundreds = ((halves * 10486u) >> 20) & 0x0000007f0000007full;
+  const std::uint64_t quarters = hundreds | ((halves - hundreds * 100u) << 16);
+  const std::uint64_t tens = ((quarters * 103u) >> 10) & 0x000f000f000f000full;
+  const std::uint64_t digits = tens | ((quarters - tens * 10u) << 8);  // first digit lowest
+  const std::uint64_t text = digits + 0x3030303030303030ull;
+  std::memcpy(t, &text, 8);
+  return digits == 0 ? 8 : std::countr_zero(digits) >> 3;
 }
 
-// The number of decimal digits of d > 0 (bit width scaled by log10(2), then one compare).
-inline int decimal_digits(std::uint32_t d) {
-  static constexpr std::uint32_t pow10[] = {1u,      10u,      100u,      1000u,      10000u,
-                                            100000u, 1000000u, 10000000u, 100000000u, 1000000000u};
-  const int t = (std::bit_width(d) * 1233) >> 12;
-  return t + (t < 10 && d >= pow10[t]);
-}
+// put_number_general kept out of put_float's body (its buffers would widen every call's frame).
+[[gnu::noinline, gnu::cold]] inline char* put_float_general(char* o, float v) { return put_number_general(o, v); }
 
-// d < 10^9 as exactly nine characters with leading zeros, two digits per table look-up.
-inline void put_nine_digits(char* t, std::uint32_t d) {
-  static constexpr char pairs[] =
-      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-      "8081828384858687888990919293949596979899";
-  const std::uint32_t hi = d / 100000000u, lo = d % 100000000u;
-  const std::uint32_t a = lo / 10000u, b = lo % 10000u;
-  t[0] = static_cast<char>('0' + hi);
-  std::memcpy(t + 1, pairs + 2 * (a / 100u), 2);
-  std::memcpy(t + 3, pairs + 2 * (a % 100u), 2);
-  std::memcpy(t + 5, pairs + 2 * (b / 100u), 2);
-  std::memcpy(t + 7, pairs + 2 * (b % 100u), 2);
-}
-
-// A float in nlohmann's layout, as put_number prints it: the integer fast path above for
-// the usual range, to_chars otherwise. o must have 48 writable bytes (the common layouts
+// A float in nlohmann's layout, as put_number prints it: shortest_float_digits below 2^24,
+// to_chars otherwise. o must have 48 writable bytes (the common layouts
 // copy in fixed 16-byte blocks); returns the end of the text.
 inline char* put_float(char* o, float v) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  const std::uint32_t magnitude = bits & 0x7fffffffu;
+  if (magnitude == 0) {
+    if (bits) *o++ = '-';
+    std::memcpy(o, "0.0", 3);
+    return o + 3;
+  }
+  // From 2^24 up, infinities and NaN: to_chars prints big integers in full, not shortest.
+  if (magnitude >= (151u << 23)) return put_float_general(o, v);
   std::uint32_t d;
   int k;
-  if (!shortest_float(v, d, k)) return put_number_general(o, v);
+  shortest_float_digits(v, d, k);
+  if (d >= 1000000000u) return put_float_general(o, v);  // never: d < 2^28
   char buf[48];  // nine digit places, then room for a fixed-size copy past them
-  const int nd = decimal_digits(d);
-  if (nd == 0 || nd > 9) return put_number_general(o, v);  // never: 1 to 9 digits
-  put_nine_digits(buf, d);
+  const std::uint32_t top = d / 100000000u;
+  buf[0] = static_cast<char>('0' + top);
+  const int zeros = put_eight_digits(buf + 1, d - top * 100000000u);
+  const int nd = top ? 9 : 8 - zeros;
   const char* t = buf + 9 - nd;
   const int n = nd + k;  // v = 0.digits * 10^n
   if (std::signbit(v)) *o++ = '-';
@@ -396,6 +329,47 @@ class writer {
     if (!cache_) cache_.reset(new cached[std::size_t(1) << cache_bits]());
     char* p = chunk;
     *p++ = '[';
+    // The text between numbers as three fixed strings copied 32 bytes at a time (shallow
+    // depths): before a row's first number, between two numbers, after the last.
+    if (step_ < 0 || 4 + pad1 + pad2 <= 32) {
+      char open_row[64], between[64], close_row[64];
+      std::size_t n_open, n_between, n_close;
+      std::memset(open_row, ' ', sizeof open_row);
+      std::memset(between, ' ', sizeof between);
+      std::memset(close_row, ' ', sizeof close_row);
+      if (step_ < 0) {
+        std::memcpy(open_row, ",[", 2), n_open = 2;
+        between[0] = ',', n_between = 1;
+        close_row[0] = ']', n_close = 1;
+      } else {
+        std::memcpy(open_row, ",\n", 2);
+        open_row[2 + pad1] = '[', open_row[3 + pad1] = '\n', n_open = 4 + pad1 + pad2;
+        std::memcpy(between, ",\n", 2), n_between = 2 + pad2;
+        close_row[0] = '\n', close_row[1 + pad1] = ']', n_close = 2 + pad1;
+      }
+      for (std::size_t r = 0; r < rows; ++r) {
+        p = room(chunk, p, row);
+        const float* x = v + r * n;
+        std::memcpy(p, open_row + (r == 0), 32);  // no comma before the first row
+        p += n_open - (r == 0);
+        p = put_cached(p, x[0]);
+        for (std::size_t i = 1; i < n; ++i) {
+          std::memcpy(p, between, 32);
+          p += n_between;
+          p = put_cached(p, x[i]);
+        }
+        std::memcpy(p, close_row, 32);
+        p += n_close;
+      }
+      p = room(chunk, p, pad1 + most);
+      if (step_ >= 0) {
+        *p++ = '\n';
+        p = spaces(p, pad1 - step);
+      }
+      *p++ = ']';
+      o_.append(chunk, static_cast<std::size_t>(p - chunk));
+      return;
+    }
     for (std::size_t r = 0; r < rows; ++r) {
       p = room(chunk, p, row);
       if (r) *p++ = ',';
@@ -428,6 +402,12 @@ class writer {
   }
 
  private:
+  // Last text of each float bit pattern per slot (size 0: empty), for floats().
+  struct cached {
+    std::uint32_t bits;
+    std::uint32_t size;
+    char text[24];
+  };
   // A float's text, from the cache when this bit pattern was printed last in its slot
   // (animation arrays repeat values: zeros, frame times, held keys). 48 bytes of room.
   char* put_cached(char* p, float f) {
@@ -438,10 +418,14 @@ class writer {
       std::memcpy(p, c.text, sizeof c.text);
       return p + c.size;
     }
+    return put_uncached(p, f, c);
+  }
+  // Out of line: the hit path above stays small enough to inline into the row loops.
+  [[gnu::noinline]] static char* put_uncached(char* p, float f, cached& c) {
     char* e = put_float(p, f);
     const std::size_t size = static_cast<std::size_t>(e - p);
     if (size <= sizeof c.text) {
-      c.bits = bits;
+      std::memcpy(&c.bits, &f, sizeof c.bits);
       c.size = static_cast<std::uint32_t>(size);
       std::memcpy(c.text, p, sizeof c.text);  // fixed size: p has 48 bytes of room
     }
@@ -469,12 +453,6 @@ class writer {
   }
   int step_;
   std::vector<bool> first_;
-  // Last text of each float bit pattern per slot (size 0: empty), for floats().
-  struct cached {
-    std::uint32_t bits;
-    std::uint32_t size;
-    char text[24];
-  };
   static constexpr int cache_bits = 13;  // 8,192 slots, 256 KB: 1.4 % fewer Ir on Dog than 4,096
   std::unique_ptr<cached[]> cache_;
 };
