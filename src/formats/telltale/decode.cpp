@@ -177,14 +177,14 @@ skeleton skeleton_from_file(const skeleton_file& f, const std::string& name, con
 
 namespace {
 
-const anm_value* find_kf(const animation_file& a, std::uint64_t name, value_kind k) {
+const anm_value_view* find_kf(const animation_view& a, std::uint64_t name, value_kind k) {
   for (std::size_t i = 0; i < a.values.size(); ++i)
     if (a.values[i].kind == k && (a.values[i].kf_name == name || (i < a.value_names.size() && a.value_names[i] == name)))
       return &a.values[i];
   return nullptr;
 }
 
-std::vector<key3> kf_transform_keys(const anm_value& v, bool rotation) {
+std::vector<key3> kf_transform_keys(const anm_value_view& v, bool rotation) {
   std::vector<key3> out;
   for (const auto& s : v.samples) {
     auto t = decode_transform(s.value);
@@ -206,7 +206,7 @@ struct anm_info {
   bool additive = false;
 };
 
-anm_info describe_animation(const animation_file& a, const read_context& ctx, scene& s) {
+anm_info describe_animation(const animation_view& a, const read_context& ctx, scene& s) {
   anm_info info;
   std::string fname = file_name(ctx.path);
   bool name_match = crc64(fname) == a.name;
@@ -234,7 +234,7 @@ anm_info describe_animation(const animation_file& a, const read_context& ctx, sc
 }
 
 // Lip-sync and property tracks have no glTF equivalent; list them.
-void list_non_bone_tracks(const animation_file& a, const read_context& ctx, scene& s) {
+void list_non_bone_tracks(const animation_view& a, const read_context& ctx, scene& s) {
   json phon = json::array();
   for (std::size_t i = 0; i < a.values.size(); ++i) {
     const auto& v = a.values[i];
@@ -268,7 +268,7 @@ void list_non_bone_tracks(const animation_file& a, const read_context& ctx, scen
 
 // The CSPK2 pose value decoded, with its time base checked.
 struct pose_keys {
-  const anm_value* value = nullptr;  // null: the file has no CSPK2 value
+  const anm_value_view* value = nullptr;  // null: the file has no CSPK2 value
   cspk2_tracks d;
   std::uint64_t offset = 0;
   bool broken = false;  // rangeTime is neither mLength, 0 nor 65535/fps
@@ -276,7 +276,7 @@ struct pose_keys {
   bool finished = false;  // d's tracks already finished (decode_cspk2_finished): only scaling left
 };
 
-pose_keys decode_pose(const anm_value* pose, float length, const read_context& ctx) {
+pose_keys decode_pose(const anm_value_view* pose, float length, const read_context& ctx) {
   pose_keys p;
   p.value = pose;
   if (!pose) return p;
@@ -384,7 +384,7 @@ animation make_animation(const anm_info& info, const pose_keys& pose, const skel
 
 // Broken time range: bone 0 takes the "root" keyframed track when the file has one.
 // Returns whether bone 0's keys were replaced (then in root_rot / root_pos).
-bool repair_broken_time_range(const animation_file& a, const pose_keys& pose, float length, std::vector<key3>& root_rot,
+bool repair_broken_time_range(const animation_view& a, const pose_keys& pose, float length, std::vector<key3>& root_rot,
                               std::vector<key3>& root_pos, animation& an, const read_context& ctx) {
   const auto& d = pose.d;
   std::vector<bool> seen(65536);  // distinct 16-bit times, without a node per time
@@ -400,7 +400,7 @@ bool repair_broken_time_range(const animation_file& a, const pose_keys& pose, fl
   std::string msg = "CSPK2 rangeTime " + std::to_string(d.header.range_time) + " is neither mLength (" + std::to_string(length) +
                     ") nor 65535/fps; its " + std::to_string(d.commands) + " keys fall on " + std::to_string(n_distinct) +
                     " time points. Times clamped to [0, mLength], equal times keep the last value";
-  const anm_value* root = find_kf(a, sym_root, value_kind::kf_transform);
+  const anm_value_view* root = find_kf(a, sym_root, value_kind::kf_transform);
   const bool replaced = root && !d.bones.empty() && !root->samples.empty();
   if (replaced) {
     root_rot = kf_transform_keys(*root, true);
@@ -494,7 +494,7 @@ track finished_track(const std::string& bone, path p, cspk2_track_keys& k, float
 namespace {
 
 // One rotation and one translation track per CSPK2 bone found in the skeleton.
-void add_pose_tracks(const animation_file& a, pose_keys& pose, float length, bool has_skl, anm_rig& rig, animation& an,
+void add_pose_tracks(const animation_view& a, pose_keys& pose, float length, bool has_skl, anm_rig& rig, animation& an,
                      key_stats& st, const read_context& ctx) {
   auto& d = pose.d;
   const std::size_t nb = d.bones.size();
@@ -539,7 +539,7 @@ void add_pose_tracks(const animation_file& a, pose_keys& pose, float length, boo
   }
 }
 
-void add_mover_tracks(const anm_value& mover, float length, const skeleton& sk, animation& an, key_stats& st) {
+void add_mover_tracks(const anm_value_view& mover, float length, const skeleton& sk, animation& an, key_stats& st) {
   auto r = kf_transform_keys(mover, true), t = kf_transform_keys(mover, false);
   clean_keys(r, length, st.dupes, st.clamped);
   clean_keys(t, length, st.dupes, st.clamped);
@@ -550,19 +550,19 @@ void add_mover_tracks(const anm_value& mover, float length, const skeleton& sk, 
 }  // namespace
 
 scene anm_scene(const read_context& ctx) {
-  animation_file a = parse_animation(ctx.data);
+  animation_view a = parse_animation_view(ctx.data);
   scene s;
   s.format = "telltale-anm";
   anm_info info = describe_animation(a, ctx, s);
   list_non_bone_tracks(a, ctx, s);
 
-  const anm_value* pose_value = nullptr;
+  const anm_value_view* pose_value = nullptr;
   for (const auto& v : a.values)
     if (v.kind == value_kind::cspk2) {
       pose_value = &v;
       break;
     }
-  const anm_value* mover = find_kf(a, sym_absolute_node, value_kind::kf_transform);
+  const anm_value_view* mover = find_kf(a, sym_absolute_node, value_kind::kf_transform);
   if (!pose_value && !mover) return s;  // nothing skeletal (lip-sync only)
   pose_keys pose = decode_pose(pose_value, info.length, ctx);
 

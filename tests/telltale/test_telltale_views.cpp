@@ -1,0 +1,174 @@
+// The scene reader's parses that borrow the file's bytes (parse_animation_view,
+// parse_metastream_view) against the owning parses of the raw layer: the same fields and
+// bytes, the same failures (code, message, offset), on the samples and on mutated copies.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/failure.hpp"
+#include "formats/telltale/anm.hpp"
+#include "formats/telltale/metastream.hpp"
+#include "test_support.hpp"
+
+using namespace rigrip;
+using namespace rigrip::telltale;
+namespace fs = std::filesystem;
+
+namespace {
+
+using view = std::span<const std::uint8_t>;
+
+// Same bytes, and the view lies inside the parsed buffer.
+void expect_bytes(const std::vector<std::uint8_t>& own, view v, view file, const std::string& what) {
+  ASSERT_EQ(own.size(), v.size()) << what;
+  EXPECT_TRUE(std::equal(own.begin(), own.end(), v.begin())) << what;
+  if (!v.empty()) {
+    EXPECT_GE(v.data(), file.data()) << what;
+    EXPECT_LE(v.data() + v.size(), file.data() + file.size()) << what;
+  }
+}
+
+template <class A, class B>
+void expect_stream(const A& a, const B& b, view file, const std::string& what) {
+  EXPECT_EQ(a.magic, b.magic) << what;
+  ASSERT_EQ(a.classes.size(), b.classes.size()) << what;
+  for (std::size_t i = 0; i < a.classes.size(); ++i) {
+    EXPECT_EQ(a.classes[i].type, b.classes[i].type) << what;
+    EXPECT_EQ(a.classes[i].version, b.classes[i].version) << what;
+  }
+  EXPECT_EQ(a.default_offset, b.default_offset) << what;
+  expect_bytes(a.default_section, b.default_section, file, what + " default");
+  expect_bytes(a.debug_section, b.debug_section, file, what + " debug");
+  expect_bytes(a.async_section, b.async_section, file, what + " async");
+}
+
+void expect_same(const animation_file& a, const animation_view& b, view file, const std::string& what) {
+  expect_stream(a.ms, b.ms, file, what);
+  EXPECT_EQ(a.version, b.version) << what;
+  EXPECT_EQ(a.flags, b.flags) << what;
+  EXPECT_EQ(a.name, b.name) << what;
+  EXPECT_EQ(a.length_bits, b.length_bits) << what;
+  EXPECT_EQ(a.additive_mask_bits, b.additive_mask_bits) << what;
+  EXPECT_EQ(a.tool_props, b.tool_props) << what;
+  EXPECT_EQ(a.num_values, b.num_values) << what;
+  EXPECT_EQ(a.data_buffer_size, b.data_buffer_size) << what;
+  ASSERT_EQ(a.types.size(), b.types.size()) << what;
+  for (std::size_t i = 0; i < a.types.size(); ++i) {
+    EXPECT_EQ(a.types[i].type, b.types[i].type) << what;
+    EXPECT_EQ(a.types[i].count, b.types[i].count) << what;
+    EXPECT_EQ(a.types[i].version, b.types[i].version) << what;
+  }
+  ASSERT_EQ(a.values.size(), b.values.size()) << what;
+  for (std::size_t i = 0; i < a.values.size(); ++i) {
+    const auto& x = a.values[i];
+    const auto& y = b.values[i];
+    const std::string w = what + " value " + std::to_string(i);
+    EXPECT_EQ(x.kind, y.kind) << w;
+    EXPECT_EQ(x.offset, y.offset) << w;
+    EXPECT_EQ(x.kf_name, y.kf_name) << w;
+    EXPECT_EQ(x.kf_flags, y.kf_flags) << w;
+    expect_bytes(x.cspk2, y.cspk2, file, w + " cspk2");
+    expect_bytes(x.min_value, y.min_value, file, w + " min");
+    expect_bytes(x.max_value, y.max_value, file, w + " max");
+    ASSERT_EQ(x.samples.size(), y.samples.size()) << w;
+    for (std::size_t k = 0; k < x.samples.size(); ++k) {
+      EXPECT_EQ(x.samples[k].time_bits, y.samples[k].time_bits) << w;
+      EXPECT_EQ(x.samples[k].interpolate, y.samples[k].interpolate) << w;
+      EXPECT_EQ(x.samples[k].tangent_mode, y.samples[k].tangent_mode) << w;
+      expect_bytes(x.samples[k].value, y.samples[k].value, file, w + " sample");
+    }
+  }
+  expect_bytes(a.opaque_bodies, b.opaque_bodies, file, what + " opaque");
+  EXPECT_EQ(a.opaque_first_type, b.opaque_first_type) << what;
+  EXPECT_EQ(a.opaque_offset, b.opaque_offset) << what;
+  EXPECT_EQ(a.value_flags, b.value_flags) << what;
+  EXPECT_EQ(a.no_names, b.no_names) << what;
+  EXPECT_EQ(a.value_names, b.value_names) << what;
+  EXPECT_EQ(values_to_json(a), values_to_json(b)) << what;
+}
+
+// Runs both parses of one buffer: both fail alike or both succeed with equal results.
+void check(const std::vector<std::uint8_t>& file, const std::string& what) {
+  const view f(file);
+  std::optional<animation_file> own;
+  std::optional<animation_view> borrowed;
+  std::optional<rigrip::error> e1, e2;
+  try {
+    own = parse_animation(f);
+  } catch (const core::failure& x) {
+    e1 = x.error();
+  }
+  try {
+    borrowed = parse_animation_view(f);
+  } catch (const core::failure& x) {
+    e2 = x.error();
+  }
+  ASSERT_EQ(e1.has_value(), e2.has_value()) << what;
+  if (e1) {
+    EXPECT_EQ(e1->code, e2->code) << what;
+    EXPECT_EQ(e1->message, e2->message) << what;
+    EXPECT_EQ(e1->offset, e2->offset) << what;
+  } else {
+    expect_same(*own, *borrowed, f, what);
+  }
+  std::optional<metastream> m1;
+  std::optional<metastream_view> m2;
+  e1.reset();
+  e2.reset();
+  try {
+    m1 = parse_metastream(f);
+  } catch (const core::failure& x) {
+    e1 = x.error();
+  }
+  try {
+    m2 = parse_metastream_view(f);
+  } catch (const core::failure& x) {
+    e2 = x.error();
+  }
+  ASSERT_EQ(e1.has_value(), e2.has_value()) << what;
+  if (e1) {
+    EXPECT_EQ(e1->code, e2->code) << what;
+    EXPECT_EQ(e1->message, e2->message) << what;
+    EXPECT_EQ(e1->offset, e2->offset) << what;
+  } else {
+    expect_stream(*m1, *m2, f, what + " metastream");
+  }
+}
+
+}  // namespace
+
+TEST(TelltaleViews, ViewParsesEqualOwningParsesOnSamplesAndMutations) {
+  auto probe = test::sample("telltale/sk54_idle_crawfordDocDead.anm");
+  if (!probe) GTEST_SKIP() << "no Telltale samples";
+  const fs::path dir = fs::path(*probe).parent_path();
+  std::vector<std::vector<std::uint8_t>> files;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".anm") files.push_back(test::read_bytes(e.path().string()));
+  ASSERT_GE(files.size(), 10u);
+  std::mt19937 rng(77);
+  std::size_t parsed = 0;
+  for (std::size_t fi = 0; fi < files.size(); ++fi) {
+    check(files[fi], "file " + std::to_string(fi));
+    for (int it = 0; it < 60; ++it) {  // truncations and flipped bytes anywhere (headers, counts, sizes)
+      auto m = files[fi];
+      if (it % 3 == 0) {
+        m.resize(std::uniform_int_distribution<std::size_t>(0, m.size())(rng));
+      } else {
+        // Most flips early on, where the tables and sizes are.
+        const std::size_t span = it % 3 == 1 ? std::min<std::size_t>(m.size(), 400) : m.size();
+        for (int k = 0; k < 1 + it % 4; ++k)
+          m[std::uniform_int_distribution<std::size_t>(0, span - 1)(rng)] ^= static_cast<std::uint8_t>(1 + rng() % 255);
+      }
+      check(m, "file " + std::to_string(fi) + " mutation " + std::to_string(it));
+      try {
+        (void)parse_animation_view(m);
+        ++parsed;
+      } catch (const core::failure&) {
+      }
+    }
+  }
+  EXPECT_GT(parsed, 50u);  // the mutations also reach the bodies, not only early failures
+}
