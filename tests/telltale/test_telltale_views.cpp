@@ -3,13 +3,17 @@
 // bytes, the same failures (code, message, offset), on the samples and on mutated copies.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "core/failure.hpp"
 #include "formats/telltale/anm.hpp"
+#include "formats/telltale/decode.hpp"
 #include "formats/telltale/metastream.hpp"
 #include "test_support.hpp"
 
@@ -171,4 +175,102 @@ TEST(TelltaleViews, ViewParsesEqualOwningParsesOnSamplesAndMutations) {
     }
   }
   EXPECT_GT(parsed, 50u);  // the mutations also reach the bodies, not only early failures
+}
+
+// ------------------------------------------------------------------ skeleton pairing
+
+namespace {
+
+std::string lower_s(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// pair_skeleton as it was before it read the folder with readdir (fs::directory_iterator,
+// a path per entry): the reference the fast folder scan must equal.
+std::string pair_skeleton_reference(const std::string& anm_path, std::string* note) {
+  fs::path p(anm_path);
+  std::string ls = lower_s(p.stem().string());
+  if (ls.size() < 5 || ls.compare(0, 2, "sk") || !std::isdigit(static_cast<unsigned char>(ls[2])) ||
+      !std::isdigit(static_cast<unsigned char>(ls[3])) || ls[4] != '_') {
+    if (note) *note = "'" + p.filename().string() + "' does not follow the skNN_<character> naming rule; no skeleton paired (use --skeleton)";
+    return {};
+  }
+  std::string prefix = ls.substr(0, 5);
+  std::string rest = ls.substr(5);
+  for (std::size_t i = 0; i + 6 <= rest.size(); ++i)
+    if (rest[i] == '_' && rest[i + 1] == 's' && rest[i + 2] == 'k' && std::isdigit(static_cast<unsigned char>(rest[i + 3])) &&
+        std::isdigit(static_cast<unsigned char>(rest[i + 4])) && rest[i + 5] == '_') {
+      rest.resize(i);
+      break;
+    }
+  std::error_code ec;
+  fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  std::vector<std::pair<std::size_t, std::string>> found;
+  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    if (!it->is_regular_file(ec)) continue;
+    std::string fn = it->path().filename().string();
+    if (!(fn.size() >= 4 && lower_s(fn.substr(fn.size() - 4)) == ".skl")) continue;
+    std::string ks = lower_s(it->path().stem().string());
+    if (ks.size() <= 5 || ks.compare(0, 5, prefix)) continue;
+    std::string ch = ks.substr(5);
+    bool match = rest.compare(0, ch.size(), ch) == 0 || rest.find("_" + ch) != std::string::npos;
+    if (match) found.emplace_back(ch.size(), it->path().string());
+  }
+  if (found.empty()) {
+    if (note)
+      *note = "no " + prefix + "<character>.skl next to '" + p.filename().string() +
+              "' (naming rule); exporting without a skeleton (use --skeleton)";
+    return {};
+  }
+  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+  if (found.size() > 1 && found[0].first == found[1].first && note)
+    *note = "several skeletons match '" + p.filename().string() + "'; using " + found[0].second;
+  return found[0].second;
+}
+
+}  // namespace
+
+TEST(TelltaleViews, PairSkeletonFolderScanEqualsDirectoryIterator) {
+  const fs::path root = fs::path(test::out_path("telltale/pairing_scan"));
+  std::error_code ec;
+  fs::remove_all(root, ec);
+  fs::create_directories(root / "sub");
+  auto touch = [&](const std::string& n) { std::ofstream(root / n) << "x"; };
+  for (const char* n : {"sk62_clementine.skl", "sk62_clementine400.SKL", "SK62_Clem.skl", "sk62_hood.skl", "sk62_.skl",
+                        "sk62_c.skl", "sk61_zombie400.skl", "sk61_zombie.skl", "sk61_zombie400.skl.bak", ".skl",
+                        "sk62_clementine400standa.skl", "sk62_x.sklx", "sk62_clementine400.anm", "sk6_a.skl", "sk62_ac.skl",
+                        "sk62_action.skl", "sk62_clementine400killzombie.skl"})
+    touch(n);
+  fs::create_directories(root / "sk62_clementine40.skl");  // a folder named like a skeleton
+  fs::create_symlink(root / "sk62_hood.skl", root / "sk62_clementine4.skl", ec);   // a link to a file
+  fs::create_symlink(root / "missing.skl", root / "sk62_clementin.skl", ec);      // a broken link
+  fs::create_directory_symlink(root / "sub", root / "sk62_clemen.skl", ec);      // a link to a folder
+  const std::string names[] = {"sk62_clementine400StandA_talkWithHandsGestureB.anm",
+                               "sk62_action_clementine400KillZombieWithKnifeTwoHit05.anm",
+                               "sk61_zombie400_sk62_action_clementine400KillZombie.anm",
+                               "sk62_clementine_hoodDown.anm",
+                               "sk62_.anm",
+                               "sk62_c.anm",
+                               "sk63_nobody.anm",
+                               "notarig.anm",
+                               "SK62_CLEMENTINE400standA.ANM",
+                               "sk62_hood.anm",
+                               "sk62_clementine4x.anm",     // best match: the link to a file
+                               "sk62_clementin_x.anm",      // the broken link would win
+                               "sk62_clemen_x.anm",         // the link to a folder would win
+                               "sk62_clementine40x.anm"};   // the folder would win
+  std::size_t paired = 0;
+  for (const auto& n : names)
+    for (const fs::path& d : {root, root / "sub", root / "none"}) {
+      const std::string path = (d / n).string();
+      std::string note_a, note_b;
+      const std::string a = pair_skeleton(path, &note_a);
+      const std::string b = pair_skeleton_reference(path, &note_b);
+      EXPECT_EQ(a, b) << path;
+      EXPECT_EQ(note_a, note_b) << path;
+      paired += !a.empty();
+    }
+  EXPECT_GE(paired, 5u);
+  fs::remove_all(root, ec);
 }

@@ -11,6 +11,12 @@
 #include <map>
 #include <set>
 #include <span>
+#include <string_view>
+
+#if __has_include(<dirent.h>)
+#include <dirent.h>
+#include <sys/stat.h>
+#endif
 
 #include "core/byte_reader.hpp"
 #include "core/failure.hpp"
@@ -612,19 +618,42 @@ std::string pair_skeleton(const std::string& anm_path, std::string* note) {
       rest.resize(i);
       break;
     }
-  std::error_code ec;
   fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
   std::vector<std::pair<std::size_t, std::string>> found;
-  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    if (!it->is_regular_file(ec)) continue;
-    std::string fn = it->path().filename().string();
-    if (!ends_with_ci(fn, ".skl")) continue;
-    std::string ks = lower(it->path().stem().string());
-    if (ks.size() <= 5 || ks.compare(0, 5, prefix)) continue;
+  // One folder entry: a "<prefix><character>.skl" whose <character> starts `rest` or follows
+  // one of its '_'. `regular` is asked last (it may stat the file).
+  auto consider = [&](std::string_view fn, auto&& regular) {
+    if (!ends_with_ci(fn, ".skl")) return;
+    // The stem: fn without ".skl" (a name that is only ".skl" has no extension; too short anyway).
+    if (fn.size() <= 4 + 5) return;
+    std::string ks = lower(std::string(fn.substr(0, fn.size() - 4)));
+    if (ks.compare(0, 5, prefix)) return;
+    if (!regular()) return;
     std::string ch = ks.substr(5);
     bool match = rest.compare(0, ch.size(), ch) == 0 || rest.find("_" + ch) != std::string::npos;
-    if (match) found.emplace_back(ch.size(), it->path().string());
+    if (match) found.emplace_back(ch.size(), (dir / std::string(fn)).string());
+  };
+#if __has_include(<dirent.h>)
+  // readdir rather than fs::directory_iterator, which builds and splits a path per entry (most
+  // of this function's cost, once per decoded file). d_type says whether an entry is a regular
+  // file; a link or an unknown type is stat'ed, as directory_entry::is_regular_file does.
+  if (DIR* dh = ::opendir(dir.c_str())) {
+    while (const dirent* e = ::readdir(dh)) {
+      const unsigned char type = e->d_type;
+      consider(std::string_view(e->d_name), [&] {
+        if (type == DT_REG) return true;
+        if (type != DT_LNK && type != DT_UNKNOWN) return false;
+        struct stat st {};
+        return ::stat((dir / e->d_name).c_str(), &st) == 0 && S_ISREG(st.st_mode);
+      });
+    }
+    ::closedir(dh);
   }
+#else
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+    consider(it->path().filename().string(), [&] { return it->is_regular_file(ec); });
+#endif
   if (found.empty()) {
     if (note)
       *note = "no " + prefix + "<character>.skl next to '" + p.filename().string() +
