@@ -245,29 +245,38 @@ void list_non_bone_tracks(const animation_view& a, const read_context& ctx, scen
   for (std::size_t i = 0; i < a.values.size(); ++i) {
     const auto& v = a.values[i];
     if (v.kind == value_kind::cspk2 || v.kind == value_kind::kf_transform) continue;
+    // Objects filled by emplace and arrays moved in: json's initializer lists copy every
+    // element (the whole key array, per track).
     json keys = json::array();
+    keys.get_ref<json::array_t&>().reserve(v.samples.size());
     for (const auto& smp : v.samples) {
-      json k{{"time", smp.time()}};
+      json::object_t k;
+      k.emplace("time", smp.time());
       core::byte_reader r(smp.value);
       if (v.kind == value_kind::kf_phoneme && smp.value.size() >= 28) {
         r.skip(4);
-        k["phoneme"] = symbol_label(r.u64());
-        k["fade_in"] = r.f32();
-        k["hold"] = r.f32();
-        k["fade_out"] = r.f32();
-        k["contribution"] = r.f32();
+        k.emplace("phoneme", symbol_label(r.u64()));
+        k.emplace("fade_in", r.f32());
+        k.emplace("hold", r.f32());
+        k.emplace("fade_out", r.f32());
+        k.emplace("contribution", r.f32());
       } else if (v.kind == value_kind::kf_float) {
-        k["value"] = r.f32();
+        k.emplace("value", r.f32());
       } else if (v.kind == value_kind::kf_bool) {
-        k["value"] = smp.value[0] == '1';
+        k.emplace("value", smp.value[0] == '1');
       }
-      keys.push_back(std::move(k));
+      keys.push_back(json(std::move(k)));
     }
-    phon.push_back(json{{"name", value_label(v.kf_name)}, {"type", kind_name(v.kind)}, {"keys", keys}});
+    json::object_t t;
+    t.emplace("name", value_label(v.kf_name));
+    t.emplace("type", kind_name(v.kind));
+    t.emplace("keys", std::move(keys));
+    phon.push_back(json(std::move(t)));
   }
   if (!phon.empty()) {
-    s.metadata["non_bone_tracks"] = phon;
-    ctx.warn(code::w_unsupported_part, std::to_string(phon.size()) +
+    const std::size_t n = phon.size();
+    s.metadata["non_bone_tracks"] = std::move(phon);
+    ctx.warn(code::w_unsupported_part, std::to_string(n) +
                                            " non-bone track(s) (lip-sync PhonemeKey / float / bool) are listed in metadata.non_bone_tracks; glTF has no place for them");
   }
 }
@@ -347,15 +356,19 @@ anm_rig rig_from_symbols(const pose_keys& pose, const std::string& name, const r
   const auto& d = pose.d;
   anm_rig rig{{}, std::vector<int>(d.bones.size(), -1), std::vector<float>(d.bones.size(), 1.0f)};
   rig.sk.name = name;
+  rig.sk.bones.reserve(d.bones.size() + 1);  // + the mover root add_mover_root may insert
   for (std::size_t i = 0; i < d.bones.size(); ++i) {
-    bone b;
-    b.name = symbol_label(d.bones[i]);
+    bone& b = rig.sk.bones.emplace_back();
+    // The hex digits made once: they are the symbol, and the name of an unknown bone.
+    std::string hex = hex16(d.bones[i]);
+    if (auto known = symbol_name(d.bones[i])) b.name = std::move(*known);
+    else b.name = hex;
     // The one-key object built directly: json's initializer-list constructor copies
     // and inspects every element, a large share of this per-bone loop.
-    b.extras = json::object();
-    b.extras.emplace("symbol", hex16(d.bones[i]));
+    json::object_t extras;
+    extras.emplace("symbol", std::move(hex));
+    b.extras = std::move(extras);
     rig.bone_of[i] = static_cast<int>(i);
-    rig.sk.bones.push_back(std::move(b));
   }
   if (pose.value)
     ctx.warn(code::w_pairing, "no skeleton: " + std::to_string(d.bones.size()) +
@@ -507,7 +520,9 @@ void add_pose_tracks(const animation_view& a, pose_keys& pose, float length, boo
   std::vector<key3> root_rot, root_pos;
   const bool root_replaced = pose.broken && repair_broken_time_range(a, pose, length, root_rot, root_pos, an, ctx);
   std::size_t first = an.tracks.size();
+  an.tracks.reserve(first + 2 * nb + 2);  // at most a rotation and a translation per bone, + the mover's
   std::vector<int> bone_index;  // skeleton bone of each track added here
+  bone_index.reserve(2 * nb);
   for (std::size_t i = 0; i < nb; ++i) {
     if (rig.bone_of[i] < 0) continue;
     const std::string& bn = rig.sk.bones[static_cast<std::size_t>(rig.bone_of[i])].name;

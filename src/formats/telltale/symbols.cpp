@@ -105,8 +105,12 @@ const db_entry* find_entry(std::uint64_t sym) {
   return it != db.end() && it->sym == sym ? &*it : nullptr;
 }
 
-std::string name_of(const db_entry& e) {
-  return std::string(prefixes[e.prefix]) + body_words[e.word] + sides[e.side];
+std::string name_of(const db_entry& e) {  // one allocation, not one per part
+  const std::string_view p = prefixes[e.prefix], w = body_words[e.word], s = sides[e.side];
+  std::string out;
+  out.reserve(p.size() + w.size() + s.size());
+  out.append(p).append(w).append(s);
+  return out;
 }
 
 }  // namespace
@@ -115,9 +119,9 @@ std::uint64_t crc64(std::string_view s) { return crc(s, true); }
 std::uint64_t crc64_raw(std::string_view s) { return crc(s, false); }
 
 std::string hex16(std::uint64_t v) {  // "%016llx" without snprintf (once per bone and file)
-  std::string out(16, '0');
-  for (int i = 15; i >= 0; --i, v >>= 4) out[static_cast<std::size_t>(i)] = "0123456789abcdef"[v & 15];
-  return out;
+  char buf[16];  // digits first, then one string made from them (no fill of a string first)
+  for (int i = 15; i >= 0; --i, v >>= 4) buf[i] = "0123456789abcdef"[v & 15];
+  return std::string(buf, 16);
 }
 
 std::optional<std::uint64_t> parse_hex16(std::string_view s) {
