@@ -304,22 +304,26 @@ nlohmann::json values_json(const basic_animation_file<Bytes>& a) {
   for (std::size_t ti = 0; ti < a.types.size(); ++ti) {
     bool opaque = ti >= a.opaque_first_type;
     for (std::uint16_t i = 0; i < a.types[ti].count; ++i, ++vi) {
-      nlohmann::json v{{"type", hex16(a.types[ti].type)}, {"index", vi}};
+      // Filled by emplace: json's initializer lists copy every element (also the scene
+      // reader's `info` metadata, once per value and file).
+      nlohmann::json::object_t v;
+      v.emplace("type", hex16(a.types[ti].type));
+      v.emplace("index", vi);
       if (!opaque) {
         const auto& val = a.values[vi];
-        v["type_name"] = kind_name(val.kind);
-        if (val.kind == value_kind::cspk2) v["bytes"] = val.cspk2.size();
-        else v["keys"] = val.samples.size();
+        v.emplace("type_name", kind_name(val.kind));
+        if (val.kind == value_kind::cspk2) v.emplace("bytes", val.cspk2.size());
+        else v.emplace("keys", val.samples.size());
       } else {
-        v["opaque"] = true;
+        v.emplace("opaque", true);
       }
       if (vi < a.value_flags.size()) {
-        v["flags"] = a.value_flags[vi];
-        v["kind"] = a.value_flags[vi] >> 24;
-        v["additive"] = (a.value_flags[vi] & flag_additive) != 0;
+        v.emplace("flags", a.value_flags[vi]);
+        v.emplace("kind", a.value_flags[vi] >> 24);
+        v.emplace("additive", (a.value_flags[vi] & flag_additive) != 0);
       }
-      if (vi < a.value_names.size()) v["name"] = value_label(a.value_names[vi]);
-      vals.push_back(std::move(v));
+      if (vi < a.value_names.size()) v.emplace("name", value_label(a.value_names[vi]));
+      vals.push_back(nlohmann::json(std::move(v)));
     }
   }
   return vals;
