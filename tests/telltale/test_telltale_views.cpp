@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include "formats/telltale/anm.hpp"
 #include "formats/telltale/decode.hpp"
 #include "formats/telltale/metastream.hpp"
+#include "formats/telltale/symbols.hpp"
 #include "test_support.hpp"
 
 using namespace rigrip;
@@ -273,4 +275,36 @@ TEST(TelltaleViews, PairSkeletonFolderScanEqualsDirectoryIterator) {
     }
   EXPECT_GE(paired, 5u);
   fs::remove_all(root, ec);
+}
+
+// ------------------------------------------------------------------ symbol lookup
+
+TEST(TelltaleViews, SymbolIndexEqualsBinarySearchAndHexDigits) {
+  const auto syms = detail::symbol_database_symbols();
+  ASSERT_GT(syms.size(), 1000u);
+  std::mt19937_64 rng(5);
+  std::vector<std::uint64_t> probe = syms;
+  for (auto s : syms) {  // near misses: neighbours in value and in the low (slot) bits
+    probe.push_back(s + 1);
+    probe.push_back(s ^ (1ull << 40));
+    probe.push_back(s ^ 1ull);
+  }
+  for (int i = 0; i < 20000; ++i) probe.push_back(rng());
+  probe.push_back(0);
+  probe.push_back(~0ull);
+  std::size_t known = 0;
+  for (auto s : probe) {
+    const auto a = symbol_name(s);
+    const auto b = detail::symbol_name_by_search(s);
+    ASSERT_EQ(a.has_value(), b.has_value()) << std::hex << s;
+    if (a) {
+      EXPECT_EQ(*a, *b);
+      ++known;
+    }
+    char want[17];
+    std::snprintf(want, sizeof want, "%016llx", static_cast<unsigned long long>(s));
+    EXPECT_EQ(hex16(s), std::string(want));
+    EXPECT_EQ(symbol_label(s), a ? *a : std::string(want));
+  }
+  EXPECT_GE(known, syms.size());
 }
