@@ -29,8 +29,6 @@ const char* kind_name(value_kind k) {
 
 std::uint64_t type_symbol(value_kind k) { return crc64(kind_name(k)); }
 
-float kf_sample::time() const { return std::bit_cast<float>(time_bits); }
-float animation_file::length() const { return std::bit_cast<float>(length_bits); }
 
 namespace {
 
@@ -47,8 +45,11 @@ bool kind_of(std::uint64_t type, value_kind& out) {
   return false;
 }
 
+void set_bytes(std::vector<std::uint8_t>& to, std::span<const std::uint8_t> b) { to.assign(b.begin(), b.end()); }
+void set_bytes(std::span<const std::uint8_t>& to, std::span<const std::uint8_t> b) { to = b; }
+
 // Reads one serialised T of a KeyframedValue<T>; blocked types carry their size.
-std::vector<std::uint8_t> read_t(byte_reader& r, value_kind k) {
+std::span<const std::uint8_t> read_t(byte_reader& r, value_kind k) {
   std::size_t n = 0;
   switch (k) {
     case value_kind::kf_float: n = 4; break;
@@ -73,12 +74,12 @@ std::vector<std::uint8_t> read_t(byte_reader& r, value_kind k) {
       n = b;
     }
   }
-  auto s = r.bytes(n);
-  return {s.begin(), s.end()};
+  return r.bytes(n);
 }
 
-anm_value read_value(byte_reader& r, value_kind k) {
-  anm_value v;
+template <class Bytes>
+basic_anm_value<Bytes> read_value(byte_reader& r, value_kind k) {
+  basic_anm_value<Bytes> v;
   v.kind = k;
   if (k == value_kind::cspk2) {
     std::uint64_t at = r.abs();
@@ -87,8 +88,7 @@ anm_value read_value(byte_reader& r, value_kind k) {
       fail(code::bad_count, "CompressedSkeletonPoseKeys2 buffer size " + std::to_string(size) + " exceeds the " +
                                 std::to_string(r.remaining()) + " bytes available", at);
     v.offset = r.abs();
-    auto b = r.bytes(size);
-    v.cspk2.assign(b.begin(), b.end());
+    set_bytes(v.cspk2, r.bytes(size));
     return v;
   }
   v.offset = r.abs();
@@ -96,8 +96,8 @@ anm_value read_value(byte_reader& r, value_kind k) {
   expect_block(r, 16, "AnimationValueInterfaceBase");
   v.kf_name = r.u64();
   v.kf_flags = r.u32();
-  v.min_value = read_t(r, k);
-  v.max_value = read_t(r, k);
+  set_bytes(v.min_value, read_t(r, k));
+  set_bytes(v.max_value, read_t(r, k));
   std::uint64_t block_at = r.abs();
   std::size_t block_start = r.tell();
   std::uint32_t block = r.u32();
@@ -108,13 +108,13 @@ anm_value read_value(byte_reader& r, value_kind k) {
   r.checked_count(count, 10, "keyframe samples");
   v.samples.reserve(count);
   for (std::uint32_t i = 0; i < count; ++i) {
-    kf_sample s;
+    basic_kf_sample<Bytes> s;
     s.time_bits = r.u32();
     s.interpolate = r.u8();
     if (s.interpolate != '0' && s.interpolate != '1')
       fail(code::bad_value, "mbInterpolateToNextKey must be '0' or '1', found " + byte_reader::hex(s.interpolate), r.abs() - 1);
     s.tangent_mode = r.i32();
-    s.value = read_t(r, k);
+    set_bytes(s.value, read_t(r, k));
     v.samples.push_back(std::move(s));
   }
   if (r.tell() - block_start != block)
@@ -149,10 +149,25 @@ void write_value(byte_writer& w, const anm_value& v) {
 
 }  // namespace
 
-animation_file parse_animation(std::span<const std::uint8_t> file) {
-  animation_file a;
-  a.ms = parse_metastream_of(file, sym_animation, "Animation", sym_skeleton, "this is a Skeleton: use --format telltale-skl",
+namespace {
+
+template <class Bytes>
+basic_metastream<Bytes> animation_stream(std::span<const std::uint8_t> file);
+template <>
+metastream animation_stream(std::span<const std::uint8_t> file) {
+  return parse_metastream_of(file, sym_animation, "Animation", sym_skeleton, "this is a Skeleton: use --format telltale-skl",
                              "not an animation");
+}
+template <>
+metastream_view animation_stream(std::span<const std::uint8_t> file) {
+  return parse_metastream_of_view(file, sym_animation, "Animation", sym_skeleton, "this is a Skeleton: use --format telltale-skl",
+                                  "not an animation");
+}
+
+template <class Bytes>
+basic_animation_file<Bytes> parse_as(std::span<const std::uint8_t> file) {
+  basic_animation_file<Bytes> a;
+  a.ms = animation_stream<Bytes>(file);
   byte_reader r(a.ms.default_section, core::endian::little, a.ms.default_offset);
   std::uint64_t ver_at = r.abs();
   a.version = r.i32();
@@ -216,11 +231,10 @@ animation_file parse_animation(std::span<const std::uint8_t> file) {
     if (!kind_of(a.types[ti].type, k)) {
       a.opaque_first_type = ti;
       a.opaque_offset = body.abs();
-      auto rest = body.bytes(body.remaining());
-      a.opaque_bodies.assign(rest.begin(), rest.end());
+      set_bytes(a.opaque_bodies, body.bytes(body.remaining()));
       break;
     }
-    for (std::uint16_t i = 0; i < a.types[ti].count; ++i) a.values.push_back(read_value(body, k));
+    for (std::uint16_t i = 0; i < a.types[ti].count; ++i) a.values.push_back(read_value<Bytes>(body, k));
   }
   if (a.opaque_bodies.empty()) a.opaque_first_type = a.types.size();
   if (!body.eof())
@@ -233,6 +247,11 @@ animation_file parse_animation(std::span<const std::uint8_t> file) {
     for (std::uint64_t i = 0; i < nv; ++i) a.value_names.push_back(r.u64());
   return a;
 }
+
+}  // namespace
+
+animation_file parse_animation(std::span<const std::uint8_t> file) { return parse_as<std::vector<std::uint8_t>>(file); }
+animation_view parse_animation_view(std::span<const std::uint8_t> file) { return parse_as<std::span<const std::uint8_t>>(file); }
 
 std::vector<std::uint8_t> write_animation(const animation_file& a) {
   byte_writer w;
@@ -277,32 +296,43 @@ std::vector<class_entry> animation_class_table() {
 
 // ------------------------------------------------------------------ dump --raw
 
-nlohmann::json values_to_json(const animation_file& a) {
+namespace {
+template <class Bytes>
+nlohmann::json values_json(const basic_animation_file<Bytes>& a) {
   nlohmann::json vals = nlohmann::json::array();
   std::size_t vi = 0;
   for (std::size_t ti = 0; ti < a.types.size(); ++ti) {
     bool opaque = ti >= a.opaque_first_type;
     for (std::uint16_t i = 0; i < a.types[ti].count; ++i, ++vi) {
-      nlohmann::json v{{"type", hex16(a.types[ti].type)}, {"index", vi}};
+      // Filled by emplace: json's initializer lists copy every element (also the scene
+      // reader's `info` metadata, once per value and file).
+      nlohmann::json::object_t v;
+      v.emplace("type", hex16(a.types[ti].type));
+      v.emplace("index", vi);
       if (!opaque) {
         const auto& val = a.values[vi];
-        v["type_name"] = kind_name(val.kind);
-        if (val.kind == value_kind::cspk2) v["bytes"] = val.cspk2.size();
-        else v["keys"] = val.samples.size();
+        v.emplace("type_name", kind_name(val.kind));
+        if (val.kind == value_kind::cspk2) v.emplace("bytes", val.cspk2.size());
+        else v.emplace("keys", val.samples.size());
       } else {
-        v["opaque"] = true;
+        v.emplace("opaque", true);
       }
       if (vi < a.value_flags.size()) {
-        v["flags"] = a.value_flags[vi];
-        v["kind"] = a.value_flags[vi] >> 24;
-        v["additive"] = (a.value_flags[vi] & flag_additive) != 0;
+        v.emplace("flags", a.value_flags[vi]);
+        v.emplace("kind", a.value_flags[vi] >> 24);
+        v.emplace("additive", (a.value_flags[vi] & flag_additive) != 0);
       }
-      if (vi < a.value_names.size()) v["name"] = value_label(a.value_names[vi]);
-      vals.push_back(std::move(v));
+      if (vi < a.value_names.size()) v.emplace("name", value_label(a.value_names[vi]));
+      vals.push_back(nlohmann::json(std::move(v)));
     }
   }
   return vals;
 }
+
+}  // namespace
+
+nlohmann::json values_to_json(const animation_file& a) { return values_json(a); }
+nlohmann::json values_to_json(const animation_view& a) { return values_json(a); }
 
 nlohmann::json anm_to_json(const animation_file& a) {
   using nlohmann::json;

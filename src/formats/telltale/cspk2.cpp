@@ -5,7 +5,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
+
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 
 #include "core/byte_reader.hpp"
 
@@ -24,9 +29,20 @@ constexpr std::uint32_t max20 = (1u << 20) - 1, max22 = (1u << 22) - 1;
 
 enum kind_index { k_dv = 0, k_v = 1, k_dq = 2, k_q = 3 };
 
+// The IEEE square root (sqrtss) without the errno branch std::sqrt carries under
+// -fmath-errno: the same result bits for every input (a negative one gives the default NaN,
+// as sqrtf does).
+[[gnu::always_inline]] inline float sqrt_ieee(float x) {
+#if defined(__SSE__)
+  return _mm_cvtss_f32(_mm_sqrt_ss(_mm_set_ss(x)));
+#else
+  return std::sqrt(x);
+#endif
+}
+
 float w_from_xyz(float x, float y, float z) {
   float w = 1.0f - x * x - y * y - z * z;
-  return w > 0.0f ? std::sqrt(w) : 0.0f;
+  return w > 0.0f ? sqrt_ieee(w) : 0.0f;
 }
 
 // Inlined: a call per delta rotation key was a measurable part of the decode.
@@ -292,9 +308,10 @@ template <bool Clamp>
 // sign made to agree with the kept key before it.
 [[gnu::always_inline]] inline void put_rotation(const finish_cursor& tc, std::uint32_t pos, const q4& q) {
   float* o = tc.v + 4 * std::size_t{pos};
-  const float n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  const float n = sqrt_ieee(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
   float x = 0.0f, y = 0.0f, z = 0.0f, w = 1.0f;
-  if (n > 1e-12f && std::isfinite(n)) x = q[0] / n, y = q[1] / n, z = q[2] / n, w = q[3] / n;
+  // n > 1e-12 && isfinite(n): above 1e-12 (so not NaN) and finite is at most FLT_MAX.
+  if (n > 1e-12f && n <= std::numeric_limits<float>::max()) x = q[0] / n, y = q[1] / n, z = q[2] / n, w = q[3] / n;
   if (pos > 0) {
     const float* p = o - 4;
     const float d = p[0] * x + p[1] * y + p[2] * z + p[3] * w;
@@ -305,7 +322,10 @@ template <bool Clamp>
 
 // decode_cspk2_finished's loop over the commands; returns the sample bytes used.
 template <bool Clamp>
-std::size_t finish_keys(const cspk2_layout& l, const cspk2_header& h, finish_cursor* cur, float hi, unsigned& unordered) {
+std::size_t finish_keys(const cspk2_layout& l, const cspk2_header& h, finish_cursor* cur, float hi, unsigned& unordered_out) {
+  // A local, not the reference: stores to the cursors' u32 fields could alias that, which
+  // kept it in memory, read and written per key.
+  unsigned unordered = 0;
   const std::uint32_t bones = l.bones;
   // Dequantisation steps once per file: the same float quotients deq_delta / deq_abs_v form.
   const float sdv[3] = {h.range_delta_v[0] / 1023.0f, h.range_delta_v[1] / 2047.0f, h.range_delta_v[2] / 2047.0f};
@@ -388,6 +408,7 @@ std::size_t finish_keys(const cspk2_layout& l, const cspk2_header& h, finish_cur
       }
     }
   }
+  unordered_out |= unordered;
   return spos;
 }
 
@@ -402,13 +423,25 @@ cspk2_finished decode_cspk2_finished(std::span<const std::uint8_t> buf, std::uin
   d.command_at = l.cmd_at;
   const std::uint32_t bones = l.bones;
   const std::size_t nt = 2 * std::size_t{bones};
-  // Keys per (bone, rotation) over every 12-bit bone index, so the count needs no check per
-  // key: keys past a bad index only over-count before the decode loop fails there. The header
-  // may declare more bones than a command can name (a u16 count): those tracks count 0.
-  std::vector<std::uint32_t> count(std::max<std::size_t>(2 * 4096, nt), 0);
-  for (std::size_t ci = 0; ci < l.commands; ++ci) {
-    const std::uint32_t c = le32(l.cmd_words + 4 * ci);
-    ++count[((c >> 15) & 0x1FFE) | ((c >> 30) & 1)];
+  // Keys per track (2 * bone + rotation), sized by the declared bones: a command naming a
+  // bone past them is skipped here (the decode loop fails there). A table over every 12-bit
+  // bone index would need no check per key, but its 32 KB zero-fill per buffer costs more
+  // than the check.
+  std::vector<std::uint32_t> count(nt, 0);
+  {
+    auto add = [&count, bones](std::uint32_t c) {
+      const std::uint32_t bone = (c >> 16) & 0xFFF;
+      if (bone < bones) ++count[2 * std::size_t{bone} + ((c >> 30) & 1)];
+    };
+    const std::uint8_t* w = l.cmd_words;
+    std::size_t ci = 0;
+    for (; ci + 4 <= l.commands; ci += 4, w += 16) {  // four per step: less loop overhead per key
+      add(le32(w));
+      add(le32(w + 4));
+      add(le32(w + 8));
+      add(le32(w + 12));
+    }
+    for (; ci < l.commands; ++ci, w += 4) add(le32(w));
   }
   d.tracks.resize(nt);
   std::vector<finish_cursor> cur(nt);

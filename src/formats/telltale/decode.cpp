@@ -11,6 +11,12 @@
 #include <map>
 #include <set>
 #include <span>
+#include <string_view>
+
+#if __has_include(<dirent.h>)
+#include <dirent.h>
+#include <sys/stat.h>
+#endif
 
 #include "core/byte_reader.hpp"
 #include "core/failure.hpp"
@@ -177,14 +183,14 @@ skeleton skeleton_from_file(const skeleton_file& f, const std::string& name, con
 
 namespace {
 
-const anm_value* find_kf(const animation_file& a, std::uint64_t name, value_kind k) {
+const anm_value_view* find_kf(const animation_view& a, std::uint64_t name, value_kind k) {
   for (std::size_t i = 0; i < a.values.size(); ++i)
     if (a.values[i].kind == k && (a.values[i].kf_name == name || (i < a.value_names.size() && a.value_names[i] == name)))
       return &a.values[i];
   return nullptr;
 }
 
-std::vector<key3> kf_transform_keys(const anm_value& v, bool rotation) {
+std::vector<key3> kf_transform_keys(const anm_value_view& v, bool rotation) {
   std::vector<key3> out;
   for (const auto& s : v.samples) {
     auto t = decode_transform(s.value);
@@ -206,7 +212,7 @@ struct anm_info {
   bool additive = false;
 };
 
-anm_info describe_animation(const animation_file& a, const read_context& ctx, scene& s) {
+anm_info describe_animation(const animation_view& a, const read_context& ctx, scene& s) {
   anm_info info;
   std::string fname = file_name(ctx.path);
   bool name_match = crc64(fname) == a.name;
@@ -234,41 +240,50 @@ anm_info describe_animation(const animation_file& a, const read_context& ctx, sc
 }
 
 // Lip-sync and property tracks have no glTF equivalent; list them.
-void list_non_bone_tracks(const animation_file& a, const read_context& ctx, scene& s) {
+void list_non_bone_tracks(const animation_view& a, const read_context& ctx, scene& s) {
   json phon = json::array();
   for (std::size_t i = 0; i < a.values.size(); ++i) {
     const auto& v = a.values[i];
     if (v.kind == value_kind::cspk2 || v.kind == value_kind::kf_transform) continue;
+    // Objects filled by emplace and arrays moved in: json's initializer lists copy every
+    // element (the whole key array, per track).
     json keys = json::array();
+    keys.get_ref<json::array_t&>().reserve(v.samples.size());
     for (const auto& smp : v.samples) {
-      json k{{"time", smp.time()}};
+      json::object_t k;
+      k.emplace("time", smp.time());
       core::byte_reader r(smp.value);
       if (v.kind == value_kind::kf_phoneme && smp.value.size() >= 28) {
         r.skip(4);
-        k["phoneme"] = symbol_label(r.u64());
-        k["fade_in"] = r.f32();
-        k["hold"] = r.f32();
-        k["fade_out"] = r.f32();
-        k["contribution"] = r.f32();
+        k.emplace("phoneme", symbol_label(r.u64()));
+        k.emplace("fade_in", r.f32());
+        k.emplace("hold", r.f32());
+        k.emplace("fade_out", r.f32());
+        k.emplace("contribution", r.f32());
       } else if (v.kind == value_kind::kf_float) {
-        k["value"] = r.f32();
+        k.emplace("value", r.f32());
       } else if (v.kind == value_kind::kf_bool) {
-        k["value"] = smp.value[0] == '1';
+        k.emplace("value", smp.value[0] == '1');
       }
-      keys.push_back(std::move(k));
+      keys.push_back(json(std::move(k)));
     }
-    phon.push_back(json{{"name", value_label(v.kf_name)}, {"type", kind_name(v.kind)}, {"keys", keys}});
+    json::object_t t;
+    t.emplace("name", value_label(v.kf_name));
+    t.emplace("type", kind_name(v.kind));
+    t.emplace("keys", std::move(keys));
+    phon.push_back(json(std::move(t)));
   }
   if (!phon.empty()) {
-    s.metadata["non_bone_tracks"] = phon;
-    ctx.warn(code::w_unsupported_part, std::to_string(phon.size()) +
+    const std::size_t n = phon.size();
+    s.metadata["non_bone_tracks"] = std::move(phon);
+    ctx.warn(code::w_unsupported_part, std::to_string(n) +
                                            " non-bone track(s) (lip-sync PhonemeKey / float / bool) are listed in metadata.non_bone_tracks; glTF has no place for them");
   }
 }
 
 // The CSPK2 pose value decoded, with its time base checked.
 struct pose_keys {
-  const anm_value* value = nullptr;  // null: the file has no CSPK2 value
+  const anm_value_view* value = nullptr;  // null: the file has no CSPK2 value
   cspk2_tracks d;
   std::uint64_t offset = 0;
   bool broken = false;  // rangeTime is neither mLength, 0 nor 65535/fps
@@ -276,7 +291,7 @@ struct pose_keys {
   bool finished = false;  // d's tracks already finished (decode_cspk2_finished): only scaling left
 };
 
-pose_keys decode_pose(const anm_value* pose, float length, const read_context& ctx) {
+pose_keys decode_pose(const anm_value_view* pose, float length, const read_context& ctx) {
   pose_keys p;
   p.value = pose;
   if (!pose) return p;
@@ -341,15 +356,19 @@ anm_rig rig_from_symbols(const pose_keys& pose, const std::string& name, const r
   const auto& d = pose.d;
   anm_rig rig{{}, std::vector<int>(d.bones.size(), -1), std::vector<float>(d.bones.size(), 1.0f)};
   rig.sk.name = name;
+  rig.sk.bones.reserve(d.bones.size() + 1);  // + the mover root add_mover_root may insert
   for (std::size_t i = 0; i < d.bones.size(); ++i) {
-    bone b;
-    b.name = symbol_label(d.bones[i]);
+    bone& b = rig.sk.bones.emplace_back();
+    // The hex digits made once: they are the symbol, and the name of an unknown bone.
+    std::string hex = hex16(d.bones[i]);
+    if (auto known = symbol_name(d.bones[i])) b.name = std::move(*known);
+    else b.name = hex;
     // The one-key object built directly: json's initializer-list constructor copies
     // and inspects every element, a large share of this per-bone loop.
-    b.extras = json::object();
-    b.extras.emplace("symbol", hex16(d.bones[i]));
+    json::object_t extras;
+    extras.emplace("symbol", std::move(hex));
+    b.extras = std::move(extras);
     rig.bone_of[i] = static_cast<int>(i);
-    rig.sk.bones.push_back(std::move(b));
   }
   if (pose.value)
     ctx.warn(code::w_pairing, "no skeleton: " + std::to_string(d.bones.size()) +
@@ -384,7 +403,7 @@ animation make_animation(const anm_info& info, const pose_keys& pose, const skel
 
 // Broken time range: bone 0 takes the "root" keyframed track when the file has one.
 // Returns whether bone 0's keys were replaced (then in root_rot / root_pos).
-bool repair_broken_time_range(const animation_file& a, const pose_keys& pose, float length, std::vector<key3>& root_rot,
+bool repair_broken_time_range(const animation_view& a, const pose_keys& pose, float length, std::vector<key3>& root_rot,
                               std::vector<key3>& root_pos, animation& an, const read_context& ctx) {
   const auto& d = pose.d;
   std::vector<bool> seen(65536);  // distinct 16-bit times, without a node per time
@@ -400,7 +419,7 @@ bool repair_broken_time_range(const animation_file& a, const pose_keys& pose, fl
   std::string msg = "CSPK2 rangeTime " + std::to_string(d.header.range_time) + " is neither mLength (" + std::to_string(length) +
                     ") nor 65535/fps; its " + std::to_string(d.commands) + " keys fall on " + std::to_string(n_distinct) +
                     " time points. Times clamped to [0, mLength], equal times keep the last value";
-  const anm_value* root = find_kf(a, sym_root, value_kind::kf_transform);
+  const anm_value_view* root = find_kf(a, sym_root, value_kind::kf_transform);
   const bool replaced = root && !d.bones.empty() && !root->samples.empty();
   if (replaced) {
     root_rot = kf_transform_keys(*root, true);
@@ -494,14 +513,16 @@ track finished_track(const std::string& bone, path p, cspk2_track_keys& k, float
 namespace {
 
 // One rotation and one translation track per CSPK2 bone found in the skeleton.
-void add_pose_tracks(const animation_file& a, pose_keys& pose, float length, bool has_skl, anm_rig& rig, animation& an,
+void add_pose_tracks(const animation_view& a, pose_keys& pose, float length, bool has_skl, anm_rig& rig, animation& an,
                      key_stats& st, const read_context& ctx) {
   auto& d = pose.d;
   const std::size_t nb = d.bones.size();
   std::vector<key3> root_rot, root_pos;
   const bool root_replaced = pose.broken && repair_broken_time_range(a, pose, length, root_rot, root_pos, an, ctx);
   std::size_t first = an.tracks.size();
+  an.tracks.reserve(first + 2 * nb + 2);  // at most a rotation and a translation per bone, + the mover's
   std::vector<int> bone_index;  // skeleton bone of each track added here
+  bone_index.reserve(2 * nb);
   for (std::size_t i = 0; i < nb; ++i) {
     if (rig.bone_of[i] < 0) continue;
     const std::string& bn = rig.sk.bones[static_cast<std::size_t>(rig.bone_of[i])].name;
@@ -539,7 +560,7 @@ void add_pose_tracks(const animation_file& a, pose_keys& pose, float length, boo
   }
 }
 
-void add_mover_tracks(const anm_value& mover, float length, const skeleton& sk, animation& an, key_stats& st) {
+void add_mover_tracks(const anm_value_view& mover, float length, const skeleton& sk, animation& an, key_stats& st) {
   auto r = kf_transform_keys(mover, true), t = kf_transform_keys(mover, false);
   clean_keys(r, length, st.dupes, st.clamped);
   clean_keys(t, length, st.dupes, st.clamped);
@@ -550,19 +571,19 @@ void add_mover_tracks(const anm_value& mover, float length, const skeleton& sk, 
 }  // namespace
 
 scene anm_scene(const read_context& ctx) {
-  animation_file a = parse_animation(ctx.data);
+  animation_view a = parse_animation_view(ctx.data);
   scene s;
   s.format = "telltale-anm";
   anm_info info = describe_animation(a, ctx, s);
   list_non_bone_tracks(a, ctx, s);
 
-  const anm_value* pose_value = nullptr;
+  const anm_value_view* pose_value = nullptr;
   for (const auto& v : a.values)
     if (v.kind == value_kind::cspk2) {
       pose_value = &v;
       break;
     }
-  const anm_value* mover = find_kf(a, sym_absolute_node, value_kind::kf_transform);
+  const anm_value_view* mover = find_kf(a, sym_absolute_node, value_kind::kf_transform);
   if (!pose_value && !mover) return s;  // nothing skeletal (lip-sync only)
   pose_keys pose = decode_pose(pose_value, info.length, ctx);
 
@@ -612,19 +633,42 @@ std::string pair_skeleton(const std::string& anm_path, std::string* note) {
       rest.resize(i);
       break;
     }
-  std::error_code ec;
   fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
   std::vector<std::pair<std::size_t, std::string>> found;
-  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    if (!it->is_regular_file(ec)) continue;
-    std::string fn = it->path().filename().string();
-    if (!ends_with_ci(fn, ".skl")) continue;
-    std::string ks = lower(it->path().stem().string());
-    if (ks.size() <= 5 || ks.compare(0, 5, prefix)) continue;
+  // One folder entry: a "<prefix><character>.skl" whose <character> starts `rest` or follows
+  // one of its '_'. `regular` is asked last (it may stat the file).
+  auto consider = [&](std::string_view fn, auto&& regular) {
+    if (!ends_with_ci(fn, ".skl")) return;
+    // The stem: fn without ".skl" (a name that is only ".skl" has no extension; too short anyway).
+    if (fn.size() <= 4 + 5) return;
+    std::string ks = lower(std::string(fn.substr(0, fn.size() - 4)));
+    if (ks.compare(0, 5, prefix)) return;
+    if (!regular()) return;
     std::string ch = ks.substr(5);
     bool match = rest.compare(0, ch.size(), ch) == 0 || rest.find("_" + ch) != std::string::npos;
-    if (match) found.emplace_back(ch.size(), it->path().string());
+    if (match) found.emplace_back(ch.size(), (dir / std::string(fn)).string());
+  };
+#if __has_include(<dirent.h>)
+  // readdir rather than fs::directory_iterator, which builds and splits a path per entry (most
+  // of this function's cost, once per decoded file). d_type says whether an entry is a regular
+  // file; a link or an unknown type is stat'ed, as directory_entry::is_regular_file does.
+  if (DIR* dh = ::opendir(dir.c_str())) {
+    while (const dirent* e = ::readdir(dh)) {
+      const unsigned char type = e->d_type;
+      consider(std::string_view(e->d_name), [&] {
+        if (type == DT_REG) return true;
+        if (type != DT_LNK && type != DT_UNKNOWN) return false;
+        struct stat st {};
+        return ::stat((dir / e->d_name).c_str(), &st) == 0 && S_ISREG(st.st_mode);
+      });
+    }
+    ::closedir(dh);
   }
+#else
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+    consider(it->path().filename().string(), [&] { return it->is_regular_file(ec); });
+#endif
   if (found.empty()) {
     if (note)
       *note = "no " + prefix + "<character>.skl next to '" + p.filename().string() +

@@ -7,10 +7,6 @@
 
 namespace rigrip::telltale {
 
-bool metastream::has_class(std::uint64_t type) const {
-  return std::any_of(classes.begin(), classes.end(), [&](const class_entry& c) { return c.type == type; });
-}
-
 std::optional<std::string> stream_version_name(std::uint32_t magic) {
   switch (magic) {
     case 0x4D535636: return "MSV6 (stream version 6)";
@@ -53,7 +49,13 @@ bool probe(std::span<const std::uint8_t> data, metastream* out) {
   return true;
 }
 
-metastream parse_metastream(std::span<const std::uint8_t> data) {
+namespace {
+
+void set_bytes(std::vector<std::uint8_t>& to, std::span<const std::uint8_t> b) { to.assign(b.begin(), b.end()); }
+void set_bytes(std::span<const std::uint8_t>& to, std::span<const std::uint8_t> b) { to = b; }
+
+template <class Bytes>
+basic_metastream<Bytes> parse_as(std::span<const std::uint8_t> data) {
   core::byte_reader r(data);
   if (data.size() < 4) core::fail(code::truncated, "file of " + std::to_string(data.size()) + " bytes is too small for a MetaStream magic", 0);
   std::uint32_t magic = r.u32();
@@ -63,7 +65,7 @@ metastream parse_metastream(std::span<const std::uint8_t> data) {
                  "MetaStream " + *v + " is recognised but not supported; only MSV5 and MSV6 (2014+ Telltale Tool games) are read", 0);
     core::fail(code::bad_magic, "expected a MetaStream magic ('6VSM' or '5VSM' on disk), found " + core::byte_reader::hex(magic), 0);
   }
-  metastream m;
+  basic_metastream<Bytes> m;
   m.magic = magic;
   std::uint32_t size[3];
   const char* names[3] = {"default", "debug", "async"};
@@ -91,14 +93,29 @@ metastream parse_metastream(std::span<const std::uint8_t> data) {
                    " bytes after the header",
                r.abs());
   m.default_offset = r.abs();
-  auto d = r.bytes(size[0]);
-  m.default_section.assign(d.begin(), d.end());
-  auto g = r.bytes(size[1]);
-  m.debug_section.assign(g.begin(), g.end());
-  auto a = r.bytes(size[2]);
-  m.async_section.assign(a.begin(), a.end());
+  set_bytes(m.default_section, r.bytes(size[0]));
+  set_bytes(m.debug_section, r.bytes(size[1]));
+  set_bytes(m.async_section, r.bytes(size[2]));
   return m;
 }
+
+template <class Bytes>
+basic_metastream<Bytes> parse_of_as(std::span<const std::uint8_t> data, std::uint64_t cls, std::string_view cls_name,
+                                    std::uint64_t other, std::string_view other_is, std::string_view neither) {
+  basic_metastream<Bytes> m = parse_as<Bytes>(data);
+  if (!m.has_class(cls))
+    core::fail(code::bad_value, "the MetaStream class table has no '" + std::string(cls_name) + "' class (" +
+                                    std::string(m.has_class(crc64("D3DMesh")) ? "this is a D3DMesh: read it as telltale-d3dmesh"
+                                                : m.has_class(crc64("T3Texture")) ? "this is a T3Texture: read it as telltale-d3dtx"
+                                                : m.has_class(other)          ? other_is
+                                                                              : neither) + ")", 20);
+  return m;
+}
+
+}  // namespace
+
+metastream parse_metastream(std::span<const std::uint8_t> data) { return parse_as<std::vector<std::uint8_t>>(data); }
+metastream_view parse_metastream_view(std::span<const std::uint8_t> data) { return parse_as<std::span<const std::uint8_t>>(data); }
 
 std::vector<std::uint8_t> write_metastream(const metastream& m) {
   core::byte_writer w;
@@ -119,14 +136,11 @@ std::vector<std::uint8_t> write_metastream(const metastream& m) {
 
 metastream parse_metastream_of(std::span<const std::uint8_t> data, std::uint64_t cls, std::string_view cls_name,
                               std::uint64_t other, std::string_view other_is, std::string_view neither) {
-  metastream m = parse_metastream(data);
-  if (!m.has_class(cls))
-    core::fail(code::bad_value, "the MetaStream class table has no '" + std::string(cls_name) + "' class (" +
-                                    std::string(m.has_class(crc64("D3DMesh")) ? "this is a D3DMesh: read it as telltale-d3dmesh"
-                                                : m.has_class(crc64("T3Texture")) ? "this is a T3Texture: read it as telltale-d3dtx"
-                                                : m.has_class(other)          ? other_is
-                                                                              : neither) + ")", 20);
-  return m;
+  return parse_of_as<std::vector<std::uint8_t>>(data, cls, cls_name, other, other_is, neither);
+}
+metastream_view parse_metastream_of_view(std::span<const std::uint8_t> data, std::uint64_t cls, std::string_view cls_name,
+                                         std::uint64_t other, std::string_view other_is, std::string_view neither) {
+  return parse_of_as<std::span<const std::uint8_t>>(data, cls, cls_name, other, other_is, neither);
 }
 
 transform decode_transform(std::span<const std::uint8_t> v) {

@@ -22,15 +22,25 @@ struct class_entry {
   std::uint32_t version = 0;   // crc32 of its member layout in this game build
 };
 
-struct metastream {
+// Bytes: std::vector<std::uint8_t> (owning: the raw layer, writers) or
+// std::span<const std::uint8_t> (views into the parsed file, which must outlive them: the
+// scene readers, which need no copy of each section).
+template <class Bytes>
+struct basic_metastream {
   std::uint32_t magic = magic_msv6;
   std::vector<class_entry> classes;
-  std::vector<std::uint8_t> default_section;
-  std::vector<std::uint8_t> debug_section;
-  std::vector<std::uint8_t> async_section;
+  Bytes default_section{};
+  Bytes debug_section{};
+  Bytes async_section{};
   std::uint64_t default_offset = 0;  // absolute offset of the default section in the file
-  [[nodiscard]] bool has_class(std::uint64_t type) const;
+  [[nodiscard]] bool has_class(std::uint64_t type) const {
+    for (const auto& c : classes)
+      if (c.type == type) return true;
+    return false;
+  }
 };
+using metastream = basic_metastream<std::vector<std::uint8_t>>;
+using metastream_view = basic_metastream<std::span<const std::uint8_t>>;
 
 // Name of the stream version for a magic ("MSV6", "MTRE", "encrypted MBIN", ...), or
 // nullopt when the 4 bytes are no MetaStream magic at all.
@@ -49,6 +59,12 @@ struct metastream {
 [[nodiscard]] metastream parse_metastream_of(std::span<const std::uint8_t> data, std::uint64_t cls,
                                              std::string_view cls_name, std::uint64_t other,
                                              std::string_view other_is, std::string_view neither);
+// The same two parses with the sections as views into `data` (no copies; `data` must
+// outlive the result). Same checks and failures.
+[[nodiscard]] metastream_view parse_metastream_view(std::span<const std::uint8_t> data);
+[[nodiscard]] metastream_view parse_metastream_of_view(std::span<const std::uint8_t> data, std::uint64_t cls,
+                                                       std::string_view cls_name, std::uint64_t other,
+                                                       std::string_view other_is, std::string_view neither);
 
 // ------------------------------------------------------------------ shared body types
 // Serialised types that more than one body (.anm, .skl) holds.

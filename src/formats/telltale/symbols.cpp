@@ -99,14 +99,53 @@ const std::vector<db_entry>& database() {
   return db;
 }
 
-const db_entry* find_entry(std::uint64_t sym) {
+const db_entry* search_entry(std::uint64_t sym) {  // binary search of the sorted database
   const auto& db = database();
   auto it = std::lower_bound(db.begin(), db.end(), sym, [](const db_entry& e, std::uint64_t s) { return e.sym < s; });
   return it != db.end() && it->sym == sym ? &*it : nullptr;
 }
 
-std::string name_of(const db_entry& e) {
-  return std::string(prefixes[e.prefix]) + body_words[e.word] + sides[e.side];
+// An open-addressing index over the database (a symbol is a CRC, so its low bits spread
+// well): a lookup per bone is a probe or two instead of a dozen search steps.
+struct db_index {
+  std::vector<std::uint32_t> slot;  // database index + 1; 0 = empty
+  std::uint64_t mask = 0;
+};
+
+const db_index& index() {
+  static const auto ix = [] {
+    const auto& db = database();
+    db_index x;
+    std::size_t n = 16;
+    while (n < 4 * db.size()) n *= 2;
+    x.slot.assign(n, 0);
+    x.mask = n - 1;
+    for (std::size_t i = 0; i < db.size(); ++i) {
+      std::uint64_t h = db[i].sym & x.mask;
+      while (x.slot[h]) h = (h + 1) & x.mask;
+      x.slot[h] = static_cast<std::uint32_t>(i + 1);
+    }
+    return x;
+  }();
+  return ix;
+}
+
+const db_entry* find_entry(std::uint64_t sym) {
+  const auto& db = database();
+  const auto& ix = index();
+  for (std::uint64_t h = sym & ix.mask;; h = (h + 1) & ix.mask) {
+    const std::uint32_t e = ix.slot[h];
+    if (!e) return nullptr;
+    if (db[e - 1].sym == sym) return &db[e - 1];
+  }
+}
+
+std::string name_of(const db_entry& e) {  // one allocation, not one per part
+  const std::string_view p = prefixes[e.prefix], w = body_words[e.word], s = sides[e.side];
+  std::string out;
+  out.reserve(p.size() + w.size() + s.size());
+  out.append(p).append(w).append(s);
+  return out;
 }
 
 }  // namespace
@@ -114,10 +153,23 @@ std::string name_of(const db_entry& e) {
 std::uint64_t crc64(std::string_view s) { return crc(s, true); }
 std::uint64_t crc64_raw(std::string_view s) { return crc(s, false); }
 
-std::string hex16(std::uint64_t v) {  // "%016llx" without snprintf (once per bone and file)
-  std::string out(16, '0');
-  for (int i = 15; i >= 0; --i, v >>= 4) out[static_cast<std::size_t>(i)] = "0123456789abcdef"[v & 15];
-  return out;
+std::string hex16(std::uint64_t v) {  // "%016llx" without snprintf (twice per bone)
+  // Two digits per byte from a table; the digits first, then one string made from them.
+  static constexpr auto pairs = [] {
+    std::array<char, 512> t{};
+    for (int i = 0; i < 256; ++i) {
+      t[2 * i] = "0123456789abcdef"[i >> 4];
+      t[2 * i + 1] = "0123456789abcdef"[i & 15];
+    }
+    return t;
+  }();
+  char buf[16];
+  for (int i = 7; i >= 0; --i, v >>= 8) {
+    const std::size_t b = 2 * (v & 0xFF);
+    buf[2 * i] = pairs[b];
+    buf[2 * i + 1] = pairs[b + 1];
+  }
+  return std::string(buf, 16);
 }
 
 std::optional<std::uint64_t> parse_hex16(std::string_view s) {
@@ -155,5 +207,18 @@ std::uint64_t symbol_of_label(std::string_view label) {
 }
 
 std::size_t symbol_database_size() { return database().size(); }
+
+namespace detail {
+std::vector<std::uint64_t> symbol_database_symbols() {
+  std::vector<std::uint64_t> out;
+  for (const auto& e : database()) out.push_back(e.sym);
+  return out;
+}
+std::optional<std::string> symbol_name_by_search(std::uint64_t sym) {
+  const db_entry* e = search_entry(sym);
+  if (!e) return std::nullopt;
+  return name_of(*e);
+}
+}  // namespace detail
 
 }  // namespace rigrip::telltale

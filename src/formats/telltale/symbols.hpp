@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace rigrip::telltale {
 
@@ -28,6 +29,11 @@ namespace rigrip::telltale {
 // anything else is hashed.
 [[nodiscard]] std::uint64_t symbol_of_label(std::string_view label);
 [[nodiscard]] std::size_t symbol_database_size();
+
+namespace detail {  // for the tests: the database's symbols, and the lookup by binary search
+[[nodiscard]] std::vector<std::uint64_t> symbol_database_symbols();
+[[nodiscard]] std::optional<std::string> symbol_name_by_search(std::uint64_t sym);
+}  // namespace detail
 
 // Well-known constants (computed; see README).
 inline constexpr std::uint64_t sym_animation = 0x774CFA08CA715D06ull;
