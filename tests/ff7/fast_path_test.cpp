@@ -10,6 +10,7 @@
 #include "formats/ff7/da.hpp"
 #include "formats/ff7/da_bitstream.hpp"
 #include "formats/ff7/euler.hpp"
+#include "formats/ff7/tex.hpp"
 
 using namespace rigrip;
 using namespace rigrip::ff7;
@@ -235,4 +236,56 @@ TEST(Detect, ValueDetectorsMatchTheParsingDetectors) {
   }
   EXPECT_GT(a_hits, 100);  // the inputs reach the accepting paths too
   EXPECT_GT(da_hits, 100);
+}
+
+// detect_tex's header pre-check may only turn away files the parse-based verdict turns away:
+// valid TEX files (with trailing bytes, palettes, colour keys) and header words set to every
+// boundary value, compared against the verdict taken from parse_tex alone.
+namespace {
+int tex_verdict_by_parse(std::span<const std::uint8_t> d) {
+  if (d.size() < 0xEC) return score::none;
+  try {
+    auto t = parse_tex(d);
+    if (t.header[w_palette_flag] > 1 || t.header[w_color_key] > 1) return score::none;
+    return t.trailing.empty() ? score::structure + 20 : score::structure;
+  } catch (...) {
+    return score::none;
+  }
+}
+}  // namespace
+
+TEST(TexDetect, HeaderPrecheckKeepsTheParseVerdict) {
+  std::vector<std::uint8_t> rgba(8 * 4 * 4);
+  for (std::size_t i = 0; i < rgba.size(); ++i) rgba[i] = static_cast<std::uint8_t>(i * 37 % 5 * 60);
+  const bytes base = serialise_tex(build_tex(8, 4, rgba));
+  ASSERT_EQ(detect_tex(base), score::structure + 20);
+  const std::uint32_t values[] = {0, 1, 2, 3, 4, 5, 7, 8, 255, 16384, 16385, 65536, 0x7FFFFFFF, 0xFFFFFFFF};
+  const int words[] = {w_version, w_color_key, w_width, w_height, w_palette_flag, w_palette_size,
+                       w_bytes_per_pixel, w_palettes, 24};
+  std::mt19937 rng(7);
+  int accepted = 0, checked = 0;
+  for (int extra : {0, 3}) {
+    for (int w : words)
+      for (std::uint32_t v : values) {
+        bytes d = base;
+        d.resize(d.size() + extra, 0xAB);
+        std::memcpy(d.data() + 4 * w, &v, 4);
+        const int want = tex_verdict_by_parse(d);
+        EXPECT_EQ(detect_tex(d), want) << "word " << w << " = " << v << ", " << extra << " trailing bytes";
+        accepted += want != score::none;
+        ++checked;
+      }
+    for (int k = 0; k < 2000; ++k) {  // two random header words at once
+      bytes d = base;
+      d.resize(d.size() + extra, 0);
+      for (int j = 0; j < 2; ++j) {
+        std::uint32_t v = values[rng() % std::size(values)];
+        std::memcpy(d.data() + 4 * words[rng() % std::size(words)], &v, 4);
+      }
+      EXPECT_EQ(detect_tex(d), tex_verdict_by_parse(d));
+      ++checked;
+    }
+  }
+  EXPECT_GT(accepted, 10) << "the cases must include files the detector accepts";
+  EXPECT_GT(checked, 4000);
 }

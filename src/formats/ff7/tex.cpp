@@ -52,6 +52,15 @@ bytes serialise_tex(const tex_file& t) {
 
 int detect_tex(std::span<const std::uint8_t> data) {
   if (data.size() < 0xEC) return score::none;
+  // The header alone rules out nearly every other file (the registry probes every input with
+  // every format): the parse's own first checks and the rules below, before the parse, which
+  // copies the pixels and throws on failure.
+  core::byte_reader hr(data);
+  auto word = [&](std::size_t i) { return hr.u32_at(4 * i); };
+  const std::uint64_t bpp = word(w_bytes_per_pixel), pixels = std::uint64_t{word(w_width)} * word(w_height);
+  if (word(w_version) != 1 || word(w_palette_flag) > 1 || word(w_color_key) > 1 || bpp < 1 || bpp > 4 ||
+      pixels == 0 || pixels > max_pixels)
+    return score::none;
   try {
     auto t = parse_tex(data);
     const auto& h = t.header;

@@ -10,10 +10,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#if defined(__unix__) || defined(__APPLE__)
-#include <dirent.h>
-#endif
-
+#include "core/folder.hpp"
 #include "core/math.hpp"
 #include "formats/morpheme/common.hpp"
 
@@ -409,30 +406,13 @@ bool nmb_name(std::string_view name) {
 
 namespace {
 
-// Paths (dir / name) of the .nmb files in `dir`, unsorted, at most 100,000 entries looked at.
-// POSIX: readdir, since a directory_iterator builds and splits a full path per entry, which
-// cost more than the rest of an NSA read.
+// Paths (dir / name) of the .nmb files in `dir`, unsorted, at most 100,000 entries looked at
+// (the file type is not asked: a folder named *.nmb fails to load like any unreadable file).
 std::vector<std::string> nmb_files_in(const std::filesystem::path& dir) {
   std::vector<std::string> out;
-  std::size_t seen = 0;
-#if defined(__unix__) || defined(__APPLE__)
-  if (DIR* d = ::opendir(dir.c_str())) {
-    while (seen < 100000) {
-      const dirent* e = ::readdir(d);
-      if (!e) break;
-      std::string_view name(e->d_name);
-      if (name == "." || name == "..") continue;  // the iterator skips them too
-      ++seen;
-      if (nmb_name(name)) out.push_back((dir / std::string(name)).string());
-    }
-    ::closedir(d);
-  }
-#else
-  std::error_code ec;
-  for (auto it = std::filesystem::directory_iterator(dir, ec); !ec && it != std::filesystem::directory_iterator() && seen < 100000;
-       it.increment(ec), ++seen)
-    if (lower(it->path().extension().string()) == ".nmb") out.push_back(it->path().string());
-#endif
+  core::for_each_folder_entry(dir, 100000, [&](std::string_view name, auto&&) {
+    if (nmb_name(name)) out.push_back((dir / std::string(name)).string());
+  });
   return out;
 }
 

@@ -13,13 +13,9 @@
 #include <span>
 #include <string_view>
 
-#if __has_include(<dirent.h>)
-#include <dirent.h>
-#include <sys/stat.h>
-#endif
-
 #include "core/byte_reader.hpp"
 #include "core/failure.hpp"
+#include "core/folder.hpp"
 #include "core/math.hpp"
 #include "formats/telltale/anm.hpp"
 #include "formats/telltale/common.hpp"
@@ -648,27 +644,8 @@ std::string pair_skeleton(const std::string& anm_path, std::string* note) {
     bool match = rest.compare(0, ch.size(), ch) == 0 || rest.find("_" + ch) != std::string::npos;
     if (match) found.emplace_back(ch.size(), (dir / std::string(fn)).string());
   };
-#if __has_include(<dirent.h>)
-  // readdir rather than fs::directory_iterator, which builds and splits a path per entry (most
-  // of this function's cost, once per decoded file). d_type says whether an entry is a regular
-  // file; a link or an unknown type is stat'ed, as directory_entry::is_regular_file does.
-  if (DIR* dh = ::opendir(dir.c_str())) {
-    while (const dirent* e = ::readdir(dh)) {
-      const unsigned char type = e->d_type;
-      consider(std::string_view(e->d_name), [&] {
-        if (type == DT_REG) return true;
-        if (type != DT_LNK && type != DT_UNKNOWN) return false;
-        struct stat st {};
-        return ::stat((dir / e->d_name).c_str(), &st) == 0 && S_ISREG(st.st_mode);
-      });
-    }
-    ::closedir(dh);
-  }
-#else
-  std::error_code ec;
-  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec))
-    consider(it->path().filename().string(), [&] { return it->is_regular_file(ec); });
-#endif
+  core::for_each_folder_entry(dir, static_cast<std::size_t>(-1),
+                              [&](std::string_view fn, auto&& regular) { consider(fn, regular); });
   if (found.empty()) {
     if (note)
       *note = "no " + prefix + "<character>.skl next to '" + p.filename().string() +
