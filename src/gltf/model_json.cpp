@@ -7,7 +7,6 @@
 #include "gltf/model_json.hpp"
 
 #include <algorithm>
-#include <cstring>
 
 #include "scene/json_out.hpp"
 
@@ -501,26 +500,28 @@ std::string model_json(const tg::Model& m, int indent, std::string_view bin_uri)
   return text;
 }
 
+// Appended into storage reserved once: each byte written once, no zero-fill of the whole
+// output first (13 MB on a large animation).
 std::vector<std::uint8_t> glb(std::string_view json, std::span<const std::uint8_t> bin) {
   const std::size_t jpad = (4 - json.size() % 4) % 4, bpad = (4 - bin.size() % 4) % 4;
   const std::size_t total = 12 + 8 + json.size() + jpad + (bin.empty() ? 0 : 8 + bin.size() + bpad);
-  std::vector<std::uint8_t> o(total);
-  auto u32 = [&](std::size_t at, std::uint32_t v) {
-    for (int i = 0; i < 4; ++i) o[at + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(v >> (8 * i));
+  std::vector<std::uint8_t> o;
+  o.reserve(total);
+  auto u32 = [&](std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) o.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
   };
-  u32(0, 0x46546C67);  // "glTF"
-  u32(4, 2);
-  u32(8, static_cast<std::uint32_t>(total));
-  u32(12, static_cast<std::uint32_t>(json.size() + jpad));
-  u32(16, 0x4E4F534A);  // "JSON"
-  std::memcpy(o.data() + 20, json.data(), json.size());
-  std::memset(o.data() + 20 + json.size(), ' ', jpad);
+  u32(0x46546C67);  // "glTF"
+  u32(2);
+  u32(static_cast<std::uint32_t>(total));
+  u32(static_cast<std::uint32_t>(json.size() + jpad));
+  u32(0x4E4F534A);  // "JSON"
+  o.insert(o.end(), json.begin(), json.end());
+  o.insert(o.end(), jpad, static_cast<std::uint8_t>(' '));
   if (!bin.empty()) {
-    const std::size_t at = 20 + json.size() + jpad;
-    u32(at, static_cast<std::uint32_t>(bin.size() + bpad));
-    u32(at + 4, 0x004E4942);  // "BIN\0"
-    std::memcpy(o.data() + at + 8, bin.data(), bin.size());
-    // (padding already zero)
+    u32(static_cast<std::uint32_t>(bin.size() + bpad));
+    u32(0x004E4942);  // "BIN\0"
+    o.insert(o.end(), bin.begin(), bin.end());
+    o.insert(o.end(), bpad, std::uint8_t{0});
   }
   return o;
 }

@@ -21,7 +21,6 @@
 #include "scene/ssc.hpp"
 #include "rigrip/bone_lookup.hpp"
 #include "rigrip/gltf.hpp"
-#include "gltf/glb_pack.hpp"
 #include "gltf/model_json.hpp"
 
 namespace rigrip::gltf {
@@ -1235,7 +1234,7 @@ result<encoded> serialise_model(tg::Model& m, const write_options& o, const std:
   encoded out;
   if (o.binary) {
     const std::string text = detail::model_json(m, -1, {});
-    out.main = detail::glb_appended(text, m.buffers.empty() ? byte_view() : byte_view(m.buffers[0].data));
+    out.main = detail::glb(text, m.buffers.empty() ? byte_view() : byte_view(m.buffers[0].data));
     return out;
   }
   const std::string text = detail::model_json(m, 1, bin_name);
