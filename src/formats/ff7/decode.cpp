@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -162,6 +163,7 @@ track make_track(const std::string& bone, path p, std::size_t frames, double fps
   t.bone = bone;
   t.path = p;
   t.interpolation = interpolation::linear;
+  t.times.reserve(frames);
   for (std::size_t i = 0; i < frames; ++i) t.times.push_back(static_cast<float>(static_cast<double>(i) / fps));
   return t;
 }
@@ -375,14 +377,27 @@ animation body_animation(const decoded_chunk& d, const battle_skeleton& b, const
   a.fps = fps;
   const auto n = d.frames.size();
   auto tr = make_track("root", path::translation, n, fps);
+  // Track k takes the frame's rotation triple k: the root's first on a multi-bone model
+  // (then bone i's at i + 1, as rotation_of_bone reads them), bone 0's alone otherwise.
   std::vector<track> rot;
-  if (b.multi) rot.push_back(make_track("root", path::rotation, n, fps));
-  for (std::size_t i = 0; i < b.nb; ++i) rot.push_back(make_track("bone_" + std::to_string(i), path::rotation, n, fps));
-  for (const auto& f : d.frames) {
+  rot.reserve(b.nb + 1);
+  if (b.multi) rot.push_back(make_track("root", path::rotation, 0, fps));
+  for (std::size_t i = 0; i < b.nb; ++i) rot.push_back(make_track("bone_" + std::to_string(i), path::rotation, 0, fps));
+  for (auto& t : rot) {
+    t.times = tr.times;
+    t.values.resize(4 * n);
+  }
+  tr.values.reserve(3 * n);
+  std::vector<float> frame_rot(4 * rot.size());
+  for (std::size_t j = 0; j < n; ++j) {
+    const auto& f = d.frames[j];
     push(tr, pos_of(f.position));
-    std::size_t k = 0;
-    if (b.multi) push(rot[k++], raw_rotation(f.rotations[0]));
-    for (std::size_t i = 0; i < b.nb; ++i) push(rot[k++], b.rotation_of_bone(f, i));
+    if (f.rotations.size() < rot.size())
+      core::fail(code::bad_value, "animation " + std::to_string(d.index) + " frame " + std::to_string(j) +
+                                      " has fewer rotations than the skeleton's bones");
+    raw_rotations(std::span<const triple>(f.rotations.data(), rot.size()), frame_rot.data());
+    for (std::size_t k = 0; k < rot.size(); ++k)
+      std::memcpy(rot[k].values.data() + 4 * j, frame_rot.data() + 4 * k, 4 * sizeof(float));
   }
   a.tracks.push_back(std::move(tr));
   for (auto& t : rot) a.tracks.push_back(std::move(t));
