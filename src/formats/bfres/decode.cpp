@@ -10,12 +10,14 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <span>
 
 #include "core/failure.hpp"
 #include "core/euler.hpp"
 #include "core/math.hpp"
 #include "formats/bfres/bntx.hpp"
 #include "formats/bfres/camera.hpp"
+#include "formats/bfres/curve_eval.hpp"
 #include "formats/bfres/decode_model.hpp"
 #include "formats/bfres/euler_block.hpp"
 #include "scene/pose.hpp"
@@ -72,9 +74,11 @@ std::vector<float> distinct_times(const std::vector<float>& frames, double fps) 
 void vec3_track(const channel_source& src, int first, const std::string& bone_name, path p,
                 std::int32_t frame_count, double fps, animation& out) {
   const float end = static_cast<float>(frame_count);
-  std::vector<const curve*> cs;
+  std::array<const curve*, 3> present{};  // the animated components' curves, in order
+  std::size_t n_present = 0;
   for (int k = 0; k < 3; ++k)
-    if (auto* c = src.curves[static_cast<std::size_t>(first + k)]) cs.push_back(c);
+    if (auto* c = src.curves[static_cast<std::size_t>(first + k)]) present[n_present++] = c;
+  const std::span<const curve* const> cs(present.data(), n_present);
   track t;
   t.bone = bone_name;
   t.path = p;
@@ -112,11 +116,13 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
     if (!exact) return false;
     for (int k = 0; k < 3; ++k)
       if (const curve* c = src.curves[static_cast<std::size_t>(first + k)])
-        if (c->value_left(f, lower[static_cast<std::size_t>(k)], cursor(k)) != c->value(f, cursor(k))) return true;
+        if (jumps_at(*c, f, lower[static_cast<std::size_t>(k)], cursor(k))) return true;
     return false;
   };
   const bool spline = exact && cubic && fr.size() >= 2;
   if (spline) t.interpolation = interpolation::cubic_spline;
+  t.times.reserve(fr.size());  // one key per frame, plus any extra keys before jumps
+  t.values.reserve(fr.size() * (spline ? 9 : 3));
   for (std::size_t i = 0; i < fr.size(); ++i) {
     const float f = fr[i];
     const float tf = seconds(f, fps);

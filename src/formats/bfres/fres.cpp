@@ -6,9 +6,12 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <iterator>
+#include <utility>
 
 #include "core/byte_patcher.hpp"
 #include "core/byte_reader.hpp"
+#include "formats/bfres/curve_eval.hpp"
 #include "formats/bfres/fres_detail.hpp"
 
 namespace rigrip::bfres {
@@ -205,12 +208,18 @@ std::size_t key_elements_stored(const curve& c) {
 
 void read_curve_data(const byte_reader& file, curve& c);
 
+// One load and at most one byte swap per word (the bytes of a big- or little-endian word).
 std::uint32_t word32(const std::uint8_t* p, bool big) {
-  return big ? (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3]
-             : (std::uint32_t{p[3]} << 24) | (std::uint32_t{p[2]} << 16) | (std::uint32_t{p[1]} << 8) | p[0];
+  std::uint32_t v;
+  std::memcpy(&v, p, 4);
+  if (big == (std::endian::native == std::endian::little)) v = __builtin_bswap32(v);
+  return v;
 }
 std::uint16_t word16(const std::uint8_t* p, bool big) {
-  return static_cast<std::uint16_t>(big ? (p[0] << 8) | p[1] : (p[1] << 8) | p[0]);
+  std::uint16_t v;
+  std::memcpy(&v, p, 2);
+  if (big == (std::endian::native == std::endian::little)) v = __builtin_bswap16(v);
+  return v;
 }
 
 curve parse_curve(const byte_reader& file, std::uint32_t at, bool v34) {
@@ -231,6 +240,61 @@ curve parse_curve(const byte_reader& file, std::uint32_t at, bool v34) {
   return c;
 }
 
+// An array's stored elements decoded on the fly: vector(first, last) from these allocates
+// once and writes each element once (resize() would zero-fill the array first; with an
+// input iterator it would grow step by step).
+template <class Fn>
+struct decoding_iterator {
+  using iterator_category = std::random_access_iterator_tag;
+  using value_type = decltype(std::declval<const Fn&>()(std::size_t{}));
+  using difference_type = std::ptrdiff_t;
+  using pointer = void;
+  using reference = value_type;
+  Fn fn;
+  std::size_t i;
+  value_type operator*() const { return fn(i); }
+  decoding_iterator& operator++() { return ++i, *this; }
+  decoding_iterator operator++(int) { auto t = *this; ++i; return t; }
+  decoding_iterator& operator--() { return --i, *this; }
+  decoding_iterator& operator+=(difference_type d) { return i += static_cast<std::size_t>(d), *this; }
+  decoding_iterator& operator-=(difference_type d) { return i -= static_cast<std::size_t>(d), *this; }
+  decoding_iterator operator+(difference_type d) const { return {fn, i + static_cast<std::size_t>(d)}; }
+  decoding_iterator operator-(difference_type d) const { return {fn, i - static_cast<std::size_t>(d)}; }
+  difference_type operator-(const decoding_iterator& o) const { return static_cast<difference_type>(i - o.i); }
+  value_type operator[](difference_type d) const { return fn(i + static_cast<std::size_t>(d)); }
+  bool operator==(const decoding_iterator& o) const { return i == o.i; }
+  bool operator!=(const decoding_iterator& o) const { return i != o.i; }
+  bool operator<(const decoding_iterator& o) const { return i < o.i; }
+};
+// out = {fn(0), ..., fn(n - 1)} in one allocation, no zero-fill.
+template <class T, class Fn>
+void fill_decoded(std::vector<T>& out, std::size_t n, Fn fn) {
+  out = std::vector<T>(decoding_iterator<Fn>{fn, 0}, decoding_iterator<Fn>{fn, n});
+}
+
+// A stored array's raw values (integers as stored, or f32 bits) and their floats, for each
+// stored type (0: 32-bit word, 1: s16, 2: u8 / s8 by `Unsigned8`); `as_float` maps a raw
+// value to its float.
+template <int Type, bool Unsigned8, class AsFloat>
+void decode_array(const std::uint8_t* raw, std::size_t n, bool big, std::vector<std::int64_t>& raws,
+                  std::vector<float>& floats, AsFloat as_float) {
+  auto fill = [&](auto word) {
+    fill_decoded(raws, n, [raw, word](std::size_t i) { return static_cast<std::int64_t>(word(raw, i)); });
+    fill_decoded(floats, n, [raw, word, as_float](std::size_t i) { return as_float(word(raw, i)); });
+  };
+  if constexpr (Type == 0) {
+    if (big) fill([](const std::uint8_t* p, std::size_t i) { return word32(p + 4 * i, true); });
+    else fill([](const std::uint8_t* p, std::size_t i) { return word32(p + 4 * i, false); });
+  } else if constexpr (Type == 1) {
+    if (big) fill([](const std::uint8_t* p, std::size_t i) { return static_cast<std::int16_t>(word16(p + 2 * i, true)); });
+    else fill([](const std::uint8_t* p, std::size_t i) { return static_cast<std::int16_t>(word16(p + 2 * i, false)); });
+  } else if constexpr (Unsigned8) {
+    fill([](const std::uint8_t* p, std::size_t i) { return p[i]; });
+  } else {
+    fill([](const std::uint8_t* p, std::size_t i) { return static_cast<std::int8_t>(p[i]); });
+  }
+}
+
 // Checks a curve's header fields and reads its frame and key arrays (both platforms).
 void read_curve_data(const byte_reader& file, curve& c) {
   const std::uint32_t at = c.at;
@@ -249,27 +313,22 @@ void read_curve_data(const byte_reader& file, curve& c) {
     // The array's length is checked once; the words are then read from the span unchecked.
     const std::uint8_t* raw = f.bytes(std::uint64_t{c.num_keys} * frame_size(c)).data();
     const bool big = f.byte_order() == core::endian::big;
-    c.frames_raw.resize(c.num_keys);
-    c.frames.resize(c.num_keys);
+    const int ft = c.frame_type();
+    // f32 bits, s10.5 fixed point, u8 whole frames.
+    if (ft == 0)
+      decode_array<0, true>(raw, c.num_keys, big, c.frames_raw, c.frames, [](std::uint32_t b) { return std::bit_cast<float>(b); });
+    else if (ft == 1)
+      decode_array<1, true>(raw, c.num_keys, big, c.frames_raw, c.frames, [](std::int16_t v) { return static_cast<float>(v) / 32.0f; });
+    else
+      decode_array<2, true>(raw, c.num_keys, big, c.frames_raw, c.frames, [](std::uint8_t v) { return static_cast<float>(v); });
     // Baked curves index keys by frame number and never read the frame array.
     const bool keyed = c.type() != curve_type::baked_float && c.type() != curve_type::baked_int &&
                        c.type() != curve_type::baked_bool;
-    const int ft = c.frame_type();
-    for (std::uint32_t i = 0; i < c.num_keys; ++i) {
-      if (ft == 0) {
-        const std::uint32_t bits = word32(raw + 4 * i, big);
-        c.frames_raw[i] = bits;
-        c.frames[i] = std::bit_cast<float>(bits);
-      } else if (ft == 1) {
-        const auto v = static_cast<std::int16_t>(word16(raw + 2 * i, big));
-        c.frames_raw[i] = v;
-        c.frames[i] = static_cast<float>(v) / 32.0f;
-      } else {
-        c.frames_raw[i] = raw[i];
-        c.frames[i] = raw[i];
-      }
-      if (keyed && (!std::isfinite(c.frames[i]) || (i > 0 && c.frames[i] < c.frames[i - 1])))
-        fail(code::bad_value, "curve frames must be finite and non-decreasing", c.frames_at + i * frame_size(c));
+    if (keyed) {
+      const float* fr = c.frames.data();
+      for (std::uint32_t i = 0; i < c.num_keys; ++i)
+        if (!std::isfinite(fr[i]) || (i > 0 && fr[i] < fr[i - 1]))
+          fail(code::bad_value, "curve frames must be finite and non-decreasing", c.frames_at + i * frame_size(c));
     }
   } else if (c.type() == curve_type::cubic || c.type() == curve_type::linear ||
              c.type() == curve_type::step_int || c.type() == curve_type::step_bool) {
@@ -282,25 +341,20 @@ void read_curve_data(const byte_reader& file, curve& c) {
   k.checked_count(n, key_size(c), "curve keys");
   const std::uint8_t* raw = k.bytes(n * key_size(c)).data();
   const bool big = k.byte_order() == core::endian::big;
-  c.keys_raw.resize(n);
-  c.keys.resize(n);
   const int kt = c.key_type();
-  const bool is_float = c.is_float();
-  for (std::size_t i = 0; i < n; ++i) {
-    if (kt == 0) {
-      const std::uint32_t bits = word32(raw + 4 * i, big);
-      c.keys_raw[i] = bits;
-      c.keys[i] = is_float ? std::bit_cast<float>(bits) : static_cast<float>(static_cast<std::int32_t>(bits));
-      if (!std::isfinite(c.keys[i])) fail(code::bad_value, "non-finite key", c.keys_at + i * 4);
-    } else if (kt == 1) {
-      const auto v = static_cast<std::int16_t>(word16(raw + 2 * i, big));
-      c.keys_raw[i] = v;
-      c.keys[i] = v;
-    } else {
-      const auto v = static_cast<std::int8_t>(raw[i]);
-      c.keys_raw[i] = v;
-      c.keys[i] = v;
-    }
+  if (kt == 0) {
+    if (c.is_float())
+      decode_array<0, false>(raw, n, big, c.keys_raw, c.keys, [](std::uint32_t b) { return std::bit_cast<float>(b); });
+    else
+      decode_array<0, false>(raw, n, big, c.keys_raw, c.keys,
+                   [](std::uint32_t b) { return static_cast<float>(static_cast<std::int32_t>(b)); });
+    const float* kv = c.keys.data();
+    for (std::size_t i = 0; i < n; ++i)
+      if (!std::isfinite(kv[i])) fail(code::bad_value, "non-finite key", c.keys_at + i * 4);
+  } else if (kt == 1) {
+    decode_array<1, false>(raw, n, big, c.keys_raw, c.keys, [](std::int16_t v) { return static_cast<float>(v); });
+  } else {
+    decode_array<2, false>(raw, n, big, c.keys_raw, c.keys, [](std::int8_t v) { return static_cast<float>(v); });
   }
 }
 
@@ -336,6 +390,7 @@ skeletal_anim parse_anim(const byte_reader& file, std::uint32_t at, bool v34) {
   if (a.frame_count < 0) fail(code::bad_value, "negative frame count", at + 0x10);
   if (a.num_bone_anims && !a.bone_anims_at) fail(code::bad_offset, "bone animations declared but absent", at + 0x20);
   if (a.num_bone_anims) file.checked_count_at(a.bone_anims_at, a.num_bone_anims, 0x18, "bone animations");
+  a.bone_anims.reserve(a.num_bone_anims);  // checked against the file just above
   std::uint32_t curve_stride = v34 ? 0x24 : 0x20;
   std::int64_t total_curves = 0;
   for (std::uint32_t i = 0; i < a.num_bone_anims; ++i) {
@@ -356,6 +411,7 @@ skeletal_anim parse_anim(const byte_reader& file, std::uint32_t at, bool v34) {
     ba.base_at = read_offset(b);
     if (ba.num_curves && !ba.curves_at) fail(code::bad_offset, "curves declared but absent", ba.at + 0x10);
     if (ba.num_curves) file.checked_count_at(ba.curves_at, ba.num_curves, curve_stride, "curves");
+    ba.curves.reserve(ba.num_curves);  // at most 255, checked against the file
     for (std::uint32_t c = 0; c < ba.num_curves; ++c)
       ba.curves.push_back(parse_curve(file, ba.curves_at + c * curve_stride, v34));
     std::size_t nbase = (ba.has_base_scale() ? 3 : 0) + (ba.has_base_rotate() ? 4 : 0) + (ba.has_base_translate() ? 3 : 0);
@@ -363,6 +419,7 @@ skeletal_anim parse_anim(const byte_reader& file, std::uint32_t at, bool v34) {
       if (!ba.base_at) fail(code::bad_offset, "base values declared but absent", ba.at + 0x14);
       byte_reader bv = file.peek(ba.base_at);
       bv.checked_count(nbase, 4, "base values");
+      ba.base.reserve(nbase);
       for (std::size_t k = 0; k < nbase; ++k) {
         ba.base.push_back(bv.f32());
         if (!std::isfinite(ba.base.back())) fail(code::bad_value, "non-finite base value", ba.base_at + k * 4);
@@ -374,6 +431,7 @@ skeletal_anim parse_anim(const byte_reader& file, std::uint32_t at, bool v34) {
   if (a.bind_index_at && a.num_bone_anims) {
     byte_reader bi = file.peek(a.bind_index_at);
     bi.checked_count(a.num_bone_anims, 2, "bind indices");
+    a.bind_indices.reserve(a.num_bone_anims);
     for (std::uint32_t i = 0; i < a.num_bone_anims; ++i) a.bind_indices.push_back(bi.u16());
   }
   (void)total_curves;
@@ -698,6 +756,17 @@ double curve::value_left(double frame, std::size_t& lower, std::size_t& cursor) 
   const std::size_t i = at - 1;
   if (!(frames[i + 1] > frames[i])) return value(frame, cursor);
   return poly(*this, i, 1.0) * static_cast<double>(scale()) + static_cast<double>(offset());
+}
+
+// value_left()'s paths that return value(frame, cursor) compare equal to it (a value is
+// never NaN: finite keys, frames, scale and offset), so only its key path is evaluated.
+bool jumps_at(const curve& c, double frame, std::size_t& lower, std::size_t& cursor) {
+  if ((c.type() != curve_type::cubic && c.type() != curve_type::linear) || frame <= c.start || frame > c.end) return false;
+  const std::size_t at = lower_key(c, frame, lower);
+  if (at == 0 || at == c.frames.size() || c.frames[at] != frame) return false;
+  const std::size_t i = at - 1;
+  if (!(c.frames[i + 1] > c.frames[i])) return false;
+  return poly(c, i, 1.0) * static_cast<double>(c.scale()) + static_cast<double>(c.offset()) != c.value(frame, cursor);
 }
 
 float curve::eval_left(float frame) const { return static_cast<float>(value_left(frame)); }

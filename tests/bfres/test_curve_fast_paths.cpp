@@ -1,0 +1,187 @@
+// Fast paths of the curve reader and sampler against their per-element formulas:
+// read_curve_arrays (arrays built without zero-fill, type dispatch hoisted) and jumps_at.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <random>
+
+#include "core/byte_reader.hpp"
+#include "core/failure.hpp"
+#include "formats/bfres/curve_eval.hpp"
+#include "formats/bfres/fres.hpp"
+#include "formats/bfres/fres_detail.hpp"
+
+using namespace rigrip;
+using namespace rigrip::bfres;
+
+namespace {
+
+// The arrays as the reader decoded them before (one element at a time, the old formula).
+struct reference {
+  std::vector<float> frames, keys;
+  std::vector<std::int64_t> frames_raw, keys_raw;
+  std::optional<std::pair<code, std::uint64_t>> failure;  // first array check that fails
+};
+
+std::uint32_t word(const std::vector<std::uint8_t>& d, std::size_t at, int bytes, bool big) {
+  std::uint32_t v = 0;
+  for (int b = 0; b < bytes; ++b) {
+    const std::uint32_t byte = d[at + static_cast<std::size_t>(b)];
+    v |= big ? byte << (8 * (bytes - 1 - b)) : byte << (8 * b);
+  }
+  return v;
+}
+
+reference decode_reference(const std::vector<std::uint8_t>& d, const curve& c, bool big) {
+  reference r;
+  const int fs[] = {4, 2, 1}, ft = c.frame_type(), kt = c.key_type();
+  const bool keyed = c.type() != curve_type::baked_float && c.type() != curve_type::baked_int &&
+                     c.type() != curve_type::baked_bool;
+  for (std::uint32_t i = 0; i < c.num_keys; ++i) {
+    const std::size_t at = c.frames_at + i * static_cast<std::size_t>(fs[ft]);
+    if (ft == 0) {
+      const std::uint32_t bits = word(d, at, 4, big);
+      r.frames_raw.push_back(bits);
+      r.frames.push_back(std::bit_cast<float>(bits));
+    } else if (ft == 1) {
+      const auto v = static_cast<std::int16_t>(word(d, at, 2, big));
+      r.frames_raw.push_back(v);
+      r.frames.push_back(static_cast<float>(v) / 32.0f);
+    } else {
+      r.frames_raw.push_back(d[at]);
+      r.frames.push_back(d[at]);
+    }
+    if (keyed && !r.failure && (!std::isfinite(r.frames[i]) || (i > 0 && r.frames[i] < r.frames[i - 1])))
+      r.failure = {code::bad_value, at};
+  }
+  if (r.failure) return r;
+  const bool bits = c.type() == curve_type::step_bool || c.type() == curve_type::baked_bool;
+  const std::size_t n = bits ? (c.num_keys + 31u) / 32u : std::size_t{c.num_keys} * static_cast<std::size_t>(c.elements_per_key());
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t at = c.keys_at + i * static_cast<std::size_t>(fs[kt]);
+    if (kt == 0) {
+      const std::uint32_t b = word(d, at, 4, big);
+      r.keys_raw.push_back(b);
+      r.keys.push_back(c.is_float() ? std::bit_cast<float>(b) : static_cast<float>(static_cast<std::int32_t>(b)));
+      if (!std::isfinite(r.keys.back()) && !r.failure) r.failure = {code::bad_value, at};
+    } else if (kt == 1) {
+      const auto v = static_cast<std::int16_t>(word(d, at, 2, big));
+      r.keys_raw.push_back(v);
+      r.keys.push_back(v);
+    } else {
+      const auto v = static_cast<std::int8_t>(d[at]);
+      r.keys_raw.push_back(v);
+      r.keys.push_back(v);
+    }
+  }
+  return r;
+}
+
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+}
+
+}  // namespace
+
+// Every curve type x frame type x key type x byte order, random array contents (sorted
+// frames most of the time; NaN, infinite and decreasing frames, non-finite keys now and
+// then): the same raw values and floats bit for bit, or the same failure (code, offset).
+TEST(CurveFastPaths, ReadArraysEqualsPerElementFormula) {
+  std::mt19937 rng(16);
+  int compared = 0, failures = 0;
+  for (int round = 0; round < 40; ++round)
+    for (int type : {0, 1, 2, 4, 5, 6, 7})
+      for (int ft = 0; ft < 3; ++ft)
+        for (int kt = 0; kt < 3; ++kt)
+          for (bool big : {true, false}) {
+            const std::uint16_t num_keys = static_cast<std::uint16_t>(1 + rng() % (round < 20 ? 9 : 300));
+            std::vector<std::uint8_t> d(64 + 4u * num_keys + 16u * num_keys + 64);
+            for (auto& b : d) b = static_cast<std::uint8_t>(rng());
+            curve c;
+            c.at = 0;
+            c.flags = static_cast<std::uint16_t>(ft | (kt << 2) | (type << 4));
+            c.num_keys = num_keys;
+            c.start = 0;
+            c.end = 1000;
+            c.scale_bits = std::bit_cast<std::uint32_t>(1.0f);
+            c.offset_bits = 0;
+            c.frames_at = 16 + static_cast<std::uint32_t>(rng() % 8);
+            c.keys_at = static_cast<std::uint32_t>(c.frames_at + 4u * num_keys + rng() % 8);
+            // Mostly increasing frames: write them in the stored type.
+            const int mode = static_cast<int>(rng() % 4);  // 0, 1: sorted; 2: random bytes; 3: sorted with a NaN or a step back
+            if (mode != 2) {
+              float f = 0;
+              for (std::uint32_t i = 0; i < num_keys; ++i) {
+                f += static_cast<float>(rng() % 3);
+                const std::size_t at = c.frames_at + i * (ft == 0 ? 4u : ft == 1 ? 2u : 1u);
+                std::uint32_t v = ft == 0 ? std::bit_cast<std::uint32_t>(f) : ft == 1 ? static_cast<std::uint32_t>(f * 32) : static_cast<std::uint32_t>(f) & 0xFF;
+                if (mode == 3 && i == num_keys / 2) v = ft == 0 ? 0x7FC00000u : 0;  // NaN, or a step back to 0
+                for (int b = 0, w = ft == 0 ? 4 : ft == 1 ? 2 : 1; b < w; ++b)
+                  d[at + static_cast<std::size_t>(b)] = static_cast<std::uint8_t>(big ? v >> (8 * (w - 1 - b)) : v >> (8 * b));
+              }
+            }
+            const reference want = decode_reference(d, c, big);
+            core::byte_reader file(d, big ? core::endian::big : core::endian::little);
+            detail::reset_work(d.size());
+            std::optional<std::pair<code, std::uint64_t>> got_failure;
+            try {
+              detail::read_curve_arrays(file, c);
+            } catch (const core::failure& e) {
+              got_failure = {e.error().code, e.error().offset};
+            }
+            ASSERT_EQ(got_failure.has_value(), want.failure.has_value()) << "type " << type << " ft " << ft << " kt " << kt;
+            if (want.failure) {
+              EXPECT_EQ(got_failure->first, want.failure->first);
+              EXPECT_EQ(got_failure->second, want.failure->second);
+              ++failures;
+              continue;
+            }
+            EXPECT_TRUE(same_bits(c.frames, want.frames)) << "type " << type << " ft " << ft;
+            EXPECT_TRUE(same_bits(c.keys, want.keys)) << "type " << type << " kt " << kt;
+            EXPECT_EQ(c.frames_raw, want.frames_raw);
+            EXPECT_EQ(c.keys_raw, want.keys_raw);
+            ++compared;
+          }
+  EXPECT_GT(compared, 2000);
+  EXPECT_GT(failures, 200);
+}
+
+// jumps_at equals value_left(f) != value(f) for keyed curves with jumps, repeated keys,
+// frames on and between keys and outside the range, in order (hints carried) and not.
+TEST(CurveFastPaths, JumpsAtEqualsLeftValueComparison) {
+  std::mt19937 rng(21);
+  int jumps = 0;
+  for (int round = 0; round < 400; ++round)
+    for (auto type : {curve_type::cubic, curve_type::linear, curve_type::baked_float, curve_type::step_int}) {
+      curve c;
+      c.flags = static_cast<std::uint16_t>((static_cast<int>(type) << 4) | ((round % 3) << 8) | ((round % 3) << 12));
+      const std::uint16_t n = static_cast<std::uint16_t>(1 + rng() % 40);
+      c.num_keys = n;
+      float f = static_cast<float>(rng() % 5) - 2.0f;
+      for (std::uint16_t i = 0; i < n; ++i) {
+        c.frames.push_back(f);
+        f += static_cast<float>(rng() % 4) * (rng() % 5 == 0 ? 0.5f : 1.0f);  // repeats and half frames
+      }
+      c.start = c.frames.front();
+      c.end = c.frames.back() + static_cast<float>(rng() % 2);
+      c.scale_bits = std::bit_cast<std::uint32_t>(rng() % 2 ? 0.25f : 1.0f);
+      c.offset_bits = std::bit_cast<std::uint32_t>(rng() % 2 ? 0.0f : -3.5f);
+      const std::size_t per = type == curve_type::cubic ? 4 : type == curve_type::linear ? 2 : 1;
+      std::uniform_int_distribution<int> small(-3, 3);
+      for (std::size_t i = 0; i < n * per; ++i) c.keys.push_back(static_cast<float>(small(rng)) * 0.5f);
+      c.keys_raw.assign(c.keys.size(), 0);
+      std::size_t lower = 0, cursor = 0, lower2 = 0, cursor2 = 0;
+      for (int k = -8; k < 2 * (static_cast<int>(c.end) + 6); ++k) {
+        const double x = k * 0.5;
+        const bool want = c.value_left(x, lower2, cursor2) != c.value(x, cursor2);
+        EXPECT_EQ(jumps_at(c, x, lower, cursor), want) << "frame " << x;
+        std::size_t l = static_cast<std::size_t>(-1), cu = l;  // no hints
+        EXPECT_EQ(jumps_at(c, x, l, cu), want) << "frame " << x;
+        jumps += want;
+      }
+    }
+  EXPECT_GT(jumps, 500);
+}
