@@ -258,3 +258,26 @@ TEST(Texture, AtlasRectanglesHoldThePerPixelFormula) {
     }
   }
 }
+
+// u16_min_max (frame_range's loop, SSE2 blocks of eight plus a tail) against the plain loop:
+// every length 0..40 at odd and even offsets, both byte orders, extremes 0 and 0xFFFF included.
+TEST(KeyTableRef, U16MinMaxEqualsThePlainLoop) {
+  std::mt19937 rng(319);
+  for (int iter = 0; iter < 4000; ++iter) {
+    const std::size_t n = iter % 41, off = iter % 3;
+    const bool big = iter % 2 == 0;
+    bytes b(off + 2 * n + 1);
+    for (auto& x : b) x = static_cast<std::uint8_t>(rng() % 5 == 0 ? (rng() % 2 ? 0xFF : 0) : rng());
+    unsigned lo = 0x10000, hi = 0;
+    if (iter % 7 == 0) lo = rng() % 0x10000, hi = rng() % 0x10000;
+    unsigned rlo = lo, rhi = hi;
+    for (std::size_t i = 0; i < n; ++i) {
+      const unsigned v = big ? (unsigned{b[off + 2 * i]} << 8 | b[off + 2 * i + 1]) : (unsigned{b[off + 2 * i + 1]} << 8 | b[off + 2 * i]);
+      rlo = std::min(rlo, v);
+      rhi = std::max(rhi, v);
+    }
+    u16_min_max(b.data() + off, n, big, lo, hi);
+    ASSERT_EQ(lo, rlo) << iter;
+    ASSERT_EQ(hi, rhi) << iter;
+  }
+}

@@ -4,6 +4,10 @@
 #include <algorithm>
 #include <iterator>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace rigrip::sf3 {
 namespace {
 
@@ -241,19 +245,49 @@ std::pair<int, int> frame_range(const key_table& t) {
   return {lo, hi};
 }
 
-std::pair<int, int> frame_range(const key_table_ref& t, const std::uint8_t* data) {
-  int lo = -1, hi = -1;
-  for (const auto& b : t.bones)
-    for (int c = 0; c < 3; ++c) {
-      const std::uint8_t* p = data + b.off[c];
-      for (std::uint32_t i = 0; i < b.n[c]; ++i) {
-        const int v = t.order == endian::big ? load_at<std::uint16_t>(p + 2 * i, endian::big)
-                                             : load_at<std::uint16_t>(p + 2 * i, endian::little);
-        if (lo < 0 || v < lo) lo = v;
-        if (v > hi) hi = v;
-      }
+void u16_min_max(const std::uint8_t* p, std::size_t n, bool big, unsigned& lo, unsigned& hi) {
+  std::size_t i = 0;
+#if defined(__SSE2__)
+  if (n >= 8) {
+    // Eight values per step as signed lanes (value ^ 0x8000 keeps the unsigned order).
+    const __m128i bias = _mm_set1_epi16(static_cast<short>(0x8000));
+    __m128i mn = _mm_set1_epi16(0x7FFF), mx = _mm_set1_epi16(static_cast<short>(0x8000));
+    for (; i + 8 <= n; i += 8) {
+      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2 * i));
+      if (big) v = _mm_or_si128(_mm_slli_epi16(v, 8), _mm_srli_epi16(v, 8));
+      v = _mm_xor_si128(v, bias);
+      mn = _mm_min_epi16(mn, v);
+      mx = _mm_max_epi16(mx, v);
     }
-  return {lo, hi};
+    alignas(16) std::int16_t a[8], b[8];
+    _mm_store_si128(reinterpret_cast<__m128i*>(a), mn);
+    _mm_store_si128(reinterpret_cast<__m128i*>(b), mx);
+    for (int k = 0; k < 8; ++k) {
+      lo = std::min(lo, static_cast<unsigned>(static_cast<std::uint16_t>(a[k]) ^ 0x8000u));
+      hi = std::max(hi, static_cast<unsigned>(static_cast<std::uint16_t>(b[k]) ^ 0x8000u));
+    }
+  }
+#endif
+  for (; i < n; ++i) {
+    const unsigned v = big ? (unsigned{p[2 * i]} << 8 | p[2 * i + 1]) : (unsigned{p[2 * i + 1]} << 8 | p[2 * i]);
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+}
+
+std::pair<int, int> frame_range(const key_table_ref& t, const std::uint8_t* data) {
+  // Smallest and largest frame over every frame array (lo starts above any u16).
+  unsigned lo = 0x10000, hi = 0;
+  bool any = false;
+  const bool big = t.order == endian::big;
+  for (const auto& b : t.bones)
+    for (int c = 0; c < 3; ++c)
+      if (b.n[c]) {
+        any = true;
+        u16_min_max(data + b.off[c], b.n[c], big, lo, hi);
+      }
+  if (!any) return {-1, -1};
+  return {static_cast<int>(lo), static_cast<int>(hi)};
 }
 
 // `dump --raw`: the keys as stored, fixed point scaled to numbers.
