@@ -36,6 +36,18 @@ std::array<std::uint8_t, 4> rgb555(std::uint16_t p) {
 
 }  // namespace
 
+float flat_linear(unsigned v5) {
+  // The 32 values srgb_to_linear gives for a widened 5-bit channel (as rgb555 widens it),
+  // worked out once: a flat face took three std::pow calls.
+  static const std::array<float, 32> table = [] {
+    std::array<float, 32> t{};
+    for (unsigned v = 0; v < 32; ++v) t[v] = srgb_to_linear(rgb555(static_cast<std::uint16_t>(0x8000 | v))[0] / 255.0f);
+    return t;
+  }();
+  return table[v5 & 31u];
+}
+float flat_linear_reference(unsigned v5) { return srgb_to_linear(static_cast<float>((v5 << 3) | (v5 >> 2)) / 255.0f); }
+
 void rgb555_pixels(const std::uint8_t* src, std::size_t n, std::uint8_t* dst) {
   // rgb555 per big-endian pixel without a branch: 0x0000 widens to 0, 0, 0 by itself and
   // only its alpha differs. Eight pixels at a time in 16-bit lanes where SSE2 exists
@@ -92,8 +104,21 @@ std::array<float, 4> sample(const channel& c, double frame) {
   return {a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t, 0};
 }
 
-// One bone's three channels from a stored record; keys with non-increasing frames dropped.
-std::array<channel, 3> channels(const key_record& k, std::size_t& dropped, std::size_t& repaired) {
+// A big-endian (or little-endian) value of a key array at p, inside an array the table scan checked.
+template <typename T>
+T key_at(const std::uint8_t* p, endian order) {
+  std::uint32_t v = 0;
+  if (order == endian::big)
+    for (std::size_t i = 0; i < sizeof(T); ++i) v = (v << 8) | p[i];
+  else
+    for (std::size_t i = sizeof(T); i-- > 0;) v = (v << 8) | p[i];
+  return static_cast<T>(v);
+}
+
+// One bone's three channels from a stored record (read from the table's bytes `data`); keys
+// with non-increasing frames dropped.
+std::array<channel, 3> channels(const key_record_ref& k, const std::uint8_t* data, endian order, std::size_t& dropped,
+                                std::size_t& repaired) {
   std::array<channel, 3> out;
   out[1].ncomp = 4;
   auto push = [&](channel& c, int frame, std::array<float, 4> v) {
@@ -105,15 +130,16 @@ std::array<channel, 3> channels(const key_record& k, std::size_t& dropped, std::
     c.values.push_back(v);
   };
   // Sized once: at most one entry per stored key.
-  const std::size_t nk[3] = {k.t_frames.size(), k.r_frames.size(), k.s_frames.size()};
   for (int c = 0; c < 3; ++c) {
-    out[static_cast<std::size_t>(c)].frames.reserve(nk[c]);
-    out[static_cast<std::size_t>(c)].values.reserve(nk[c]);
+    out[static_cast<std::size_t>(c)].frames.reserve(k.n[c]);
+    out[static_cast<std::size_t>(c)].values.reserve(k.n[c]);
   }
-  for (std::size_t i = 0; i < k.t_frames.size(); ++i)
-    push(out[0], k.t_frames[i], {fixed_to_float(k.t[0][i]), fixed_to_float(k.t[1][i]), fixed_to_float(k.t[2][i]), 0});
-  for (std::size_t i = 0; i < k.r_frames.size(); ++i) {
-    quat q{rot_to_float(k.r[0][i]), rot_to_float(k.r[1][i]), rot_to_float(k.r[2][i]), rot_to_float(k.r[3][i])};
+  auto frame = [&](int c, std::uint32_t i) { return static_cast<int>(key_at<std::uint16_t>(data + k.off[c] + 2 * i, order)); };
+  auto fixed = [&](int field, std::uint32_t i) { return fixed_to_float(key_at<std::int32_t>(data + k.off[field] + 4 * i, order)); };
+  auto rot = [&](int field, std::uint32_t i) { return rot_to_float(key_at<std::int16_t>(data + k.off[field] + 2 * i, order)); };
+  for (std::uint32_t i = 0; i < k.n[0]; ++i) push(out[0], frame(0, i), {fixed(3, i), fixed(4, i), fixed(5, i), 0});
+  for (std::uint32_t i = 0; i < k.n[1]; ++i) {
+    quat q{rot(6, i), rot(7, i), rot(8, i), rot(9, i)};
     // Stored norms are 0.9999..1.0001: keep the values exactly as stored (so pack gives the
     // same integers back) and repair only what is not a rotation at all.
     float len = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
@@ -121,10 +147,9 @@ std::array<channel, 3> channels(const key_record& k, std::size_t& dropped, std::
       q = len > 1e-6f && std::isfinite(len) ? core::normalize(q) : quat{0, 0, 0, 1};
       ++repaired;
     }
-    push(out[1], k.r_frames[i], {q[0], q[1], q[2], q[3]});
+    push(out[1], frame(1, i), {q[0], q[1], q[2], q[3]});
   }
-  for (std::size_t i = 0; i < k.s_frames.size(); ++i)
-    push(out[2], k.s_frames[i], {fixed_to_float(k.s[0][i]), fixed_to_float(k.s[1][i]), fixed_to_float(k.s[2][i]), 0});
+  for (std::uint32_t i = 0; i < k.n[2]; ++i) push(out[2], frame(2, i), {fixed(10, i), fixed(11, i), fixed(12, i), 0});
   return out;
 }
 
@@ -138,12 +163,13 @@ struct table_channels {
   std::vector<std::size_t> dropped, repaired;
 };
 
-table_channels make_table_channels(const key_table& keys, std::size_t nb) {
+// `data` = the bytes the table's offsets count from.
+table_channels make_table_channels(const key_table_ref& keys, const std::uint8_t* data, std::size_t nb) {
   table_channels tc;
   tc.bones.reserve(nb);
   tc.dropped.assign(nb, 0);
   tc.repaired.assign(nb, 0);
-  for (std::size_t b = 0; b < nb; ++b) tc.bones.push_back(channels(keys.bones[b], tc.dropped[b], tc.repaired[b]));
+  for (std::size_t b = 0; b < nb; ++b) tc.bones.push_back(channels(keys.bones[b], data, keys.order, tc.dropped[b], tc.repaired[b]));
   return tc;
 }
 
@@ -244,8 +270,10 @@ decoded_textures decode_textures(const model_raw& m) {
   decoded_textures d;
   const auto& e = m.entries[1];
   byte_reader tr(m.data[1], endian::big, m.base + e.offset);
-  byte_vec vram = lzss_decompress(tr, m.vram_size);
+  d.vram = lzss_decompress(tr, m.vram_size);
+  const byte_vec& vram = d.vram;
   d.vram_bytes = vram.size();
+  d.images.reserve(m.textures.size());
   work_budget budget{2 * static_cast<std::uint64_t>(vram.size()) + 4096};
   for (std::size_t i = 0; i < m.textures.size(); ++i) {
     const auto& t = m.textures[i];
@@ -255,13 +283,7 @@ decoded_textures decode_textures(const model_raw& m) {
                                  " at VRAM " + hex(start) + ") lies outside the " + std::to_string(vram.size()) +
                                  " decompressed bytes", m.base + m.entries[0].offset + 0x14 + 8 * i);
     budget.spend(bytes, m.base + m.entries[0].offset + 0x14 + 8 * i, "texture definitions");
-    texture img;
-    img.name = "tex" + std::to_string(i);
-    img.width = t.width;
-    img.height = t.height;
-    img.rgba.resize(bytes * 2);
-    rgb555_pixels(vram.data() + start, static_cast<std::size_t>(bytes / 2), img.rgba.data());
-    d.images.push_back(std::move(img));
+    d.images.push_back({t.width, t.height, static_cast<std::size_t>(start)});
   }
   return d;
 }
@@ -366,9 +388,10 @@ atlas_layout add_atlas(scene& s, const model_raw& m, const decoded_textures& tex
   nlohmann::json rects = nlohmann::json::array();
   for (std::size_t i = 0; i < tex.images.size(); ++i) {
     const auto& t = tex.images[i];
+    // Each row converted from VRAM straight into its place (the bytes the per-texture RGBA copy gave).
     for (std::uint32_t row = 0; row < t.height; ++row)
-      std::copy_n(t.rgba.begin() + static_cast<std::ptrdiff_t>(std::size_t{row} * t.width * 4), t.width * 4,
-                  atlas.rgba.begin() + static_cast<std::ptrdiff_t>((std::size_t{place[i][1] + row} * width + place[i][0]) * 4));
+      rgb555_pixels(tex.vram.data() + t.start + std::size_t{row} * t.width * 2, t.width,
+                    atlas.rgba.data() + (std::size_t{place[i][1] + row} * width + place[i][0]) * 4);
     rects.push_back({place[i][0], place[i][1], t.width, t.height});
   }
   atlas.extras = {{"sf3_texture_rects", rects}, {"vram_size", m.vram_size}};
@@ -447,8 +470,8 @@ void add_part(scene& s, const mesh_context& mc, const xpdata& x, int bone, const
         ++textured;
       } else {
         uv.fill({2.0f / static_cast<float>(width), 2.0f / static_cast<float>(height)});
-        auto px = rgb555(f.colno | 0x8000);
-        colour = {srgb_to_linear(px[0] / 255.0f), srgb_to_linear(px[1] / 255.0f), srgb_to_linear(px[2] / 255.0f), 1};
+        const unsigned p = f.colno;
+        colour = {flat_linear(p & 31u), flat_linear((p >> 5) & 31u), flat_linear((p >> 10) & 31u), 1};
         ++flat;
       }
       auto same = [&](int a, int b) { return x.points[f.v[static_cast<std::size_t>(a)]] == x.points[f.v[static_cast<std::size_t>(b)]]; };
@@ -478,14 +501,14 @@ void add_part(scene& s, const mesh_context& mc, const xpdata& x, int bone, const
 void add_model_clips(scene& s, const model_raw& m, const model_geometry& g, const std::string& name, int skel_index,
                      double fps, const read_context& ctx, const sibling_animations& an) {
   const skeleton& skr = s.skeletons[static_cast<std::size_t>(skel_index)];
-  std::map<const key_table*, table_channels> channels_of;  // made on first use
-  auto channels_for = [&](const key_table& k) -> const table_channels& {
+  std::map<const key_table_ref*, table_channels> channels_of;  // made on first use
+  auto channels_for = [&](const key_table_ref& k, const std::uint8_t* data) -> const table_channels& {
     auto it = channels_of.find(&k);
     if (it == channels_of.end())
-      it = channels_of.emplace(&k, make_table_channels(k, std::min(k.bones.size(), skr.bones.size()))).first;
+      it = channels_of.emplace(&k, make_table_channels(k, data, std::min(k.bones.size(), skr.bones.size()))).first;
     return it->second;
   };
-  s.animations.push_back(make_clip(channels_for(m.anim.keys), skr, skel_index, 0, 0, fps, true, ctx, name + "_all_frames"));
+  s.animations.push_back(make_clip(channels_for(m.anim.key_refs, m.data[3].data()), skr, skel_index, 0, 0, fps, true, ctx, name + "_all_frames"));
   s.animations.back().extras = {{"sf3_all_frames", true}, {"sf3_model", name}};
   static const std::vector<int> no_groups;
   const std::vector<int>& groups = an.file ? an.layout->groups : no_groups;
@@ -506,7 +529,8 @@ void add_model_clips(scene& s, const model_raw& m, const model_geometry& g, cons
     for (const auto& e : d.events) ev.push_back({e.frame, e.code});
     nlohmann::json ex{{"sf3_def", i}, {"id", d.id}, {"first_frame", f0}, {"frame_count", d.count},
                       {"distance", d.distance}, {"events", ev}, {"sf3_model", name}};
-    const key_table* keys = &m.anim.keys;
+    const key_table_ref* keys = &m.anim.key_refs;
+    const std::uint8_t* key_bytes = m.data[3].data();
     if (d.external()) {
       int k = external_index++;
       if (!scenario1) {
@@ -524,7 +548,7 @@ void add_model_clips(scene& s, const model_raw& m, const model_geometry& g, cons
       std::size_t seg_index = 0;
       for (std::size_t si = 0; si < an.file->segments.size(); ++si)
         if (groups[si] == an.group && seen++ == k) seg = &an.file->segments[si], seg_index = si;
-      if (!seg || seg->keys.bones.size() != skr.bones.size() - g.skel.tags.size()) {
+      if (!seg || seg->key_refs.bones.size() != skr.bones.size() - g.skel.tags.size()) {
         ctx.warn(code::w_pairing, nm + ": no matching segment " + std::to_string(k) + " in group " + std::to_string(an.group) +
                                       " of " + an.name + "; clip skipped");
         continue;
@@ -533,12 +557,13 @@ void add_model_clips(scene& s, const model_raw& m, const model_geometry& g, cons
       if (fr.first > f0 || fr.second < f1)
         ctx.warn(code::w_pairing, nm + ": x8an segment " + std::to_string(seg_index) + " covers frames " +
                                       std::to_string(fr.first) + "-" + std::to_string(fr.second) + ", not the whole clip");
-      keys = &seg->keys;
+      keys = &seg->key_refs;
+      key_bytes = an.file->source.data() + seg->offset;
       ex["source"] = an.name + " segment " + std::to_string(seg_index);
     } else {
       ex["source"] = "x8pc";
     }
-    animation a = make_clip(channels_for(*keys), skr, skel_index, f0, f1, fps, false, ctx, nm);
+    animation a = make_clip(channels_for(*keys, key_bytes), skr, skel_index, f0, f1, fps, false, ctx, nm);
     for (const auto& t : a.tracks) clip_keys += t.times.size();
     if (clip_keys > (4u << 20))
       fail(code::limit_exceeded, name + ": the animation clips would hold more than 4M keys", m.base + m.entries[3].offset);
@@ -581,8 +606,8 @@ void add_model(scene& s, const model_raw& m, const std::string& name, double fps
   }
   s.skeletons.push_back(std::move(sk));
 
-  if (m.anim.keys.bones.size() != g.skel.parent.size())
-    ctx.warn(code::w_suspicious_value, name + ": keyframe table has " + std::to_string(m.anim.keys.bones.size()) +
+  if (m.anim.key_refs.bones.size() != g.skel.parent.size())
+    ctx.warn(code::w_suspicious_value, name + ": keyframe table has " + std::to_string(m.anim.key_refs.bones.size()) +
                                            " bones, the skeleton " + std::to_string(g.skel.parent.size()));
   if (!include_clips) return;
   add_model_clips(s, m, g, name, skel_index, fps, ctx, an);
@@ -599,8 +624,8 @@ void add_x8an_animations(scene& s, int skel, const x8an_file& f, const x8an_layo
   for (std::size_t i = 0; i < f.segments.size(); ++i) {
     if (groups[i] != group) continue;
     const auto& seg = f.segments[i];
-    if (seg.keys.bones.size() != push_bones) {
-      ctx.warn(code::w_name_mismatch, "segment " + std::to_string(i) + " has " + std::to_string(seg.keys.bones.size()) +
+    if (seg.key_refs.bones.size() != push_bones) {
+      ctx.warn(code::w_name_mismatch, "segment " + std::to_string(i) + " has " + std::to_string(seg.key_refs.bones.size()) +
                                           " bones, the model " + std::to_string(push_bones) + "; skipped", seg.offset);
       continue;
     }
@@ -608,7 +633,7 @@ void add_x8an_animations(scene& s, int skel, const x8an_file& f, const x8an_layo
     if (fr.first < 0) continue;
     char nm[96];
     std::snprintf(nm, sizeof nm, "%sseg%02zu_f%d-%d", prefix.c_str(), i, fr.first, fr.second);
-    animation a = make_clip(make_table_channels(seg.keys, std::min(seg.keys.bones.size(), sk.bones.size())), sk, skel, fr.first,
+    animation a = make_clip(make_table_channels(seg.key_refs, f.source.data() + seg.offset, std::min(seg.key_refs.bones.size(), sk.bones.size())), sk, skel, fr.first,
                             fr.second, fps, false, ctx, nm);
     a.extras = {{"x8an_segment", i}, {"group", group}, {"first_frame", fr.first}, {"offset", seg.offset}};
     s.animations.push_back(std::move(a));
@@ -675,8 +700,8 @@ void line_up(scene& s) {
 
 // Scenario 1 keeps some clips in X8ANnn.BIN; model X8PCnnL is group L ('a' = 0). Fills `an`
 // and returns the pairing when the model wants external clips and the sibling reads.
-sibling_animations pair_x8an(const read_context& ctx, const x8pc_file& f, const std::string& st, x8an_file& an,
-                             x8an_layout& layout) {
+sibling_animations pair_x8an(const read_context& ctx, const x8pc_file& f, const std::string& st, bytes& an_bytes,
+                             x8an_file& an, x8an_layout& layout) {
   sibling_animations sib;
   bool wants_an = false;
   for (const auto& m : f.models)
@@ -689,7 +714,8 @@ sibling_animations pair_x8an(const read_context& ctx, const x8pc_file& f, const 
   std::string found;
   auto b = load_sibling(ctx, dir_of(ctx.path), "X8AN" + ust.substr(4, 2) + ".BIN", &found);
   if (!b) return sib;
-  auto parsed = core::guarded(found, "sf3-x8an", [&]() -> x8an_file { return parse_x8an(*b); });
+  an_bytes = std::move(*b);  // the keys are read from these bytes: kept by the caller
+  auto parsed = core::guarded(found, "sf3-x8an", [&]() -> x8an_file { return parse_x8an(an_bytes, false); });
   if (parsed) {
     an = std::move(parsed.value());
     layout = x8an_index(an);
@@ -730,14 +756,15 @@ x8an_model load_x8an_model(const read_context& ctx, const std::string& ust) {
 }  // namespace
 
 scene read_x8pc_scene(const read_context& ctx) {
-  x8pc_file f = parse_x8pc(ctx.data);
+  x8pc_file f = parse_x8pc(ctx.data, false);
   scene s;
   s.format = "sf3-x8pc";
   const std::string st = stem(ctx.path.empty() ? std::string("model") : ctx.path);
   const double fps = fps_of(ctx);
+  bytes an_bytes;
   x8an_file an;
   x8an_layout layout;
-  const sibling_animations sib = pair_x8an(ctx, f, st, an, layout);
+  const sibling_animations sib = pair_x8an(ctx, f, st, an_bytes, an, layout);
   for (std::size_t i = 0; i < f.models.size(); ++i) {
     const auto& m = f.models[i];
     std::string name = f.models.size() == 1 ? st : st + "_" + std::to_string(i);
@@ -755,10 +782,10 @@ scene read_x8pc_scene(const read_context& ctx) {
 }
 
 scene read_x8an_scene(const read_context& ctx) {
-  x8an_file an = parse_x8an(ctx.data);
+  x8an_file an = parse_x8an(ctx.data, false);
   const std::string st = stem(ctx.path.empty() ? std::string("x8an") : ctx.path);
   const x8an_model model = load_x8an_model(ctx, upper(st));
-  x8pc_file pc = parse_x8pc(model.data);
+  x8pc_file pc = parse_x8pc(model.data, false);
   const std::string mst = upper(stem(model.path));
   int group = 0;
   if (mst.size() == 7 && std::isalpha(static_cast<unsigned char>(mst[6]))) group = mst[6] - 'A';

@@ -17,15 +17,25 @@ namespace rigrip::sf3 {
 
 [[nodiscard]] std::string tag_name(std::uint8_t code);
 
-// Decoded textures in VRAM order (RGBA8 each) from a model's LZSS texture chunk.
+// A model's LZSS texture chunk decompressed, with the textures in VRAM order as places in it
+// (checked to lie inside). The pixels stay RGB555 until the atlas converts them (rgb555_pixels)
+// straight into its rows: no RGBA copy per texture.
 struct decoded_textures {
   std::size_t vram_bytes = 0;  // LZSS output length (equals vram_size in real files)
-  std::vector<texture> images;
+  byte_vec vram;               // the LZSS output
+  struct image {
+    std::uint32_t width = 0, height = 0;
+    std::size_t start = 0;  // byte offset of its big-endian RGB555 pixels in vram
+  };
+  std::vector<image> images;
 };
 [[nodiscard]] decoded_textures decode_textures(const model_raw& m);
 // n big-endian RGB555 pixels (2 bytes each) to RGBA8 (4 bytes each), as rgb555 per pixel.
 void rgb555_pixels(const std::uint8_t* src, std::size_t n, std::uint8_t* dst);
 [[nodiscard]] std::array<std::uint8_t, 4> rgb555_reference(std::uint16_t p);  // the per-pixel formula
+// Linear value of a flat face's 5-bit colour channel (a table), and the formula it equals.
+[[nodiscard]] float flat_linear(unsigned v5);
+[[nodiscard]] float flat_linear_reference(unsigned v5);
 
 struct sibling_animations {
   const x8an_file* file = nullptr;

@@ -4,6 +4,10 @@
 #include <algorithm>
 #include <iterator>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace rigrip::sf3 {
 namespace {
 
@@ -77,82 +81,109 @@ void read_array(const byte_reader& r, std::uint32_t off, std::size_t n, key_vec<
 
 }  // namespace
 
-key_table parse_key_table(const byte_reader& r, std::uint32_t table_offset, std::uint32_t data_start,
-                          work_budget* budget, std::shared_ptr<key_arena> arena) {
-  key_table t;
-  // The arrays take at most about the table's bytes (more only when arrays overlap, which the
-  // work budget bounds); the arena grows by itself past its first block.
-  if (!arena) arena = std::make_shared<key_arena>(std::max<std::size_t>(r.size(), 256));
-  t.arena = std::move(arena);
+key_table_ref scan_key_table(const byte_reader& r, std::uint32_t table_offset, std::uint32_t data_start,
+                             work_budget* budget) {
+  key_table_ref t;
+  t.order = r.byte_order();
   work_budget local{2 * static_cast<std::uint64_t>(r.size()) + 4096};
   if (!budget) budget = &local;
   if (table_offset > r.size())
     fail(code::bad_offset, "keyframe table offset " + hex(table_offset) + " past the end (" +
                                std::to_string(r.size()) + " bytes)", r.base());
   std::size_t max_bones = r.checked_count_at(table_offset, (r.size() - table_offset) / 64, 64, "keyframe table");
+  // Sized once from the terminator (the records the loop below accepts): at most max_bones.
+  {
+    std::size_t nb = 0;
+    for (std::uint32_t a = table_offset; nb < max_bones && r.u32_at(a) != end_marker; a += 64) ++nb;
+    t.bones.reserve(nb);
+  }
   std::uint32_t pos = data_start;  // where the canonical layout puts the next array
   std::uint32_t at = table_offset;
+  const endian order = r.byte_order();
+  const std::uint8_t* bytes = r.data().data();
   while (true) {
     if (r.u32_at(at) == end_marker) break;
     if (t.bones.size() >= max_bones)
       fail(code::truncated, "keyframe table at " + hex(r.base() + table_offset) + " has no 0xFFFFFFFF end marker",
            r.base() + at);
     // The record lies inside the table: at + 64 <= table_offset + 64 * max_bones <= size.
-    const std::uint8_t* rec = r.data().data() + at;
-    const endian order = r.byte_order();
-    std::uint32_t n[3];
-    for (int i = 0; i < 3; ++i) n[i] = load_at<std::uint32_t>(rec + 4 * i, order);
-    std::uint32_t off[13];
-    for (int i = 0; i < 13; ++i) off[i] = load_at<std::uint32_t>(rec + 12 + 4 * i, order);
+    const std::uint8_t* rec = bytes + at;
+    key_record_ref k;
+    for (int i = 0; i < 3; ++i) k.n[i] = load_at<std::uint32_t>(rec + 4 * i, order);
+    for (int i = 0; i < 13; ++i) k.off[i] = load_at<std::uint32_t>(rec + 12 + 4 * i, order);
     const std::size_t bone = t.bones.size();
-    key_record k(t.arena.get());
     auto expect = [&](int i, std::uint32_t bytes) {
-      if (off[i] != pos) t.canonical = false;
-      pos = off[i] + bytes;
+      if (k.off[i] != pos) t.canonical = false;
+      pos = k.off[i] + bytes;
     };
     auto count = [&](std::uint32_t c, std::uint32_t elem, int field) {
       // The label is built only when the check fails (checked_count_at then throws).
-      const bool fits = off[field] <= r.size() && c <= (r.size() - off[field]) / elem;
+      const bool fits = k.off[field] <= r.size() && c <= (r.size() - k.off[field]) / elem;
       std::size_t n = fits ? std::size_t{c}
-                           : r.checked_count_at(off[field], c, elem, ("keyframes of bone " + std::to_string(bone)).c_str());
+                           : r.checked_count_at(k.off[field], c, elem, ("keyframes of bone " + std::to_string(bone)).c_str());
       budget->spend(std::uint64_t{n} * elem, r.base() + at, "keyframe table");
-      return n;
     };
     // off[0..2] frame arrays T R S, off[3..5] Tx Ty Tz, off[6..9] Rx Ry Rz Rw, off[10..12] Sx Sy Sz.
-    key_vec<std::uint16_t>* frames[3] = {&k.t_frames, &k.r_frames, &k.s_frames};
     for (int c = 0; c < 3; ++c) {
-      std::size_t cnt = count(n[c], 2, c);
-      if (cnt) read_array(r, off[c], cnt, *frames[c]);
-      expect(c, n[c] * 2);
+      count(k.n[c], 2, c);
+      expect(c, k.n[c] * 2);
     }
     auto pad_zero = [&]() {
       std::uint32_t aligned = align_up(pos, 4);
       for (std::uint32_t p = pos; p < aligned && p < r.size(); ++p)
-        if (r.u8_at(p) != 0) t.canonical = false;
+        if (bytes[p] != 0) t.canonical = false;
       pos = aligned;
     };
     pad_zero();
     for (int c = 0; c < 3; ++c) {
-      std::size_t cnt = count(n[0], 4, 3 + c);
-      if (cnt) read_array(r, off[3 + c], cnt, k.t[c]);
-      expect(3 + c, n[0] * 4);
+      count(k.n[0], 4, 3 + c);
+      expect(3 + c, k.n[0] * 4);
     }
     for (int c = 0; c < 4; ++c) {
-      std::size_t cnt = count(n[1], 2, 6 + c);
-      if (cnt) read_array(r, off[6 + c], cnt, k.r[c]);
-      expect(6 + c, n[1] * 2);
+      count(k.n[1], 2, 6 + c);
+      expect(6 + c, k.n[1] * 2);
     }
     pad_zero();
     for (int c = 0; c < 3; ++c) {
-      std::size_t cnt = count(n[2], 4, 10 + c);
-      if (cnt) read_array(r, off[10 + c], cnt, k.s[c]);
-      expect(10 + c, n[2] * 4);
+      count(k.n[2], 4, 10 + c);
+      expect(10 + c, k.n[2] * 4);
     }
-    t.bones.push_back(std::move(k));
+    t.bones.push_back(k);
     at += 64;
   }
   if (pos != table_offset) t.canonical = false;
   t.end = at + 4;
+  return t;
+}
+
+key_table parse_key_table(const byte_reader& r, std::uint32_t table_offset, std::uint32_t data_start,
+                          work_budget* budget, std::shared_ptr<key_arena> arena) {
+  return read_key_table(r, scan_key_table(r, table_offset, data_start, budget), std::move(arena));
+}
+
+key_table read_key_table(const byte_reader& r, const key_table_ref& ref, std::shared_ptr<key_arena> arena) {
+  key_table t;
+  // The arrays take at most about the table's bytes (more only when arrays overlap, which the
+  // work budget bounds); the arena grows by itself past its first block.
+  if (!arena) arena = std::make_shared<key_arena>(std::max<std::size_t>(r.size(), 256));
+  t.arena = std::move(arena);
+  t.canonical = ref.canonical;
+  t.end = ref.end;
+  t.bones.reserve(ref.bones.size());
+  for (const auto& kr : ref.bones) {
+    key_record k(t.arena.get());
+    // Every array with a count above 0 was checked by the scan.
+    key_vec<std::uint16_t>* frames[3] = {&k.t_frames, &k.r_frames, &k.s_frames};
+    for (int c = 0; c < 3; ++c)
+      if (kr.n[c]) read_array(r, kr.off[c], kr.n[c], *frames[c]);
+    if (kr.n[0])
+      for (int c = 0; c < 3; ++c) read_array(r, kr.off[3 + c], kr.n[0], k.t[c]);
+    if (kr.n[1])
+      for (int c = 0; c < 4; ++c) read_array(r, kr.off[6 + c], kr.n[1], k.r[c]);
+    if (kr.n[2])
+      for (int c = 0; c < 3; ++c) read_array(r, kr.off[10 + c], kr.n[2], k.s[c]);
+    t.bones.push_back(std::move(k));
+  }
   return t;
 }
 
@@ -212,6 +243,51 @@ std::pair<int, int> frame_range(const key_table& t) {
         if (v > hi) hi = v;
       }
   return {lo, hi};
+}
+
+void u16_min_max(const std::uint8_t* p, std::size_t n, bool big, unsigned& lo, unsigned& hi) {
+  std::size_t i = 0;
+#if defined(__SSE2__)
+  if (n >= 8) {
+    // Eight values per step as signed lanes (value ^ 0x8000 keeps the unsigned order).
+    const __m128i bias = _mm_set1_epi16(static_cast<short>(0x8000));
+    __m128i mn = _mm_set1_epi16(0x7FFF), mx = _mm_set1_epi16(static_cast<short>(0x8000));
+    for (; i + 8 <= n; i += 8) {
+      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2 * i));
+      if (big) v = _mm_or_si128(_mm_slli_epi16(v, 8), _mm_srli_epi16(v, 8));
+      v = _mm_xor_si128(v, bias);
+      mn = _mm_min_epi16(mn, v);
+      mx = _mm_max_epi16(mx, v);
+    }
+    alignas(16) std::int16_t a[8], b[8];
+    _mm_store_si128(reinterpret_cast<__m128i*>(a), mn);
+    _mm_store_si128(reinterpret_cast<__m128i*>(b), mx);
+    for (int k = 0; k < 8; ++k) {
+      lo = std::min(lo, static_cast<unsigned>(static_cast<std::uint16_t>(a[k]) ^ 0x8000u));
+      hi = std::max(hi, static_cast<unsigned>(static_cast<std::uint16_t>(b[k]) ^ 0x8000u));
+    }
+  }
+#endif
+  for (; i < n; ++i) {
+    const unsigned v = big ? (unsigned{p[2 * i]} << 8 | p[2 * i + 1]) : (unsigned{p[2 * i + 1]} << 8 | p[2 * i]);
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+}
+
+std::pair<int, int> frame_range(const key_table_ref& t, const std::uint8_t* data) {
+  // Smallest and largest frame over every frame array (lo starts above any u16).
+  unsigned lo = 0x10000, hi = 0;
+  bool any = false;
+  const bool big = t.order == endian::big;
+  for (const auto& b : t.bones)
+    for (int c = 0; c < 3; ++c)
+      if (b.n[c]) {
+        any = true;
+        u16_min_max(data + b.off[c], b.n[c], big, lo, hi);
+      }
+  if (!any) return {-1, -1};
+  return {static_cast<int>(lo), static_cast<int>(hi)};
 }
 
 // `dump --raw`: the keys as stored, fixed point scaled to numbers.

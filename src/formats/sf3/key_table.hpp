@@ -56,6 +56,23 @@ struct key_table {
   bool canonical = true;  // offsets follow the canonical layout (every shared sample does)
   std::uint32_t end = 0;  // offset just past the 0xFFFFFFFF terminator
 };
+// A key table as checked positions in its bytes, without copies: what parse_key_table checks
+// (counts against the bytes, the work budget, the canonical layout, the terminator) is done by
+// scan_key_table, and parse_key_table copies the arrays of the records it found. The scene
+// readers take the values straight from the bytes through these records.
+struct key_record_ref {
+  std::uint32_t n[3] = {0, 0, 0};  // key counts T R S
+  // Array offsets as in the record: frames T R S, Tx Ty Tz, Rx Ry Rz Rw, Sx Sy Sz. Only an
+  // array with a count above 0 is checked (and only then meaningful).
+  std::uint32_t off[13] = {};
+};
+struct key_table_ref {
+  std::vector<key_record_ref> bones;
+  core::endian order = core::endian::big;
+  bool canonical = true;
+  std::uint32_t end = 0;
+};
+
 // Work budget: hostile files can point many records at the same large arrays; every
 // array read is charged here so the total work stays proportional to the file size.
 struct work_budget {
@@ -72,6 +89,18 @@ struct work_budget {
 [[nodiscard]] key_table parse_key_table(const core::byte_reader& r, std::uint32_t table_offset,
                                         std::uint32_t data_start, work_budget* budget = nullptr,
                                         std::shared_ptr<key_arena> arena = nullptr);
+// The same checks and failures as parse_key_table, no arrays copied.
+[[nodiscard]] key_table_ref scan_key_table(const core::byte_reader& r, std::uint32_t table_offset, std::uint32_t data_start,
+                                           work_budget* budget = nullptr);
+// The arrays of a table scanned from the same reader, copied (parse_key_table = scan + read).
+[[nodiscard]] key_table read_key_table(const core::byte_reader& r, const key_table_ref& ref,
+                                       std::shared_ptr<key_arena> arena = nullptr);
+// Lowest and highest frame of any key of a scanned table whose bytes start at `data` (= frame_range
+// of the parsed table).
+[[nodiscard]] std::pair<int, int> frame_range(const key_table_ref& t, const std::uint8_t* data);
+// Smallest and largest of n u16 values at p (big- or little-endian) folded into lo and hi; eight
+// at a time where SSE2 exists, the same result one at a time for the rest.
+void u16_min_max(const std::uint8_t* p, std::size_t n, bool big, unsigned& lo, unsigned& hi);
 // Appends the key data and table starting at w.size() - origin (origin = where offsets count from).
 // Returns the table offset (relative to origin).
 std::uint32_t write_key_table(core::byte_writer& w, std::size_t origin, const key_table& t);

@@ -91,8 +91,9 @@ class word_out {
 byte_vec lzss_decompress(const byte_reader& in, std::size_t max_bytes, std::size_t* consumed) {
   byte_reader r = in;
   const std::size_t max_words = max_bytes / 2;
-  // First guess: the output is rarely more than 4 times the input; grown as needed.
-  word_out out(4 * in.remaining() + 64, 2 * max_words);
+  // Sized once: an item of 2 input bytes gives at most 33 words (66 bytes), so the output never
+  // passes 33 times the input (nor the caller's limit), and the buffer never has to grow.
+  word_out out(33 * in.remaining() + 64, 2 * max_words);
   const std::span<const std::uint8_t> data = r.data();
   const bool big = r.byte_order() == core::endian::big;
   auto word_at = [&](std::size_t p) {

@@ -26,13 +26,14 @@ bool looks_like_x8an(byte_span file) {
   return off[1] == 4 + 2 * n[0] && off[2] == off[1] + 2 * n[1] && off[12] <= table;
 }
 
-x8an_file parse_x8an(byte_span file) {
+x8an_file parse_x8an(byte_span file, bool copy_keys) {
   x8an_file f;
+  f.source = file;
   byte_reader r(file, endian::big);
   std::uint64_t off = 0;
   work_budget budget{2 * static_cast<std::uint64_t>(file.size()) + 4096};
   // One arena for every segment's arrays: they take about the file's bytes.
-  auto arena = std::make_shared<key_arena>(std::max<std::size_t>(file.size(), 256));
+  auto arena = copy_keys ? std::make_shared<key_arena>(std::max<std::size_t>(file.size(), 256)) : nullptr;
   while (off < file.size()) {
     x8an_segment s;
     s.offset = off;
@@ -40,7 +41,14 @@ x8an_file parse_x8an(byte_span file) {
     std::uint32_t table = seg.u32_at(0);
     if (table < 4)
       fail(code::bad_offset, "x8an segment at " + hex(off) + ": table offset " + hex(table) + " inside the segment header", off);
-    s.keys = parse_key_table(seg, table, 4, &budget, arena);
+    s.key_refs = scan_key_table(seg, table, 4, &budget);
+    s.frames = frame_range(s.key_refs, seg.data().data());
+    if (copy_keys) {
+      s.keys = read_key_table(seg, s.key_refs, arena);
+    } else {
+      s.keys.canonical = s.key_refs.canonical;
+      s.keys.end = s.key_refs.end;
+    }
     std::uint64_t end = off + s.keys.end;
     // Only a non-canonical layout is written back from its bytes.
     if (!s.keys.canonical) {
@@ -80,9 +88,9 @@ x8an_layout x8an_index(const x8an_file& f) {
   l.ranges.reserve(f.segments.size());
   int group = 0;
   for (std::size_t i = 0; i < f.segments.size(); ++i) {
-    l.ranges.push_back(frame_range(f.segments[i].keys));
+    l.ranges.push_back(f.segments[i].frames);
     if (i > 0) {
-      bool bones_change = f.segments[i].keys.bones.size() != f.segments[i - 1].keys.bones.size();
+      bool bones_change = f.segments[i].key_refs.bones.size() != f.segments[i - 1].key_refs.bones.size();
       bool restart = l.ranges[i].first == l.ranges[0].first;
       if (bones_change || restart) ++group;
     }
@@ -100,7 +108,7 @@ nlohmann::json x8an_to_json(const x8an_file& an) {
   json segs = json::array();
   for (std::size_t i = 0; i < an.segments.size(); ++i) {
     const auto& sg = an.segments[i];
-    auto fr = frame_range(sg.keys);
+    auto fr = sg.frames;
     segs.push_back({{"offset", sg.offset}, {"group", groups[i]}, {"bones", sg.keys.bones.size()},
                     {"first_frame", fr.first}, {"last_frame", fr.second}, {"keyframes", key_table_to_json(sg.keys)}});
   }

@@ -7,15 +7,20 @@ namespace rigrip::sf3 {
 
 struct x8an_segment {
   std::uint64_t offset = 0;  // 0x800-aligned position in the file
-  key_table keys;
+  key_table keys;            // copied arrays (empty but for canonical and end when parsed without copies)
+  key_table_ref key_refs;    // the same table as checked positions from `offset` in the parsed bytes
+  std::pair<int, int> frames{-1, -1};  // frame_range of the table
   byte_vec padding;          // bytes up to the next segment (zeros), or to the file end
   byte_vec original;         // the segment's bytes (without padding) of a non-canonical layout (else empty)
 };
 
 struct x8an_file {
   std::vector<x8an_segment> segments;
+  byte_span source;  // the bytes parsed (valid only while the caller keeps them)
 };
-[[nodiscard]] x8an_file parse_x8an(byte_span file);
+// copy_keys = false: every table is checked as always but only key_refs is filled (the scene
+// reader takes the keys from `source`); such a file must not be written back.
+[[nodiscard]] x8an_file parse_x8an(byte_span file, bool copy_keys = true);
 [[nodiscard]] byte_vec write_x8an(const x8an_file& f);
 // Detection helper (never throws).
 [[nodiscard]] bool looks_like_x8an(byte_span file);

@@ -55,7 +55,7 @@ void parse_texdefs(model_raw& m, const byte_reader& r) {
   }
 }
 
-void parse_anim(model_raw& m, const byte_reader& r) {
+void parse_anim(model_raw& m, const byte_reader& r, bool copy_keys) {
   anim_chunk& a = m.anim;
   byte_reader c = r;
   for (auto& v : a.bbox) v = c.i32();
@@ -102,7 +102,13 @@ void parse_anim(model_raw& m, const byte_reader& r) {
     fail(code::bad_offset, "animation chunk: key data offset " + hex(data_start) +
                                " is not between the definitions and the table at " + hex(table),
          c.base() + table + 12);
-  a.keys = parse_key_table(c, table, data_start);
+  a.key_refs = scan_key_table(c, table, data_start);
+  if (copy_keys) {
+    a.keys = read_key_table(c, a.key_refs);
+  } else {
+    a.keys.canonical = a.key_refs.canonical;
+    a.keys.end = a.key_refs.end;
+  }
   auto all = c.data();
   a.prefix.assign(all.begin(), all.begin() + data_start);
   a.trailer.assign(all.begin() + std::min<std::size_t>(a.keys.end, all.size()), all.end());
@@ -127,7 +133,7 @@ bool looks_like_chunk_table(byte_span file, std::uint64_t at) {
   return true;
 }
 
-model_raw parse_model(byte_span file, std::uint64_t base, std::uint32_t slot_size) {
+model_raw parse_model(byte_span file, std::uint64_t base, std::uint32_t slot_size, bool copy_keys) {
   model_raw m;
   m.base = base;
   m.slot_size = slot_size;
@@ -174,11 +180,11 @@ model_raw parse_model(byte_span file, std::uint64_t base, std::uint32_t slot_siz
   }
   m.tail.assign(all.begin() + prev_end, all.end());
   parse_texdefs(m, r.sub(m.entries[0].offset, m.entries[0].data_size));
-  parse_anim(m, r.sub(m.entries[3].offset, m.entries[3].data_size));
+  parse_anim(m, r.sub(m.entries[3].offset, m.entries[3].data_size), copy_keys);
   return m;
 }
 
-x8pc_file parse_x8pc(byte_span file) {
+x8pc_file parse_x8pc(byte_span file, bool copy_keys) {
   x8pc_file f;
   byte_reader r(file, endian::big);
   if (file.size() < sector)
@@ -208,7 +214,7 @@ x8pc_file parse_x8pc(byte_span file) {
   if (stride > 0xFFFFFFFFu) fail(code::limit_exceeded, "x8pc larger than 4 GiB", 0);
   f.stride = static_cast<std::uint32_t>(stride);
   for (std::uint64_t at = 0; at < file.size(); at += stride)
-    f.models.push_back(parse_model(file, at, f.stride));
+    f.models.push_back(parse_model(file, at, f.stride, copy_keys));
   return f;
 }
 

@@ -42,7 +42,8 @@ struct anim_chunk {
   std::array<std::int32_t, 6> bbox{};
   std::vector<anim_def> defs;
   byte_vec prefix;
-  key_table keys;
+  key_table keys;       // the copied arrays (left empty, but for canonical and end, when parsed without copies)
+  key_table_ref key_refs;  // the same table as checked positions in the model's data[3] (always set by the parse)
   byte_vec trailer;   // bytes after the table terminator (none in real files)
   byte_vec original;  // the chunk as read when the layout is not canonical (written back then), else empty
 };
@@ -72,8 +73,10 @@ struct x8pc_file {
   std::vector<model_raw> models;
 };
 // ---- parsing (throws core::failure with absolute offsets) ----
-[[nodiscard]] x8pc_file parse_x8pc(byte_span file);
-[[nodiscard]] model_raw parse_model(byte_span file, std::uint64_t base, std::uint32_t slot_size);
+// copy_keys = false: the key tables are checked as always but only anim.key_refs is filled (the
+// scene reader takes the keys from data[3]); such a file must not be written back.
+[[nodiscard]] x8pc_file parse_x8pc(byte_span file, bool copy_keys = true);
+[[nodiscard]] model_raw parse_model(byte_span file, std::uint64_t base, std::uint32_t slot_size, bool copy_keys = true);
 
 // ---- writing ----
 [[nodiscard]] byte_vec write_anim_chunk(const anim_chunk& a);

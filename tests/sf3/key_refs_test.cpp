@@ -1,0 +1,283 @@
+// The scene readers take keys straight from the file bytes (key_table_ref, parse without
+// copies) and convert texture rows straight into the atlas: these must equal the copying parse
+// and the per-texture formula, failures included.
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "core/failure.hpp"
+#include "formats/sf3/decode.hpp"
+#include "formats/sf3/key_table.hpp"
+#include "formats/sf3/x8an.hpp"
+#include "formats/sf3/x8pc.hpp"
+#include "synthetic.hpp"
+#include "test_support.hpp"
+
+using namespace rigrip;
+using namespace rigrip::sf3;
+
+namespace {
+
+template <typename T>
+T at(const std::uint8_t* p, core::endian e) {
+  std::uint32_t v = 0;
+  if (e == core::endian::big)
+    for (std::size_t i = 0; i < sizeof(T); ++i) v = (v << 8) | p[i];
+  else
+    for (std::size_t i = sizeof(T); i-- > 0;) v = (v << 8) | p[i];
+  return static_cast<T>(v);
+}
+
+template <typename T, typename V>
+void expect_array(const std::uint8_t* data, core::endian e, std::uint32_t off, std::uint32_t n, const V& copied) {
+  ASSERT_EQ(copied.size(), n);
+  for (std::uint32_t i = 0; i < n; ++i) ASSERT_EQ(at<T>(data + off + sizeof(T) * i, e), copied[i]) << i;
+}
+
+// Every array a ref points at holds what the copying parse read.
+void expect_refs_match(const key_table_ref& ref, const std::uint8_t* data, const key_table& t) {
+  ASSERT_EQ(ref.bones.size(), t.bones.size());
+  EXPECT_EQ(ref.canonical, t.canonical);
+  EXPECT_EQ(ref.end, t.end);
+  for (std::size_t b = 0; b < ref.bones.size(); ++b) {
+    const auto& r = ref.bones[b];
+    const auto& k = t.bones[b];
+    expect_array<std::uint16_t>(data, ref.order, r.off[0], r.n[0], k.t_frames);
+    expect_array<std::uint16_t>(data, ref.order, r.off[1], r.n[1], k.r_frames);
+    expect_array<std::uint16_t>(data, ref.order, r.off[2], r.n[2], k.s_frames);
+    for (std::size_t c = 0; c < 3; ++c) expect_array<std::int32_t>(data, ref.order, r.off[3 + c], r.n[0], k.t[c]);
+    for (std::size_t c = 0; c < 4; ++c) expect_array<std::int16_t>(data, ref.order, r.off[6 + c], r.n[1], k.r[c]);
+    for (std::size_t c = 0; c < 3; ++c) expect_array<std::int32_t>(data, ref.order, r.off[10 + c], r.n[2], k.s[c]);
+  }
+  EXPECT_EQ(frame_range(ref, data), frame_range(t));
+}
+
+template <class F>
+std::string outcome(F&& f) {
+  try {
+    f();
+    return "ok";
+  } catch (const core::failure& e) {
+    return e.error().to_string();
+  }
+}
+
+key_record random_record(std::mt19937& rng, std::uint16_t first) {
+  key_record k;
+  const std::size_t n[3] = {rng() % 12, rng() % 12, rng() % 4};
+  for (std::size_t i = 0; i < n[0]; ++i) {
+    k.t_frames.push_back(static_cast<std::uint16_t>(first + rng() % 300));
+    for (auto& c : k.t) c.push_back(static_cast<std::int32_t>(rng()));
+  }
+  for (std::size_t i = 0; i < n[1]; ++i) {
+    k.r_frames.push_back(static_cast<std::uint16_t>(first + rng() % 300));
+    for (auto& c : k.r) c.push_back(static_cast<std::int16_t>(rng()));
+  }
+  for (std::size_t i = 0; i < n[2]; ++i) {
+    k.s_frames.push_back(static_cast<std::uint16_t>(first + rng() % 300));
+    for (auto& c : k.s) c.push_back(static_cast<std::int32_t>(rng()));
+  }
+  return k;
+}
+
+}  // namespace
+
+// Random tables in both byte orders, intact and with flipped bytes in the records (counts and
+// offsets out of range, overlapping arrays, lost terminators): the scan fails exactly when the
+// copying parse fails, and where both succeed the refs point at the copied values.
+TEST(KeyTableRef, ScanPointsAtWhatTheParseCopiesAndFailsAlike) {
+  std::mt19937 rng(316);
+  int ok = 0, failed = 0;
+  for (int iter = 0; iter < 2000; ++iter) {
+    key_table t;
+    const std::size_t bones = rng() % 7;
+    for (std::size_t b = 0; b < bones; ++b) t.bones.push_back(random_record(rng, 0));
+    const auto order = iter % 2 ? core::endian::little : core::endian::big;
+    core::byte_writer w(order);
+    w.u32(0);
+    const auto table = write_key_table(w, 0, t);
+    w.patch_u32(0, table);
+    bytes b = w.take();
+    if (iter % 3) {
+      const int flips = 1 + static_cast<int>(rng() % 3);
+      for (int f = 0; f < flips; ++f) {
+        const std::size_t p = table + rng() % (b.size() - table);
+        b[p] = static_cast<std::uint8_t>(rng() % 4 == 0 ? 0xFF : rng());
+      }
+    }
+    if (iter % 11 == 0) b.resize(rng() % (b.size() + 1));
+    core::byte_reader r(b, order, 0x40);
+    key_table_ref ref;
+    key_table copy;
+    const std::string a = outcome([&] { ref = scan_key_table(r, table, 4); });
+    const std::string c = outcome([&] { copy = parse_key_table(r, table, 4); });
+    ASSERT_EQ(a, c) << iter;
+    if (a != "ok") {
+      ++failed;
+      continue;
+    }
+    ++ok;
+    expect_refs_match(ref, b.data(), copy);
+  }
+  EXPECT_GT(ok, 300);
+  EXPECT_GT(failed, 100);
+}
+
+// parse_x8pc without copies: the same refs, the same failures (byte flips and truncations of
+// the synthetic model), keys left empty.
+TEST(KeyTableRef, X8pcWithoutCopiesChecksTheSameAndPointsAtTheKeys) {
+  const bytes base = synthetic::x8pc();
+  std::mt19937 rng(317);
+  int ok = 0;
+  for (int iter = 0; iter < 1200; ++iter) {
+    bytes b = base;
+    if (iter > 0) {
+      if (iter % 5 == 0) b.resize(rng() % b.size());
+      else b[rng() % b.size()] = static_cast<std::uint8_t>(rng());
+    }
+    x8pc_file copy, refs;
+    const std::string a = outcome([&] { copy = parse_x8pc(b, true); });
+    const std::string c = outcome([&] { refs = parse_x8pc(b, false); });
+    ASSERT_EQ(a, c) << iter;
+    if (a != "ok") continue;
+    ++ok;
+    ASSERT_EQ(copy.models.size(), refs.models.size());
+    for (std::size_t m = 0; m < copy.models.size(); ++m) {
+      const auto& mc = copy.models[m];
+      const auto& mr = refs.models[m];
+      EXPECT_TRUE(mr.anim.keys.bones.empty());
+      EXPECT_EQ(mr.anim.keys.canonical, mc.anim.keys.canonical);
+      EXPECT_EQ(mr.anim.keys.end, mc.anim.keys.end);
+      EXPECT_EQ(mr.anim.trailer, mc.anim.trailer);
+      EXPECT_EQ(mr.anim.original, mc.anim.original);
+      expect_refs_match(mr.anim.key_refs, mr.data[3].data(), mc.anim.keys);
+      expect_refs_match(mc.anim.key_refs, mc.data[3].data(), mc.anim.keys);
+    }
+  }
+  EXPECT_GT(ok, 100);
+}
+
+// parse_x8an without copies: per segment the refs point at the copied keys, `frames` is the
+// copied table's frame_range, and damaged files fail alike.
+TEST(KeyTableRef, X8anWithoutCopiesChecksTheSameAndPointsAtTheKeys) {
+  std::mt19937 rng(318);
+  int ok = 0;
+  for (int iter = 0; iter < 300; ++iter) {
+    core::byte_writer w(core::endian::big);
+    const std::size_t segs = 1 + rng() % 6;
+    for (std::size_t s = 0; s < segs; ++s) {
+      key_table t;
+      const std::size_t bones = 1 + rng() % 4;
+      for (std::size_t b = 0; b < bones; ++b) t.bones.push_back(random_record(rng, static_cast<std::uint16_t>(rng() % 3 * 10)));
+      const std::size_t start = w.size();
+      w.u32(0);
+      const auto table = write_key_table(w, start, t);
+      w.patch_u32(start, table);
+      while (w.size() % 0x800) w.u8(0);
+    }
+    bytes b = w.take();
+    if (iter % 2) {
+      for (int f = 0; f < 3; ++f) b[rng() % b.size()] = static_cast<std::uint8_t>(rng());
+      if (iter % 7 == 1) b.resize(rng() % b.size());
+    }
+    x8an_file copy, refs;
+    const std::string a = outcome([&] { copy = parse_x8an(b, true); });
+    const std::string c = outcome([&] { refs = parse_x8an(b, false); });
+    ASSERT_EQ(a, c) << iter;
+    if (a != "ok") continue;
+    ++ok;
+    ASSERT_EQ(copy.segments.size(), refs.segments.size());
+    EXPECT_EQ(refs.source.data(), b.data());
+    for (std::size_t s = 0; s < copy.segments.size(); ++s) {
+      const auto& sc = copy.segments[s];
+      const auto& sr = refs.segments[s];
+      EXPECT_TRUE(sr.keys.bones.empty());
+      EXPECT_EQ(sr.frames, frame_range(sc.keys));
+      EXPECT_EQ(sc.frames, frame_range(sc.keys));
+      EXPECT_EQ(sr.original, sc.original);
+      EXPECT_EQ(sr.padding, sc.padding);
+      expect_refs_match(sr.key_refs, b.data() + sr.offset, sc.keys);
+    }
+    EXPECT_EQ(x8an_index(refs).groups, x8an_index(copy).groups);
+    EXPECT_EQ(x8an_index(refs).ranges, x8an_index(copy).ranges);
+  }
+  EXPECT_GT(ok, 100);
+}
+
+TEST(Texture, FlatColourTableEqualsTheFormulaBitForBit) {
+  for (unsigned v = 0; v < 32; ++v) {
+    const float a = flat_linear(v), b = flat_linear_reference(v);
+    EXPECT_EQ(std::memcmp(&a, &b, sizeof a), 0) << v;
+  }
+}
+
+// The atlas rows are converted straight from VRAM: every texture's rectangle holds rgb555 of
+// its pixels, the white block and the gaps stay as before (synthetic model and, when present,
+// the shared samples).
+TEST(Texture, AtlasRectanglesHoldThePerPixelFormula) {
+  std::vector<bytes> inputs{synthetic::x8pc()};
+  for (const char* n : {"sf3/X8PC00A.BIN", "sf3/X8PC41X.BIN"}) {
+    const std::string p = std::string(RIGRIP_SAMPLES_DIR) + "/" + n;
+    if (std::filesystem::exists(p)) inputs.push_back(test::read_bytes(p));
+  }
+  for (const auto& in : inputs) {
+    const x8pc_file f = parse_x8pc(in, false);
+    read_context ctx;
+    ctx.data = in;
+    ctx.path = "X8PC99Z.BIN";
+    diagnostics d;
+    ctx.diags = &d;
+    const scene s = read_x8pc_scene(ctx);
+    ASSERT_EQ(s.textures.size(), f.models.size());
+    for (std::size_t m = 0; m < f.models.size(); ++m) {
+      const auto tex = decode_textures(f.models[m]);
+      const texture& atlas = s.textures[m];
+      const auto& rects = atlas.extras["sf3_texture_rects"];
+      ASSERT_EQ(rects.size(), tex.images.size());
+      std::vector<bool> covered(std::size_t{atlas.width} * atlas.height, false);
+      for (std::size_t i = 0; i < tex.images.size(); ++i) {
+        const auto& t = tex.images[i];
+        const std::size_t x0 = rects[i][0], y0 = rects[i][1];
+        for (std::uint32_t y = 0; y < t.height; ++y)
+          for (std::uint32_t x = 0; x < t.width; ++x) {
+            const std::size_t src = t.start + 2 * (std::size_t{y} * t.width + x);
+            const auto px = rgb555_reference(static_cast<std::uint16_t>(tex.vram[src] << 8 | tex.vram[src + 1]));
+            const std::size_t dst = (y0 + y) * atlas.width + x0 + x;
+            covered[dst] = true;
+            for (std::size_t c = 0; c < 4; ++c) ASSERT_EQ(atlas.rgba[4 * dst + c], px[c]) << m << " " << i;
+          }
+      }
+      for (std::size_t p = 0; p < covered.size(); ++p) {
+        if (covered[p]) continue;
+        const bool white = p / atlas.width < 4 && p % atlas.width < 4;
+        for (std::size_t c = 0; c < 4; ++c) ASSERT_EQ(atlas.rgba[4 * p + c], white ? 255 : 0) << p;
+      }
+    }
+  }
+}
+
+// u16_min_max (frame_range's loop, SSE2 blocks of eight plus a tail) against the plain loop:
+// every length 0..40 at odd and even offsets, both byte orders, extremes 0 and 0xFFFF included.
+TEST(KeyTableRef, U16MinMaxEqualsThePlainLoop) {
+  std::mt19937 rng(319);
+  for (int iter = 0; iter < 4000; ++iter) {
+    const std::size_t n = iter % 41, off = iter % 3;
+    const bool big = iter % 2 == 0;
+    bytes b(off + 2 * n + 1);
+    for (auto& x : b) x = static_cast<std::uint8_t>(rng() % 5 == 0 ? (rng() % 2 ? 0xFF : 0) : rng());
+    unsigned lo = 0x10000, hi = 0;
+    if (iter % 7 == 0) lo = rng() % 0x10000, hi = rng() % 0x10000;
+    unsigned rlo = lo, rhi = hi;
+    for (std::size_t i = 0; i < n; ++i) {
+      const unsigned v = big ? (unsigned{b[off + 2 * i]} << 8 | b[off + 2 * i + 1]) : (unsigned{b[off + 2 * i + 1]} << 8 | b[off + 2 * i]);
+      rlo = std::min(rlo, v);
+      rhi = std::max(rhi, v);
+    }
+    u16_min_max(b.data() + off, n, big, lo, hi);
+    ASSERT_EQ(lo, rlo) << iter;
+    ASSERT_EQ(hi, rhi) << iter;
+  }
+}
