@@ -170,6 +170,13 @@ void write_source5_trajectory(core::byte_writer& w, bool x64, bool qsa, const so
 
 // Dequantised channels (decode_sdk.cpp). A channel with no samples keeps the rig's pose.
 [[nodiscard]] nsa_decoded decode_nsa5(const nsa5_file& f);
+// decode_nsa5 in two steps (as plan_nsa, nsa.hpp): with `defer` and two samples or more, the
+// dynamic channels are left empty and named by their entry; fill_nsa5_* decode an entry's
+// samples over every section into a track's values (S * 3 or 4 floats). The rotations come
+// out hemisphere-continuous (core::make_hemisphere_continuous, the same floats).
+[[nodiscard]] nsa_plan plan_nsa5(const nsa5_file& f, bool defer);
+void fill_nsa5_translation(const nsa5_file& f, std::uint32_t j, float* out);
+void fill_nsa5_rotation(const nsa5_file& f, std::uint32_t j, std::uint32_t S, float* out);
 [[nodiscard]] nsa_decoded decode_qsa(const qsa_file& f);
 
 }  // namespace rigrip::morpheme

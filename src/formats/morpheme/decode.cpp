@@ -11,6 +11,7 @@
 
 #include "core/math.hpp"
 #include "formats/morpheme/common.hpp"
+#include "formats/morpheme/hemisphere.hpp"
 
 namespace rigrip::morpheme {
 
@@ -326,7 +327,31 @@ track sampled_track(const std::string& bone, path p, const std::vector<V>& v, do
     }
     t.values.assign(v.front().data(), v.front().data() + v.size() * v.front().size());
   }
-  if (p == path::rotation) core::make_hemisphere_continuous(t.values);
+  if (p == path::rotation) hemisphere_run(t.values.data(), t.values.size() / 4);
+  return t;
+}
+
+// A dynamic channel of `S` >= 2 samples decoded straight into its track (sampled_track of the
+// decoded channel, without the channel's own copy).
+track dynamic_track(const std::string& bone, path p, const nsa_file& f, std::uint32_t entry, std::size_t S, double rate,
+                    std::vector<float>& times_cache) {
+  track t;
+  t.bone = bone;
+  t.path = p;
+  if (times_cache.size() == S) {
+    t.times = times_cache;
+  } else {
+    t.times.reserve(S);
+    for (std::size_t i = 0; i < S; ++i) t.times.push_back(time_at(i, rate));
+    times_cache = t.times;
+  }
+  if (p == path::translation) {
+    t.values.resize(S * 3);
+    fill_dynamic_translation(f, entry, t.values.data());
+  } else {
+    t.values.resize(S * 4);
+    fill_dynamic_rotation(f, entry, t.values.data(), true);  // hemisphere-continuous as it goes
+  }
   return t;
 }
 
@@ -353,14 +378,18 @@ double animation_duration(const nsa_decoded& d, double traj_rate, const std::str
 
 // One translation and one rotation track per channel that drives a bone (the first
 // channel of a bone wins; the trajectory bone is left to the trajectory segment).
-void add_channel_tracks(const nsa_decoded& d, const std::vector<int>& bone_of, const skeleton& sk, int traj,
-                        const std::string& name, const read_context& ctx, std::uint64_t offset, animation& a) {
+void add_channel_tracks(const nsa_file& f, const nsa_plan& pl, const std::vector<int>& bone_of, const skeleton& sk,
+                        int traj, const std::string& name, const read_context& ctx, std::uint64_t offset, animation& a) {
+  const nsa_decoded& d = pl.d;
   std::size_t unmapped = 0, shadowed = 0;
-  std::set<int> seen_t, seen_r;
+  // The first channel of a bone wins (bone indices are scene bones: flags stand in for sets).
+  std::vector<char> seen_t(sk.bones.size(), 0), seen_r(sk.bones.size(), 0);
   std::vector<float> times_cache;  // for d.sample_rate only
   for (std::size_t c = 0; c < d.channels.size(); ++c) {
     const auto& ch = d.channels[c];
-    if (ch.translation.empty() && ch.rotation.empty()) continue;
+    const std::int32_t et = pl.translation_entry(c), er = pl.rotation_entry(c);
+    const bool has_t = !ch.translation.empty() || et >= 0, has_r = !ch.rotation.empty() || er >= 0;
+    if (!has_t && !has_r) continue;
     int b = bone_of[c];
     if (b < 0) {
       ++unmapped;
@@ -371,10 +400,20 @@ void add_channel_tracks(const nsa_decoded& d, const std::vector<int>& bone_of, c
       continue;
     }
     const auto& bn = sk.bones[static_cast<std::size_t>(b)].name;
-    if (!ch.translation.empty() && seen_t.insert(b).second)
-      a.tracks.push_back(sampled_track(bn, path::translation, ch.translation, d.sample_rate, a.duration, &times_cache));
-    if (!ch.rotation.empty() && seen_r.insert(b).second)
-      a.tracks.push_back(sampled_track(bn, path::rotation, ch.rotation, d.sample_rate, a.duration, &times_cache));
+    const auto bs = static_cast<std::size_t>(b);
+    if (has_t && !seen_t[bs]) {
+      seen_t[bs] = 1;
+      a.tracks.push_back(et >= 0 ? dynamic_track(bn, path::translation, f, static_cast<std::uint32_t>(et), d.sample_count,
+                                                 d.sample_rate, times_cache)
+                                 : sampled_track(bn, path::translation, ch.translation, d.sample_rate, a.duration,
+                                                 &times_cache));
+    }
+    if (has_r && !seen_r[bs]) {
+      seen_r[bs] = 1;
+      a.tracks.push_back(er >= 0 ? dynamic_track(bn, path::rotation, f, static_cast<std::uint32_t>(er), d.sample_count,
+                                                 d.sample_rate, times_cache)
+                                 : sampled_track(bn, path::rotation, ch.rotation, d.sample_rate, a.duration, &times_cache));
+    }
   }
   if (unmapped)
     ctx.warn(code::w_missing_bone,
@@ -406,7 +445,8 @@ void add_trajectory_tracks(const nsa_file& f, const nsa_decoded& d, const skelet
 
 built build_animation(const model& m, int rig_no, const std::vector<int>& remap, const nsa_file& f,
                       const std::string& name, const read_context& ctx, std::uint64_t offset) {
-  auto d = decode_nsa(f);
+  const auto pl = plan_nsa(f, true);  // dynamic samples decoded straight into their tracks below
+  const nsa_decoded& d = pl.d;
   const auto& sk = m.rigs[static_cast<std::size_t>(rig_no)].sk;
   built out;
   animation& a = out.anim;
@@ -418,7 +458,7 @@ built build_animation(const model& m, int rig_no, const std::vector<int>& remap,
   double tr = d.trajectory_rate > 0 ? d.trajectory_rate : d.sample_rate;
   a.duration = animation_duration(d, tr, name, offset);
   int traj = d.has_trajectory ? trajectory_bone(sk) : -1;
-  add_channel_tracks(d, bone_of, sk, traj, name, ctx, offset, a);
+  add_channel_tracks(f, pl, bone_of, sk, traj, name, ctx, offset, a);
   if (traj >= 0) add_trajectory_tracks(f, d, sk, traj, tr, a);
   a.extras["crc32"] = hex8(f.crc);
   a.extras["crc32_matches_payload"] = f.crc == f.computed_crc;

@@ -13,6 +13,7 @@
 #include "core/folder.hpp"
 #include "core/math.hpp"
 #include "formats/morpheme/common.hpp"
+#include "formats/morpheme/hemisphere.hpp"
 
 namespace rigrip::morpheme {
 
@@ -116,8 +117,10 @@ std::vector<int> channel_bones(const std::optional<sdk_rig_to_anim_map>& map, co
   return out;
 }
 
-animation build_animation(const nsa_decoded& d, const built_rig& b, int skeleton_index, const std::vector<int>& bone_of,
-                          const std::string& name, const read_context& ctx) {
+// `pl.d` with the channels of `pl`'s deferred entries decoded from `raw` into their tracks.
+animation build_animation(const nsa_plan& pl, const nsa5_file* raw, const built_rig& b, int skeleton_index,
+                          const std::vector<int>& bone_of, const std::string& name, const read_context& ctx) {
+  const nsa_decoded& d = pl.d;
   animation a;
   a.name = name;
   a.skeleton = skeleton_index;
@@ -167,7 +170,29 @@ animation build_animation(const nsa_decoded& d, const built_rig& b, int skeleton
     } else {
       t.values.assign(v, v + n * comps);  // one sample per time, in order
     }
-    if (p == path::rotation) core::make_hemisphere_continuous(t.values);
+    if (p == path::rotation) hemisphere_run(t.values.data(), t.values.size() / 4);
+    a.tracks.push_back(std::move(t));
+  };
+  // A deferred entry: n = S >= 2 samples decoded straight into the track (as `add` would copy them).
+  auto add_entry = [&](const std::string& bone, path p, std::uint32_t entry) {
+    track t;
+    t.bone = bone;
+    t.path = p;
+    const std::size_t n = S;
+    if (!cached || cache_n != n || cache_rate != d.sample_rate) {
+      times_cache = times_for(n, d.sample_rate);
+      cache_n = n;
+      cache_rate = d.sample_rate;
+      cached = true;
+    }
+    t.times = times_cache;
+    if (p == path::translation) {
+      t.values.resize(n * 3);
+      fill_nsa5_translation(*raw, entry, t.values.data());
+    } else {
+      t.values.resize(n * 4);
+      fill_nsa5_rotation(*raw, entry, S, t.values.data());  // hemisphere-continuous
+    }
     a.tracks.push_back(std::move(t));
   };
   const int root = d.has_trajectory ? b.root_motion_bone : -1;
@@ -177,7 +202,9 @@ animation build_animation(const nsa_decoded& d, const built_rig& b, int skeleton
   std::vector<char> seen_t(sk.bones.size(), 0), seen_r(sk.bones.size(), 0);
   for (std::size_t c = 0; c < d.channels.size(); ++c) {
     const auto& ch = d.channels[c];
-    if (ch.translation.empty() && ch.rotation.empty()) continue;  // the rig's pose stays
+    const std::int32_t et = raw ? pl.translation_entry(c) : -1, er = raw ? pl.rotation_entry(c) : -1;
+    const bool has_t = !ch.translation.empty() || et >= 0, has_r = !ch.rotation.empty() || er >= 0;
+    if (!has_t && !has_r) continue;  // the rig's pose stays
     int bi = c < bone_of.size() ? bone_of[c] : -1;
     if (bi < 0) {
       ++unmapped;
@@ -189,13 +216,19 @@ animation build_animation(const nsa_decoded& d, const built_rig& b, int skeleton
     }
     const auto& bn = sk.bones[static_cast<std::size_t>(bi)].name;
     const auto bs = static_cast<std::size_t>(bi);
-    if (!ch.translation.empty() && !seen_t[bs]) {
+    if (has_t && !seen_t[bs]) {
       seen_t[bs] = 1;
-      add(bn, path::translation, ch.translation[0].data(), ch.translation.size(), 3, d.sample_rate);
+      if (et >= 0)
+        add_entry(bn, path::translation, static_cast<std::uint32_t>(et));
+      else
+        add(bn, path::translation, ch.translation[0].data(), ch.translation.size(), 3, d.sample_rate);
     }
-    if (!ch.rotation.empty() && !seen_r[bs]) {
+    if (has_r && !seen_r[bs]) {
       seen_r[bs] = 1;
-      add(bn, path::rotation, ch.rotation[0].data(), ch.rotation.size(), 4, d.sample_rate);
+      if (er >= 0)
+        add_entry(bn, path::rotation, static_cast<std::uint32_t>(er));
+      else
+        add(bn, path::rotation, ch.rotation[0].data(), ch.rotation.size(), 4, d.sample_rate);
     }
   }
   if (unmapped)
@@ -219,8 +252,9 @@ animation build_animation(const nsa_decoded& d, const built_rig& b, int skeleton
 }
 
 struct source_result {
-  nsa_decoded decoded;
-  std::string kind;  // "nsa" or "qsa"
+  nsa_plan plan;                  // NSA: dynamic channels deferred to `nsa5`; QSA: decoded
+  std::optional<nsa5_file> nsa5;  // the raw NSA the deferred channels are decoded from
+  std::string kind;               // "nsa" or "qsa"
   bool x64 = true;
 };
 
@@ -231,10 +265,11 @@ source_result decode_source(byte_view data) {
   source_result out;
   out.x64 = probe->x64;
   if (probe->type == source_type_nsa) {
-    out.decoded = decode_nsa5(parse_nsa5(r));
+    out.nsa5 = parse_nsa5(r);
+    out.plan = plan_nsa5(*out.nsa5, true);
     out.kind = "nsa";
   } else {
-    out.decoded = decode_qsa(parse_qsa(r));
+    out.plan.d = decode_qsa(parse_qsa(r));
     out.kind = "qsa";
   }
   return out;
@@ -361,8 +396,8 @@ scene read_nmb_scene(const read_context& ctx) {
       }
       try {
         auto res = decode_source(data.value());
-        auto bone_of = channel_bones(mo, rig, static_cast<std::uint32_t>(res.decoded.channels.size()), names[i], ctx);
-        auto a = build_animation(res.decoded, rig, 0, bone_of, names[i], ctx);
+        auto bone_of = channel_bones(mo, rig, static_cast<std::uint32_t>(res.plan.d.channels.size()), names[i], ctx);
+        auto a = build_animation(res.plan, res.nsa5 ? &*res.nsa5 : nullptr, rig, 0, bone_of, names[i], ctx);
         a.extras["file_name"] = fn.files[i];
         if (i < fn.sources.size()) a.extras["source_file"] = fn.sources[i];
         if (i < fn.takes.size()) a.extras["take"] = fn.takes[i];
@@ -478,8 +513,8 @@ scene read_source5_scene(const read_context& ctx) {
     if (it != b.names->files.end()) name = names[static_cast<std::size_t>(it - b.names->files.begin())];
   }
   if (name.empty()) name = "animation";
-  auto bone_of = channel_bones(mo, rig, static_cast<std::uint32_t>(res.decoded.channels.size()), name, ctx);
-  auto a = build_animation(res.decoded, rig, 0, bone_of, name, ctx);
+  auto bone_of = channel_bones(mo, rig, static_cast<std::uint32_t>(res.plan.d.channels.size()), name, ctx);
+  auto a = build_animation(res.plan, res.nsa5 ? &*res.nsa5 : nullptr, rig, 0, bone_of, name, ctx);
   a.extras["file_name"] = file_name;
   a.extras["source_kind"] = res.kind;
   s.animations.push_back(std::move(a));

@@ -76,9 +76,8 @@ nsa_decoded open_decoded(const source5_header& h) {
 // The frames the sections span (checked by frame_span); every dynamic channel gets that many
 // samples, identity until its sections fill them. Runs after the static channels are set, so
 // a channel in both lists ends up dynamic.
-void size_dynamic(nsa_decoded& d, const std::vector<std::pair<std::uint32_t, std::uint32_t>>& spans,
-                  const std::vector<std::uint16_t>& translations, const std::vector<std::uint16_t>& rotations) {
-  const std::uint32_t S = spans.empty() ? 0 : frame_span(spans);
+void size_dynamic(nsa_decoded& d, std::uint32_t S, const std::vector<std::uint16_t>& translations,
+                  const std::vector<std::uint16_t>& rotations) {
   d.sample_count = S;
   if (S) {
     for (auto c : translations) d.channels[c].translation.assign(S, vec3{0, 0, 0});
@@ -94,8 +93,35 @@ float range_value(const std::array<float, 6>& min_max, int c, std::uint32_t q, u
 
 }  // namespace
 
-nsa_decoded decode_nsa5(const nsa5_file& f) {
-  nsa_decoded d = open_decoded(f.h);
+namespace {
+
+// Per-axis factor sets of a dynamic entry, and its init value.
+void translation_entry(const nsa5_file& f, const deq_info& inf, vec3& init, float ex[3], float mn[3]) {
+  init = {};
+  for (int c = 0; c < 3; ++c) init[c] = f.init.extent[c] * inf.init[c] + f.init.min[c];
+  for (int c = 0; c < 3; ++c) {
+    const auto& fa = f.translation_factors[inf.index[c]];
+    ex[c] = fa.extent[c];
+    mn[c] = fa.min[c];
+  }
+}
+void rotation_entry(const nsa5_file& f, const deq_info& inf, quat& init, float ex[3], float mn[3]) {
+  std::array<float, 3> iv{};
+  for (int c = 0; c < 3; ++c) iv[c] = inf.init[c] / 128.0f - 1.0f;
+  init = mrp_to_quat(iv);
+  for (int c = 0; c < 3; ++c) {
+    const auto& fa = f.rotation_factors[inf.index[c]];
+    ex[c] = fa.extent[c];
+    mn[c] = fa.min[c];
+  }
+}
+
+}  // namespace
+
+nsa_plan plan_nsa5(const nsa5_file& f, bool defer) {
+  nsa_plan p;
+  nsa_decoded& d = p.d;
+  d = open_decoded(f.h);
   auto deq = [](const factors& fa, const u16x3& q) {
     std::array<float, 3> v{};
     for (int c = 0; c < 3; ++c) v[c] = fa.extent[c] * q[c] + fa.min[c];
@@ -108,8 +134,28 @@ nsa_decoded decode_nsa5(const nsa5_file& f) {
   for (std::size_t i = 0; i < f.static_rotation.size(); ++i)
     d.channels[f.static_rotation[i]].rotation = {core::normalize(mrp_to_quat(deq(f.static_rotation_factors, f.static_rotations[i])))};
   std::vector<std::pair<std::uint32_t, std::uint32_t>> spans;
+  spans.reserve(f.sections.size());
   for (std::size_t i = 0; i < f.sections.size(); ++i) spans.push_back({f.section_frames[i], f.sections[i].sample_count});
-  size_dynamic(d, spans, f.dynamic_translation, f.dynamic_rotation);
+  const std::uint32_t S = spans.empty() ? 0 : frame_span(spans);
+  if (defer && S >= 2) {
+    // Every frame is in some non-empty section (frame_span) and every section holds every
+    // dynamic entry (parse_nsa5 checks the counts), so each entry writes all S samples of its
+    // channel: of entries naming the same channel the last one wins, in every section.
+    d.sample_count = S;
+    p.dynamic_translation.assign(d.channels.size(), -1);
+    p.dynamic_rotation.assign(d.channels.size(), -1);
+    for (std::size_t j = 0; j < f.dynamic_translation.size(); ++j) {
+      d.channels[f.dynamic_translation[j]].translation.clear();
+      p.dynamic_translation[f.dynamic_translation[j]] = static_cast<std::int32_t>(j);
+    }
+    for (std::size_t j = 0; j < f.dynamic_rotation.size(); ++j) {
+      d.channels[f.dynamic_rotation[j]].rotation.clear();
+      p.dynamic_rotation[f.dynamic_rotation[j]] = static_cast<std::int32_t>(j);
+    }
+    if (f.trajectory) decode_trajectory(*f.trajectory, false, d);
+    return p;
+  }
+  size_dynamic(d, S, f.dynamic_translation, f.dynamic_rotation);
   for (std::size_t k = 0; k < f.sections.size(); ++k) {
     const auto& s = f.sections[k];
     // An empty section writes nothing (and its sample arrays may have no storage to point into).
@@ -117,35 +163,64 @@ nsa_decoded decode_nsa5(const nsa5_file& f) {
     const std::uint32_t start = f.section_frames[k];
     // Per channel: the factor sets and the output row are fixed, so they are looked up once.
     for (std::uint32_t j = 0; j < s.translation_count; ++j) {
-      const auto& inf = s.translation_info[j];
-      vec3 init{};
-      for (int c = 0; c < 3; ++c) init[c] = f.init.extent[c] * inf.init[c] + f.init.min[c];
+      vec3 init;
       float ex[3], mn[3];
-      for (int c = 0; c < 3; ++c) {
-        const auto& fa = f.translation_factors[inf.index[c]];
-        ex[c] = fa.extent[c];
-        mn[c] = fa.min[c];
-      }
+      translation_entry(f, s.translation_info[j], init, ex, mn);
       decode_translation_run(s.translations.data() + j, s.translation_count, s.sample_count, ex, mn, init,
                              d.channels[f.dynamic_translation[j]].translation.data() + start);
     }
     for (std::uint32_t j = 0; j < s.rotation_count; ++j) {
-      const auto& inf = s.rotation_info[j];
-      std::array<float, 3> iv{};
-      for (int c = 0; c < 3; ++c) iv[c] = inf.init[c] / 128.0f - 1.0f;
-      quat init = mrp_to_quat(iv);
+      quat init;
       float ex[3], mn[3];
-      for (int c = 0; c < 3; ++c) {
-        const auto& fa = f.rotation_factors[inf.index[c]];
-        ex[c] = fa.extent[c];
-        mn[c] = fa.min[c];
-      }
+      rotation_entry(f, s.rotation_info[j], init, ex, mn);
       decode_rotation_run(s.rotations.data() + j, s.rotation_count, s.sample_count, ex, mn, init,
                           d.channels[f.dynamic_rotation[j]].rotation.data() + start);
     }
   }
   if (f.trajectory) decode_trajectory(*f.trajectory, false, d);
-  return d;
+  return p;
+}
+
+nsa_decoded decode_nsa5(const nsa5_file& f) { return std::move(plan_nsa5(f, false).d); }
+
+void fill_nsa5_translation(const nsa5_file& f, std::uint32_t j, float* out) {
+  for (std::size_t k = 0; k < f.sections.size(); ++k) {
+    const auto& s = f.sections[k];
+    if (s.sample_count == 0) continue;
+    vec3 init;
+    float ex[3], mn[3];
+    translation_entry(f, s.translation_info[j], init, ex, mn);
+    decode_translation_run(s.translations.data() + j, s.translation_count, s.sample_count, ex, mn, init,
+                           out + 3 * static_cast<std::size_t>(f.section_frames[k]));
+  }
+}
+
+void fill_nsa5_rotation(const nsa5_file& f, std::uint32_t j, std::uint32_t S, float* out) {
+  std::size_t used = 0, only = 0;
+  for (std::size_t k = 0; k < f.sections.size(); ++k)
+    if (f.sections[k].sample_count) {
+      ++used;
+      only = k;
+    }
+  if (used == 1 && f.section_frames[only] == 0 && f.sections[only].sample_count == S) {
+    // One section is the whole track: hemisphere-continuous while decoding.
+    const auto& s = f.sections[only];
+    quat init;
+    float ex[3], mn[3];
+    rotation_entry(f, s.rotation_info[j], init, ex, mn);
+    decode_rotation_run<true>(s.rotations.data() + j, s.rotation_count, S, ex, mn, init, out);
+    return;
+  }
+  for (std::size_t k = 0; k < f.sections.size(); ++k) {
+    const auto& s = f.sections[k];
+    if (s.sample_count == 0) continue;
+    quat init;
+    float ex[3], mn[3];
+    rotation_entry(f, s.rotation_info[j], init, ex, mn);
+    decode_rotation_run(s.rotations.data() + j, s.rotation_count, s.sample_count, ex, mn, init,
+                        out + 4 * static_cast<std::size_t>(f.section_frames[k]));
+  }
+  hemisphere_run(out, S);
 }
 
 nsa_decoded decode_qsa(const qsa_file& f) {
@@ -162,7 +237,7 @@ nsa_decoded decode_qsa(const qsa_file& f) {
   }
   std::vector<std::pair<std::uint32_t, std::uint32_t>> spans;
   for (const auto& s : f.sections) spans.push_back({s.start_frame(), s.sample_count()});
-  size_dynamic(d, spans, f.lists[2], f.lists[3]);
+  size_dynamic(d, spans.empty() ? 0 : frame_span(spans), f.lists[2], f.lists[3]);
   for (const auto& s : f.sections) {
     const std::uint32_t ns = s.sample_count(), start = s.start_frame();
     for (std::uint32_t t = 0; t < ns; ++t) {

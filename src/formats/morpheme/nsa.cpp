@@ -437,8 +437,47 @@ namespace {
 float deq(const factors& f, int c, float q) { return f.extent[static_cast<std::size_t>(c)] * q + f.min[static_cast<std::size_t>(c)]; }
 }  // namespace
 
-nsa_decoded decode_nsa(const nsa_file& f) {
-  nsa_decoded d;
+static void decode_nsa_trajectory(const nsa_file& f, nsa_decoded& d);
+
+void fill_dynamic_translation(const nsa_file& f, std::uint32_t j, float* out) {
+  const auto& dy = *f.dynamic_segment;
+  const auto& info = dy.translation_info[j];
+  vec3 init;
+  for (int c = 0; c < 3; ++c) init[static_cast<std::size_t>(c)] = deq(f.translation_init_factors, c, info.init[static_cast<std::size_t>(c)]);
+  // Per-axis factors in locals: the stores to `out` (floats) could otherwise alias
+  // them and force a reload each sample. Same expression, same floats.
+  float ext[3], lo[3];
+  for (std::size_t c = 0; c < 3; ++c) {
+    const auto& set = f.translation_factors[info.index[c]];
+    ext[c] = set.extent[c];
+    lo[c] = set.min[c];
+  }
+  decode_translation_run(dy.translations.data() + j, dy.translation_count, dy.sample_count, ext, lo, init, out);
+}
+
+void fill_dynamic_rotation(const nsa_file& f, std::uint32_t j, float* out, bool continuous) {
+  const auto& dy = *f.dynamic_segment;
+  const auto& info = dy.rotation_info[j];
+  std::array<float, 3> iv;
+  for (int c = 0; c < 3; ++c) iv[static_cast<std::size_t>(c)] = info.init[static_cast<std::size_t>(c)] / 128.0f - 1.0f;
+  quat init = mrp_to_quat(iv);
+  float ext[3], lo[3];  // hoisted as for translations
+  for (std::size_t c = 0; c < 3; ++c) {
+    const auto& set = f.rotation_factors[info.index[c]];
+    ext[c] = set.extent[c];
+    lo[c] = set.min[c];
+  }
+  // init (x) delta, four samples at a time (same floats as one at a time)
+  const std::uint32_t R = dy.rotation_count, S = dy.sample_count;
+  if (continuous)
+    decode_rotation_run<true>(dy.rotations.data() + j, R, S, ext, lo, init, out);
+  else
+    decode_rotation_run<false>(dy.rotations.data() + j, R, S, ext, lo, init, out);
+}
+
+nsa_plan plan_nsa(const nsa_file& f, bool defer) {
+  nsa_plan p;
+  nsa_decoded& d = p.d;
   d.duration = f.duration;
   d.sample_rate = f.sample_rate;
   std::uint32_t n = f.total_bones;
@@ -465,42 +504,47 @@ nsa_decoded decode_nsa(const nsa_file& f) {
     const auto& dy = *f.dynamic_segment;
     d.sample_count = dy.sample_count;
     const std::uint32_t S = dy.sample_count, T = dy.translation_count, R = dy.rotation_count;
+    // Deferred only with two samples or more (one sample is a constant track, built as such).
+    const bool later = defer && S >= 2;
+    if (later) {
+      p.dynamic_translation.assign(n, -1);
+      p.dynamic_rotation.assign(n, -1);
+    }
+    // Every entry writes all S samples of its channel: of entries naming the same channel,
+    // the last one wins.
     for (std::uint32_t j = 0; j < T; ++j) {
-      const auto& info = dy.translation_info[j];
-      vec3 init;
-      for (int c = 0; c < 3; ++c) init[static_cast<std::size_t>(c)] = deq(f.translation_init_factors, c, info.init[static_cast<std::size_t>(c)]);
-      auto& out = d.channels[(*idx[3])[j]].translation;
-      out.resize(S);
-      if (S == 0) continue;  // the factor sets below are looked up only when a sample uses them
-      // Per-axis factors in locals: the stores to `out` (floats) could otherwise alias
-      // them and force a reload each sample. Same expression, same floats.
-      float ext[3], lo[3];
-      for (std::size_t c = 0; c < 3; ++c) {
-        const auto& set = f.translation_factors[info.index[c]];
-        ext[c] = set.extent[c];
-        lo[c] = set.min[c];
+      const std::uint16_t c = (*idx[3])[j];
+      auto& out = d.channels[c].translation;
+      if (later) {
+        out.clear();
+        p.dynamic_translation[c] = static_cast<std::int32_t>(j);
+        continue;
       }
-      decode_translation_run(dy.translations.data() + j, T, S, ext, lo, init, out.data());
+      out.resize(S);
+      if (S == 0) continue;  // the factor sets are looked up only when a sample uses them
+      fill_dynamic_translation(f, j, out[0].data());
     }
     for (std::uint32_t j = 0; j < R; ++j) {
-      const auto& info = dy.rotation_info[j];
-      std::array<float, 3> iv;
-      for (int c = 0; c < 3; ++c) iv[static_cast<std::size_t>(c)] = info.init[static_cast<std::size_t>(c)] / 128.0f - 1.0f;
-      quat init = mrp_to_quat(iv);
-      auto& out = d.channels[(*idx[4])[j]].rotation;
+      const std::uint16_t c = (*idx[4])[j];
+      auto& out = d.channels[c].rotation;
+      if (later) {
+        out.clear();
+        p.dynamic_rotation[c] = static_cast<std::int32_t>(j);
+        continue;
+      }
       out.resize(S);
       if (S == 0) continue;
-      float ext[3], lo[3];  // hoisted as for translations
-      for (std::size_t c = 0; c < 3; ++c) {
-        const auto& set = f.rotation_factors[info.index[c]];
-        ext[c] = set.extent[c];
-        lo[c] = set.min[c];
-      }
-      // init (x) delta, four samples at a time (same floats as one at a time)
-      decode_rotation_run(dy.rotations.data() + j, R, S, ext, lo, init, out.data());
+      fill_dynamic_rotation(f, j, out[0].data(), false);
     }
     d.scale_channels_skipped += dy.scale_count;
   }
+  decode_nsa_trajectory(f, d);
+  return p;
+}
+
+nsa_decoded decode_nsa(const nsa_file& f) { return std::move(plan_nsa(f, false).d); }
+
+static void decode_nsa_trajectory(const nsa_file& f, nsa_decoded& d) {
   if (f.trajectory) {
     const auto& t = *f.trajectory;
     d.has_trajectory = true;
@@ -526,7 +570,6 @@ nsa_decoded decode_nsa(const nsa_file& f) {
       }
     }
   }
-  return d;
 }
 
 // ------------------------------------------------------------------ encoder

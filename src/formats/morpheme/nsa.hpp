@@ -125,6 +125,25 @@ struct nsa_decoded {
 };
 [[nodiscard]] nsa_decoded decode_nsa(const nsa_file& f);
 
+// decode_nsa in two steps, for the scene reader: with `defer` (and two samples or more) the
+// dynamic channels are left empty and named by their dynamic entry, whose samples
+// fill_dynamic_* then decode straight into a track's values (sample_count * 3 or 4 floats).
+// Without `defer`, `d` is decode_nsa(f).
+struct nsa_plan {
+  nsa_decoded d;
+  std::vector<std::int32_t> dynamic_translation, dynamic_rotation;  // per channel: entry j or -1 (empty: none)
+  [[nodiscard]] std::int32_t translation_entry(std::size_t c) const {
+    return c < dynamic_translation.size() ? dynamic_translation[c] : -1;
+  }
+  [[nodiscard]] std::int32_t rotation_entry(std::size_t c) const {
+    return c < dynamic_rotation.size() ? dynamic_rotation[c] : -1;
+  }
+};
+[[nodiscard]] nsa_plan plan_nsa(const nsa_file& f, bool defer);
+void fill_dynamic_translation(const nsa_file& f, std::uint32_t j, float* out);
+// `continuous`: also core::make_hemisphere_continuous over the S samples (the same floats).
+void fill_dynamic_rotation(const nsa_file& f, std::uint32_t j, float* out, bool continuous);
+
 // ---- encoder input: channels with either 1 (static) or sample_count values per path.
 struct nsa_input {
   double sample_rate = 30;

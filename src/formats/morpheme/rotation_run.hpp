@@ -9,6 +9,7 @@
 #include <cstddef>
 
 #include "core/math.hpp"
+#include "formats/morpheme/hemisphere.hpp"
 #include "formats/morpheme/nsa.hpp"
 
 #if defined(__SSE2__) || defined(_M_X64)
@@ -20,17 +21,25 @@ namespace rigrip::morpheme {
 
 // The reference: one sample at a time through mrp_to_quat, multiply and normalize.
 inline void decode_rotation_scalar(const u16x3* in, std::size_t stride, std::size_t n, const float ex[3],
-                                   const float mn[3], const quat& init, quat* out) {
+                                   const float mn[3], const quat& init, float* out) {
   for (std::size_t t = 0; t < n; ++t) {
     const u16x3& q = in[t * stride];
     std::array<float, 3> v;
     for (std::size_t c = 0; c < 3; ++c) v[c] = ex[c] * q[c] + mn[c];
-    out[t] = core::normalize(core::multiply(init, mrp_to_quat(v)));
+    quat r = core::normalize(core::multiply(init, mrp_to_quat(v)));
+    for (std::size_t c = 0; c < 4; ++c) out[4 * t + c] = r[c];
   }
 }
+inline void decode_rotation_scalar(const u16x3* in, std::size_t stride, std::size_t n, const float ex[3],
+                                   const float mn[3], const quat& init, quat* out) {
+  decode_rotation_scalar(in, stride, n, ex, mn, init, n ? out[0].data() : nullptr);
+}
 
+// `Continuous`: the run is a whole track and also gets core::make_hemisphere_continuous (the
+// flips of hemisphere.hpp applied to the four samples while they are in registers).
+template <bool Continuous = false>
 inline void decode_rotation_run(const u16x3* in, std::size_t stride, std::size_t n, const float ex[3],
-                                const float mn[3], const quat& init, quat* out) {
+                                const float mn[3], const quat& init, float* out) {
   std::size_t t = 0;
 #ifdef RIGRIP_MORPHEME_SSE
   const __m128 ex0 = _mm_set1_ps(ex[0]), ex1 = _mm_set1_ps(ex[1]), ex2 = _mm_set1_ps(ex[2]);
@@ -39,6 +48,7 @@ inline void decode_rotation_run(const u16x3* in, std::size_t stride, std::size_t
                p3 = _mm_set1_ps(init[3]);
   const __m128 one = _mm_set1_ps(1.0f), two = _mm_set1_ps(2.0f), tiny = _mm_set1_ps(1e-12f),
                fmax = _mm_set1_ps(FLT_MAX);
+  [[maybe_unused]] hemi::state hs;
   for (; t + 4 <= n; t += 4) {
     const u16x3& a = in[t * stride];
     const u16x3& b = in[(t + 1) * stride];
@@ -74,28 +84,39 @@ inline void decode_rotation_run(const u16x3* in, std::size_t stride, std::size_t
     y = _mm_and_ps(ok, _mm_div_ps(y, len));
     z = _mm_and_ps(ok, _mm_div_ps(z, len));
     w = _mm_or_ps(_mm_and_ps(ok, _mm_div_ps(w, len)), _mm_andnot_ps(ok, one));
+    if constexpr (Continuous) hemi::step(hs, x, y, z, w);
     _MM_TRANSPOSE4_PS(x, y, z, w);  // rows are now the samples' (x, y, z, w)
-    _mm_storeu_ps(out[t].data(), x);
-    _mm_storeu_ps(out[t + 1].data(), y);
-    _mm_storeu_ps(out[t + 2].data(), z);
-    _mm_storeu_ps(out[t + 3].data(), w);
+    _mm_storeu_ps(out + 4 * t, x);
+    _mm_storeu_ps(out + 4 * t + 4, y);
+    _mm_storeu_ps(out + 4 * t + 8, z);
+    _mm_storeu_ps(out + 4 * t + 12, w);
   }
 #endif
-  decode_rotation_scalar(in + t * stride, stride, n - t, ex, mn, init, out + t);
+  decode_rotation_scalar(in + t * stride, stride, n - t, ex, mn, init, out + 4 * t);
+  if constexpr (Continuous) hemisphere_scalar(out, n, t);
+}
+template <bool Continuous = false>
+inline void decode_rotation_run(const u16x3* in, std::size_t stride, std::size_t n, const float ex[3],
+                                const float mn[3], const quat& init, quat* out) {
+  decode_rotation_run<Continuous>(in, stride, n, ex, mn, init, n ? out[0].data() : nullptr);
 }
 
 // One animated translation channel: 11:11:10 words, v = (extent * q + min) + init per axis.
 inline void decode_translation_scalar(const std::uint32_t* in, std::size_t stride, std::size_t n, const float ex[3],
-                                      const float mn[3], const vec3& init, vec3* out) {
+                                      const float mn[3], const vec3& init, float* out) {
   for (std::size_t t = 0; t < n; ++t) {
     auto q = unpack_111110(in[t * stride]);
-    for (std::size_t c = 0; c < 3; ++c) out[t][c] = ex[c] * static_cast<float>(q[c]) + mn[c] + init[c];
+    for (std::size_t c = 0; c < 3; ++c) out[3 * t + c] = ex[c] * static_cast<float>(q[c]) + mn[c] + init[c];
   }
+}
+inline void decode_translation_scalar(const std::uint32_t* in, std::size_t stride, std::size_t n, const float ex[3],
+                                      const float mn[3], const vec3& init, vec3* out) {
+  decode_translation_scalar(in, stride, n, ex, mn, init, n ? out[0].data() : nullptr);
 }
 
 // Four samples per SSE step, each lane doing the scalar operations in order (same floats).
 inline void decode_translation_run(const std::uint32_t* in, std::size_t stride, std::size_t n, const float ex[3],
-                                   const float mn[3], const vec3& init, vec3* out) {
+                                   const float mn[3], const vec3& init, float* out) {
   std::size_t t = 0;
 #ifdef RIGRIP_MORPHEME_SSE
   static_assert(sizeof(vec3) == 3 * sizeof(float), "vec3 rows are packed floats");
@@ -118,13 +139,17 @@ inline void decode_translation_run(const std::uint32_t* in, std::size_t stride, 
     __m128 zx = _mm_shuffle_ps(z, x, _MM_SHUFFLE(1, 1, 0, 0));            // z0 z0 x1 x1
     __m128 yz = _mm_shuffle_ps(xy_lo, z, _MM_SHUFFLE(1, 1, 3, 3));        // y1 y1 z1 z1
     __m128 zz = _mm_shuffle_ps(z, xy_hi, _MM_SHUFFLE(3, 2, 3, 2));        // z2 z3 x3 y3
-    float* o = out[t].data();
+    float* o = out + 3 * t;
     _mm_storeu_ps(o, _mm_shuffle_ps(xy_lo, zx, _MM_SHUFFLE(2, 0, 1, 0)));
     _mm_storeu_ps(o + 4, _mm_shuffle_ps(yz, xy_hi, _MM_SHUFFLE(1, 0, 2, 0)));
     _mm_storeu_ps(o + 8, _mm_shuffle_ps(zz, zz, _MM_SHUFFLE(1, 3, 2, 0)));
   }
 #endif
-  decode_translation_scalar(in + t * stride, stride, n - t, ex, mn, init, out + t);
+  decode_translation_scalar(in + t * stride, stride, n - t, ex, mn, init, out + 3 * t);
+}
+inline void decode_translation_run(const std::uint32_t* in, std::size_t stride, std::size_t n, const float ex[3],
+                                   const float mn[3], const vec3& init, vec3* out) {
+  decode_translation_run(in, stride, n, ex, mn, init, n ? out[0].data() : nullptr);
 }
 
 }  // namespace rigrip::morpheme
