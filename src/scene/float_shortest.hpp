@@ -2,7 +2,10 @@
 // computed with one 64 x 64 -> high-64 multiply per bound: Giulietti's Schubfach idea
 // (bounds of the rounding interval scaled by a 63-bit approximation of a power of ten, with a
 // sticky bit) worked out for floats. Checked against std::to_chars over every finite
-// positive float once, and by tests/core/test_float_shortest.cpp on samples and edges.
+// positive float once, and by tests/core/test_float_shortest.cpp on samples and edges. The
+// eighth session's form (bounds compared unreduced, the nearest by rounding the middle, the
+// multipliers in the exponent table) was checked once against the seventh session's over all
+// 4,278,190,078 finite nonzero patterns: 0 mismatches.
 #pragma once
 
 #include <bit>
@@ -52,9 +55,14 @@ inline constexpr std::uint64_t g_table[g_max - g_min + 1] = {
 };
 
 // Per biased exponent (0 and 1 share q = -149): the power of ten k with 10^k <= 2^q < 10^(k+1),
-// its g and the shift h (32..36) that puts the products' binary point at bit 95.
+// its g and the shift h (32..36) that puts the products' binary point at bit 95, kept as the
+// multipliers the routine uses: 4 * 2^h (the mantissa's scale, in units of 2^(q-2)), the
+// implicit bit times that (0 for subnormals) and 2 * 2^h (the half-gap to each neighbour).
 struct exponent_entry {
   std::uint64_t g;
+  std::uint64_t scale;     // 2^(h+2)
+  std::uint64_t implicit;  // 2^23 * 2^(h+2) for normal floats, 0 for subnormals
+  std::uint64_t half_gap;  // 2^(h+1)
   std::int32_t k;
   std::int32_t h;
 };
@@ -66,83 +74,110 @@ constexpr exponent_table make_exponent_table() {
   for (int biased = 0; biased < 255; ++biased) {
     const int q = (biased == 0 ? 1 : biased) - 150;
     const int k = floor_log10_pow2(q);
-    t.e[biased] = {g_table[-k - g_min], k, q + floor_log2_pow10(-k) + 33};
+    const int h = q + floor_log2_pow10(-k) + 33;
+    const std::uint64_t scale = std::uint64_t{4} << h;
+    t.e[biased] = {g_table[-k - g_min], scale, biased == 0 ? 0 : scale << 23, scale >> 1, k, h};
   }
   return t;
 }
 inline constexpr exponent_table exponents = make_exponent_table();
 
-// floor(g * cp / 2^95), its lowest bit set when anything below was cut off.
-inline std::uint32_t scaled(std::uint64_t g, std::uint64_t cp) {
-  const std::uint64_t x = static_cast<std::uint64_t>((static_cast<unsigned __int128>(g) * cp) >> 64);
-  return static_cast<std::uint32_t>((x >> 31) | (((x & 0xffffffffu) + 0xffffffffu) >> 32));
+inline std::uint64_t high64(std::uint64_t a, std::uint64_t b) {
+  return static_cast<std::uint64_t>((static_cast<unsigned __int128>(a) * b) >> 64);
+}
+
+// A mantissa of 2^23 (frac 0) by Schubfach's general case, out of line (254 of the 2^32
+// patterns): above the subnormals the interval below 2^q * 2^23 is half as wide as the one
+// above it; at the smallest normal (biased 1) both gaps are the subnormals' one.
+[[gnu::noinline, gnu::cold]] inline std::uint64_t power_of_two_digits(std::uint32_t biased) {
+  const int q = static_cast<int>(biased) - 150;
+  const int k = biased > 1 ? floor_log10_three_quarters_pow2(q) : floor_log10_pow2(q);
+  const int h = q + floor_log2_pow10(-k) + 33;
+  const std::uint64_t g = g_table[-k - g_min];
+  const std::uint64_t cp = std::uint64_t{1} << (23 + 2 + h);
+  const std::uint64_t xb = high64(g, cp), xl = high64(g, cp - (std::uint64_t{biased > 1 ? 1u : 2u} << h)),
+                      xr = high64(g, cp + (std::uint64_t{2} << h));  // c is even: closed
+  const std::uint32_t s = static_cast<std::uint32_t>(xb >> 33);
+  const std::uint32_t sp = s / 10, sp10 = 10 * sp;
+  const bool upin = xl <= std::uint64_t{sp10} << 33;
+  const bool wpin = (std::uint64_t{sp10 + 10} << 33) <= xr;
+  std::uint32_t r;
+  int e = k;
+  if (upin != wpin) {
+    r = upin ? sp : sp + 1;
+    ++e;
+    while (r % 10 == 0) r /= 10, ++e;
+  } else {
+    const bool uin = xl <= std::uint64_t{s} << 33;
+    const bool win = (std::uint64_t{s + 1} << 33) <= xr;
+    if (uin != win) r = s + win;
+    else r = static_cast<std::uint32_t>((xb + (s & 1) + 0xffffffffu) >> 33);
+  }
+  return std::uint64_t{r} | static_cast<std::uint64_t>(static_cast<std::uint32_t>(e)) << 32;
 }
 
 }  // namespace float_shortest_detail
 
 // v = digits * 10^exp10 with the fewest digits that read back as |v|, the one nearest |v| among
 // them (ties to an even digit); no trailing zeros. |v| must be finite and nonzero.
+//
+// Schubfach reads each scaled bound as vb = floor(x / 2^31) with its lowest bit set when the
+// low 32 bits of x (the high 64 bits of g * cp) are not all zero, and compares vb with
+// multiples of 4. For a multiple of 4, T, that comparison is one on x itself:
+// vb + out <= T  <=>  x + out <= T * 2^31, and T + out <= vb  <=>  T * 2^31 + out <= x; so no
+// bound is reduced. When no multiple of 10^(k+1) fits, the candidates are s and s + 1 at 10^k;
+// with the interval symmetric around v, at least one inside and the nearer one inside too,
+// so the answer is the middle rounded to the nearest (ties to even; Schubfach's tie test
+// vb = 4s + 2 is x's low 33 bits equal to 2^32), and when neither is inside Schubfach also
+// takes the nearer. Only powers of two have an asymmetric interval: they (mantissa 2^23 and
+// frac 0: also the smallest normal, whose interval is symmetric) go the general way.
 inline void shortest_float_digits(float v, std::uint32_t& digits, int& exp10) {
   namespace d = float_shortest_detail;
   std::uint32_t bits;
   std::memcpy(&bits, &v, sizeof bits);
   const std::uint32_t biased = (bits >> 23) & 0xff, frac = bits & 0x7fffff;
-  const std::uint64_t c = frac | std::uint32_t{biased != 0} << 23;
-  // The rounding interval in units of 2^(q-2): [cbl, cbr] around cb, open when c is odd
-  // (round-half-even reads an odd mantissa's midpoints as the neighbours).
-  const std::uint32_t out = static_cast<std::uint32_t>(c & 1);
-  const std::uint64_t cb = c << 2, cbr = cb + 2;
-  std::uint64_t cbl = cb - 2;
-  const d::exponent_entry* x = &d::exponents.e[biased];
-  int k = x->k;  // 10^k <= the interval's width < 10^(k+1)
-  int h = x->h;
-  std::uint64_t g = x->g;
-  if (frac == 0 && biased > 1) {  // the gap below a power of two is half the gap above it
-    cbl = cb - 1;
-    const int q = static_cast<int>(biased) - 150;
-    k = d::floor_log10_three_quarters_pow2(q);
-    h = q + d::floor_log2_pow10(-k) + 33;
-    g = d::g_table[-k - d::g_min];
-  }
-  const std::uint32_t vb = d::scaled(g, cb << h), vbl = d::scaled(g, cbl << h), vbr = d::scaled(g, cbr << h);
-  // At most one multiple of 10^(k+1) fits in the interval; if one does it is the shortest.
-  const std::uint32_t s = vb >> 2;
-  const std::uint32_t sp = s / 10, sp10 = 10 * sp, tp10 = sp10 + 10;
-  const bool upin = vbl + out <= std::uint64_t{sp10} << 2;
-  const bool wpin = (std::uint64_t{tp10} << 2) + out <= vbr;
-  std::uint32_t r;
-  if (upin != wpin) {
-    r = upin ? sp : sp + 1;
-    int e = k + 1;
-    // Further trailing zeros, two at a time: r * 25^-1 mod 2^32, rotated right by two, is
-    // r / 100 when r is a multiple of 100 and above 2^32 / 100 otherwise.
-    for (;;) {
-      const std::uint32_t t = std::rotr(r * 0xC28F5C29u, 2);
-      if (t > 0x028F5C28u) break;
-      r = t;
-      e += 2;
-    }
-    const std::uint32_t t = std::rotr(r * 0xCCCCCCCDu, 1);  // the same with 5^-1 and 10
-    if (t <= 0x19999999u) {
-      r = t;
-      ++e;
-    }
-    digits = r;
-    exp10 = e;
+  if (frac == 0) [[unlikely]] {
+    const std::uint64_t p = d::power_of_two_digits(biased);
+    digits = static_cast<std::uint32_t>(p);
+    exp10 = static_cast<int>(static_cast<std::uint32_t>(p >> 32));
     return;
   }
-  // Otherwise s or s + 1 at 10^k (neither ends in 0): the one inside, or the nearer.
-  const std::uint32_t t = s + 1;
-  const bool uin = vbl + out <= std::uint64_t{s} << 2;
-  const bool win = (std::uint64_t{t} << 2) + out <= vbr;
-  if (uin != win) {
-    r = uin ? s : t;
-  } else {
-    const std::int64_t cmp = std::int64_t{vb} - 2 * (std::int64_t{s} + t);
-    r = cmp < 0 || (cmp == 0 && (s & 1) == 0) ? s : t;
+  const d::exponent_entry& x = d::exponents.e[biased];
+  // The mantissa and the rounding interval [cp - half_gap, cp + half_gap] in units of
+  // 2^(q-2-h), open when the mantissa is odd (round-half-even reads an odd mantissa's
+  // midpoints as the neighbours).
+  const std::uint64_t out = frac & 1;
+  const std::uint64_t cp = frac * x.scale + x.implicit;
+  const std::uint64_t xb = d::high64(x.g, cp);
+  const std::uint64_t xl = d::high64(x.g, cp - x.half_gap) + out;
+  const std::uint64_t xr = d::high64(x.g, cp + x.half_gap) - out;
+  // At most one multiple of 10^(k+1) fits in the interval; if one does it is the shortest.
+  const std::uint32_t s = static_cast<std::uint32_t>(xb >> 33);
+  const std::uint32_t sp = s / 10, sp10 = 10 * sp;
+  const bool upin = xl <= std::uint64_t{sp10} << 33;
+  const bool wpin = (std::uint64_t{sp10 + 10} << 33) <= xr;
+  if (upin == wpin) {  // (both only if the interval held two: never)
+    digits = static_cast<std::uint32_t>((xb + (s & 1) + 0xffffffffu) >> 33);
+    exp10 = x.k;
+    return;
+  }
+  std::uint32_t r = upin ? sp : sp + 1;
+  int e = x.k + 1;
+  // Further trailing zeros, two at a time: r * 25^-1 mod 2^32, rotated right by two, is
+  // r / 100 when r is a multiple of 100 and above 2^32 / 100 otherwise.
+  for (;;) {
+    const std::uint32_t t = std::rotr(r * 0xC28F5C29u, 2);
+    if (t > 0x028F5C28u) break;
+    r = t;
+    e += 2;
+  }
+  const std::uint32_t t = std::rotr(r * 0xCCCCCCCDu, 1);  // the same with 5^-1 and 10
+  if (t <= 0x19999999u) {
+    r = t;
+    ++e;
   }
   digits = r;
-  exp10 = k;
+  exp10 = e;
 }
 
 }  // namespace rigrip::json_out

@@ -16,6 +16,10 @@
 
 #include <nlohmann/json.hpp>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "scene/float_shortest.hpp"
 
 namespace rigrip::json_out {
@@ -136,6 +140,36 @@ inline int put_eight_digits(char* t, std::uint32_t d) {
   return digits == 0 ? 8 : std::countr_zero(digits) >> 3;
 }
 
+#if defined(__SSE2__)
+// put_eight_digits in SSE2: the two 4-digit halves, times 4, in four 16-bit lanes each; lane j
+// of a half takes floor(x / 10^(3-j)) by two high-half multiplies (4x * c / 2^16, then a shift
+// as a multiply by 2^(16-s): exact for x < 10^4), then subtracts ten times its left neighbour.
+inline int put_eight_digits_sse2(char* t, std::uint32_t d) {
+  const std::uint32_t hi = d / 10000u, lo = d - hi * 10000u;
+  const __m128i x = _mm_cvtsi32_si128(static_cast<int>((hi << 2) | (lo << 18)));
+  const __m128i x2 = _mm_unpacklo_epi16(x, x);
+  const __m128i v = _mm_unpacklo_epi32(x2, x2);  // 4hi x 4, 4lo x 4
+  const __m128i div = _mm_setr_epi16(8389, 5243, 13108, -32768, 8389, 5243, 13108, -32768);
+  const __m128i shift = _mm_setr_epi16(128, 2048, 8192, -32768, 128, 2048, 8192, -32768);
+  const __m128i q = _mm_mulhi_epu16(_mm_mulhi_epu16(v, div), shift);
+  const __m128i tens = _mm_slli_epi64(_mm_mullo_epi16(q, _mm_set1_epi16(10)), 16);
+  const __m128i digits16 = _mm_sub_epi16(q, tens);
+  const std::uint64_t digits = static_cast<std::uint64_t>(_mm_cvtsi128_si64(_mm_packus_epi16(digits16, digits16)));
+  const std::uint64_t text = digits + 0x3030303030303030ull;
+  std::memcpy(t, &text, 8);
+  return digits == 0 ? 8 : std::countr_zero(digits) >> 3;
+}
+#endif
+
+// The eight-digit writer put_float uses: SSE2 where there is SSE2 (every x86-64), else SWAR.
+inline int put_eight_digits_fast(char* t, std::uint32_t d) {
+#if defined(__SSE2__)
+  return put_eight_digits_sse2(t, d);
+#else
+  return put_eight_digits(t, d);
+#endif
+}
+
 // put_number_general kept out of put_float's body (its buffers would widen every call's frame).
 [[gnu::noinline, gnu::cold]] inline char* put_float_general(char* o, float v) { return put_number_general(o, v); }
 
@@ -160,31 +194,33 @@ inline char* put_float(char* o, float v) {
   char buf[48];  // nine digit places, then room for a fixed-size copy past them
   const std::uint32_t top = d / 100000000u;
   buf[0] = static_cast<char>('0' + top);
-  const int zeros = put_eight_digits(buf + 1, d - top * 100000000u);
+  const int zeros = put_eight_digits_fast(buf + 1, d - top * 100000000u);
   const int nd = top ? 9 : 8 - zeros;
   const char* t = buf + 9 - nd;
   const int n = nd + k;  // v = 0.digits * 10^n
-  if (std::signbit(v)) *o++ = '-';
-  if (nd <= n && n <= 15) {  // ddd000.0
+  if (bits >> 31) *o++ = '-';
+  // The layouts by how often animation data has them (|v| < 1 first), as unsigned range tests.
+  if (static_cast<unsigned>(n + 3) <= 3u) {  // -4 < n <= 0: 0.000ddd
+    std::memcpy(o, "0.000000", 8);
+    o += 2 - n;
+    std::memcpy(o, t, 16);
+    return o + nd;
+  }
+  if (static_cast<unsigned>(n - 1) < 15u) {
+    if (n < nd) {  // 0 < n < nd: dd.ddd
+      std::memcpy(o, t, 16);
+      o += n;
+      *o++ = '.';
+      std::memcpy(o, t + n, 16);
+      return o + (nd - n);
+    }
+    // nd <= n <= 15: ddd000.0
     std::memcpy(o, t, 16);
     o += nd;
     std::memcpy(o, "0000000000000000", 16);
     o += n - nd;
     std::memcpy(o, ".0", 2);
     return o + 2;
-  }
-  if (0 < n && n <= 15) {  // dd.ddd
-    std::memcpy(o, t, 16);
-    o += n;
-    *o++ = '.';
-    std::memcpy(o, t + n, 16);
-    return o + (nd - n);
-  }
-  if (-4 < n && n <= 0) {  // 0.000ddd
-    std::memcpy(o, "0.000000", 8);
-    o += 2 - n;
-    std::memcpy(o, t, 16);
-    return o + nd;
   }
   return lay_out(o, false, std::string_view(t, static_cast<std::size_t>(nd)), n);
 }
@@ -286,7 +322,7 @@ class writer {
       close(']');
       return;
     }
-    if (!cache_) cache_.reset(new cached[std::size_t(1) << cache_bits]());
+    if (!cache_) make_cache();
     char* p = chunk;
     *p++ = '[';
     bool first = true;
@@ -326,7 +362,7 @@ class writer {
       close(']');
       return;
     }
-    if (!cache_) cache_.reset(new cached[std::size_t(1) << cache_bits]());
+    if (!cache_) make_cache();
     char* p = chunk;
     *p++ = '[';
     // The text between numbers as three fixed strings copied 32 bytes at a time (shallow
@@ -402,19 +438,26 @@ class writer {
   }
 
  private:
-  // Last text of each float bit pattern per slot (size 0: empty), for floats().
+  // Last text of each float bit pattern per slot, for floats(). A slot not yet filled holds
+  // a bit pattern that hashes to another slot, so a slot whose pattern matches is filled.
   struct cached {
     std::uint32_t bits;
     std::uint32_t size;
     char text[24];
   };
+  static constexpr std::uint32_t slot(std::uint32_t bits) { return (bits * 0x9E3779B1u) >> (32 - cache_bits); }
+  void make_cache() {
+    static_assert(slot(0) == 0 && slot(1) != 0);
+    cache_.reset(new cached[std::size_t(1) << cache_bits]());
+    cache_[0].bits = 1;  // every other slot holds 0, which hashes to slot 0
+  }
   // A float's text, from the cache when this bit pattern was printed last in its slot
   // (animation arrays repeat values: zeros, frame times, held keys). 48 bytes of room.
   char* put_cached(char* p, float f) {
     std::uint32_t bits;
     std::memcpy(&bits, &f, sizeof bits);
-    cached& c = cache_[(bits * 0x9E3779B1u) >> (32 - cache_bits)];
-    if (c.bits == bits && c.size != 0) {
+    cached& c = cache_[slot(bits)];
+    if (c.bits == bits) {
       std::memcpy(p, c.text, sizeof c.text);
       return p + c.size;
     }

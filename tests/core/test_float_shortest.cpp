@@ -105,4 +105,30 @@ TEST(JsonFloatShortest, EqualsToCharsScientificAroundOne) {
   for (std::uint32_t b = 0x3f800000u - 500000u; b < 0x3f800000u + 500000u; ++b) check(from_bits(b), bad);
   EXPECT_EQ(bad, 0);
 }
+
+// Patterns (found by a search over all floats) where the routine's comparisons are exact:
+// the middle product exactly halfway between s and s + 1 (the tie goes to the even one),
+// and a scaled bound exactly on s, s + 1 or a multiple of ten (in when the mantissa is even,
+// out when it is odd), with both signs.
+TEST(JsonFloatShortest, ExactBoundsAndTiesEqualToChars) {
+  const std::uint32_t patterns[] = {
+      0x3a400000u, 0x3ac00000u, 0x3b200000u, 0x3b600000u, 0x3b900000u, 0x3bb00000u,
+      0x3bd00000u, 0x3bf00000u, 0x3c080000u, 0x3c180000u, 0x3c280000u, 0x3c380000u,
+      0x3c480000u, 0x3c580000u, 0x3c680000u, 0x3c780000u, 0x3c880000u, 0x3c980000u,
+      0x3ca80000u, 0x3cb80000u, 0x3cc80000u, 0x3cd80000u, 0x3ce80000u, 0x3cf80000u,
+      0x4b800001u, 0x4b800002u, 0x4b800003u, 0x4b800004u, 0x4b800005u, 0x4b800006u,
+      0x4b800007u, 0x4b800008u, 0x4b800009u, 0x4b80000au, 0x4b80000bu, 0x4b80000cu,
+      0x4c000004u, 0x4c000005u, 0x4c000009u, 0x4c00000au, 0x4c00000eu, 0x4c00000fu,
+      0x4c000013u, 0x4c000014u, 0x4c000018u, 0x4c000019u, 0x4c00001du, 0x4c00001eu,
+      0x4c000022u, 0x4c000023u, 0x4c000027u, 0x4c000028u, 0x4c00002cu, 0x4c00002du,
+      0x4c000031u, 0x4c000032u, 0x4c000036u, 0x4c000037u, 0x4c00003bu, 0x4c00003cu,
+      0x4d000005u, 0x4d00000au, 0x4d00000fu, 0x4d000014u, 0x4d000019u, 0x4d00001eu,
+      0x4d000023u, 0x4d000028u, 0x4d00002du, 0x4d000032u, 0x4d000037u, 0x4d00003cu};
+  int bad = 0;
+  for (std::uint32_t b : patterns) {
+    check(from_bits(b), bad);
+    check(from_bits(b | 0x80000000u), bad);
+  }
+  EXPECT_EQ(bad, 0);
+}
 }  // namespace

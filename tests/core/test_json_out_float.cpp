@@ -210,6 +210,38 @@ TEST(JsonOutFloat, FloatsWithRepeatsEqualItemByItem) {
   r.close(']');
   EXPECT_EQ(got, want);
 }
+// A fresh writer's cache: the first numbers printed are the patterns its empty slots hold
+// (0 in every slot but slot 0, 1 in slot 0) and patterns sharing slot 0 with them; each must
+// be printed, not taken from an empty slot.
+TEST(JsonOutFloat, FreshCacheEqualsItemByItem) {
+  std::vector<float> firsts = {from_bits(0), from_bits(1), from_bits(0x80000000u), from_bits(0x80000001u)};
+  for (std::uint32_t b = 2, found = 0; found < 6; ++b)  // other patterns of slot 0
+    if (((b * 0x9E3779B1u) >> 19) == 0) firsts.push_back(from_bits(b)), ++found;
+  for (float first : firsts)
+    for (float second : firsts) {
+      const std::vector<float> a = {first, second, first, 1.0f, second};
+      std::string got, want;
+      writer w(got, 1), r(want, 1);
+      w.floats(a);
+      r.open('[');
+      for (float f : a) {
+        r.item();
+        ref_put_number(r.o_, f);
+      }
+      r.close(']');
+      ASSERT_EQ(got, want) << std::hex << std::bit_cast<std::uint32_t>(first) << " " << std::bit_cast<std::uint32_t>(second);
+      std::string rows;
+      writer wr(rows, -1);
+      wr.float_rows(a.data(), 1, a.size());
+      std::string want_rows = "[[";
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        if (i) want_rows += ',';
+        ref_put_number(want_rows, a[i]);
+      }
+      want_rows += "]]";
+      ASSERT_EQ(rows, want_rows);
+    }
+}
 // Track values: rows of n floats in one chunk against item + floats per row (the old
 // put_track loop) and item-by-item numbers, at several indents, with repeats.
 TEST(JsonOutFloat, FloatRowsEqualItemByItem) {
@@ -270,5 +302,30 @@ TEST(JsonOutFloat, EightDigitsEqualToChars) {
     ASSERT_EQ(std::string(t + zeros, t + 8), d == 0 ? std::string() : w) << d;
     ASSERT_EQ(std::string(t, t + zeros), std::string(static_cast<std::size_t>(zeros), '0')) << d;
   }
+}
+
+// put_float's eight-digit writer (SSE2 on x86-64) against the scalar SWAR writer, bit for bit
+// (text and leading-zero count): every value of each 4-digit half with the other half at its
+// edges and at random, a million random values, powers of ten and their neighbours.
+TEST(JsonOutFloat, EightDigitsFastEqualsScalar) {
+  std::vector<std::uint32_t> ds;
+  std::mt19937 rng(2121);
+  for (std::uint32_t x = 0; x < 10000; ++x)
+    for (std::uint32_t y : {0u, 1u, 9u, 10u, 999u, 1000u, 5000u, 9999u, static_cast<std::uint32_t>(rng() % 10000u)}) {
+      ds.push_back(x * 10000 + y);
+      ds.push_back(y * 10000 + x);
+    }
+  for (int i = 0; i < 1000000; ++i) ds.push_back(static_cast<std::uint32_t>(rng() % 100000000u));
+  for (std::uint32_t p = 10; p <= 100000000u; p *= 10)
+    for (std::uint32_t d : {p - 1, p, p + 1}) ds.push_back(d);
+  int bad = 0;
+  for (std::uint32_t d : ds) {
+    if (d >= 100000000u) continue;
+    char a[8], b[8];
+    const int za = put_eight_digits(a, d), zb = put_eight_digits_fast(b, d);
+    if ((za != zb || std::memcmp(a, b, 8) != 0) && ++bad < 20)
+      ADD_FAILURE() << d << ": " << std::string(a, 8) << " " << za << " vs " << std::string(b, 8) << " " << zb;
+  }
+  EXPECT_EQ(bad, 0);
 }
 }  // namespace
