@@ -9,7 +9,7 @@
 
 #include "rigrip/scene.hpp"
 
-#include "rigrip/bone_lookup.hpp"
+#include "scene/bone_name_index.hpp"
 #include "scene/unit_norm.hpp"
 
 namespace rigrip {
@@ -79,6 +79,66 @@ bool finite_numbers(const nlohmann::json& j, std::size_t n) {
 error bad(const std::string& where, const std::string& what) {
   return make_error(code::invalid_scene, where + ": " + what);
 }
+
+}  // namespace
+
+namespace detail {
+
+// A word hash of a name (8 bytes per step, the tail read once); any spread will do: the
+// table below compares the names themselves.
+std::uint64_t name_hash(std::string_view s) noexcept {
+  const char* p = s.data();
+  std::size_t n = s.size();
+  std::uint64_t h = 0x9e3779b97f4a7c15ull ^ (n * 0xff51afd7ed558ccdull);
+  for (; n >= 8; n -= 8, p += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+    h ^= h >> 29;
+  }
+  if (n) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, p, n);
+    h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+  }
+  h ^= h >> 32;
+  return h * 0xc4ceb9fe1a85ec53ull;
+}
+
+bone_name_index::bone_name_index(const skeleton& sk) : bones_(&sk.bones) {
+  std::size_t n = 8;
+  while (n < 2 * sk.bones.size()) n *= 2;
+  slot_.assign(n, entry{0, -1});
+  mask_ = n - 1;
+}
+
+int bone_name_index::add(std::size_t b) {
+  const std::string& name = (*bones_)[b].name;
+  const std::uint64_t h = name_hash(name);
+  const auto tag = static_cast<std::uint32_t>(h >> 32);
+  for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
+    entry& e = slot_[i];
+    if (e.bone < 0) {
+      e = {tag, static_cast<std::int32_t>(b)};
+      return static_cast<int>(b);
+    }
+    if (e.tag == tag && (*bones_)[static_cast<std::size_t>(e.bone)].name == name) return e.bone;
+  }
+}
+
+int bone_name_index::find(std::string_view name) const {
+  const std::uint64_t h = name_hash(name);
+  const auto tag = static_cast<std::uint32_t>(h >> 32);
+  for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
+    const entry& e = slot_[i];
+    if (e.bone < 0) return -1;
+    if (e.tag == tag && (*bones_)[static_cast<std::size_t>(e.bone)].name == name) return e.bone;
+  }
+}
+
+}  // namespace detail
+
+namespace {
 // check_track's conditions in one branch-free pass per array, without messages: true when
 // the track passes them all (the usual case), so only a failing track takes the detailed
 // path that finds and words its first problem.
@@ -272,21 +332,21 @@ result<void> check_cameras(const scene& sc) {
 
 }  // namespace
 
-// Linear in the scene's size: one hash of the bone names per skeleton, a flag per
-// (bone, path) for duplicate tracks, and the element paths of messages built only
-// when something is wrong.
+// Linear in the scene's size: one table of the bone names per skeleton (filled bone by
+// bone, so a name already in it is a duplicate), a flag per (bone, path) for duplicate
+// tracks, and the element paths of messages built only when something is wrong.
 result<void> scene::validate() const {
-  std::vector<bone_lookup> lookups;
+  std::vector<detail::bone_name_index> lookups;
   lookups.reserve(skeletons.size());
   for (std::size_t s = 0; s < skeletons.size(); ++s) {
     const auto& sk = skeletons[s];
-    lookups.emplace_back(sk);
-    const auto& names = lookups.back();
+    auto& names = lookups.emplace_back(sk);
     for (std::size_t b = 0; b < sk.bones.size(); ++b) {
       const auto& bn = sk.bones[b];
       auto w = [&] { return "skeletons[" + std::to_string(s) + "].bones[" + std::to_string(b) + "]"; };
       if (bn.name.empty()) return bad(w(), "empty name (unnamed bones must be bone_<index>)");
-      if (names.find(bn.name) != static_cast<int>(b)) return bad(w(), "duplicate bone name '" + bn.name + "'");
+      // The first bone of a name is the one a lookup finds: a later one is the duplicate.
+      if (names.add(b) != static_cast<int>(b)) return bad(w(), "duplicate bone name '" + bn.name + "'");
       if (bn.parent < -1 || bn.parent >= static_cast<int>(b))
         return bad(w(), "parent " + std::to_string(bn.parent) +
                             " must precede the bone (no cycles, no forward parents)");
@@ -305,13 +365,21 @@ result<void> scene::validate() const {
     if (an.fps && (!std::isfinite(*an.fps) || *an.fps <= 0)) return bad(wa(), "bad fps");
     const auto si = static_cast<std::size_t>(an.skeleton);
     const auto& names = lookups[si];
-    seen.assign(skeletons[si].bones.size(), 0);
+    const auto& bones = skeletons[si].bones;
+    seen.assign(bones.size(), 0);
     const double end = an.duration + 1e-4 * (1 + an.duration);
+    std::size_t hint = 0;  // the bone of the previous track: tracks usually come bone by bone
     for (std::size_t t = 0; t < an.tracks.size(); ++t) {
       const auto& tr = an.tracks[t];
       auto w = [&] { return wa() + ".tracks[" + std::to_string(t) + "]"; };
-      const int bi = names.find(tr.bone);
+      // The names are unique here (checked above), so a bone whose name equals the track's
+      // is the one the table finds; the previous track's bone and the next are tried first.
+      int bi;
+      if (hint < bones.size() && bones[hint].name == tr.bone) bi = static_cast<int>(hint);
+      else if (hint + 1 < bones.size() && bones[hint + 1].name == tr.bone) bi = static_cast<int>(hint + 1);
+      else bi = names.find(tr.bone);
       if (bi < 0) return bad(w(), "bone '" + tr.bone + "' not in the skeleton");
+      hint = static_cast<std::size_t>(bi);
       const auto bit = static_cast<std::uint8_t>(1u << static_cast<int>(tr.path));
       auto& flags = seen[static_cast<std::size_t>(bi)];
       if (flags & bit) return bad(w(), "second track for the same bone and path");

@@ -6,8 +6,11 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <set>
+#include <string>
 
 #include "rigrip/scene.hpp"
+#include "scene/bone_name_index.hpp"
 #include "scene/unit_norm.hpp"
 
 using namespace rigrip;
@@ -240,5 +243,92 @@ TEST(Validate, UnitNormWithoutSqrtMatchesTheSqrtFormula) {
   for (int i = 0; i < 200000; ++i) {
     const float x = from_bits(static_cast<std::uint32_t>(rng()));
     EXPECT_EQ(by_sqrt(x), detail::unit_norm_sq(x)) << x;
+  }
+}
+
+// validate()'s bone-name table: add() reports the first bone of a name exactly as a linear
+// search over the bones added so far would, and find() agrees with skeleton::find, for names
+// of every length around the 8-byte steps of the hash, empty names and many duplicates.
+TEST(Validate, BoneNameIndexAgreesWithLinearSearch) {
+  std::mt19937 rng(16);
+  for (int round = 0; round < 60; ++round) {
+    skeleton sk;
+    const int n = static_cast<int>(rng() % 400);
+    const int alphabet = 1 + static_cast<int>(rng() % 4);  // few letters: many equal names
+    for (int i = 0; i < n; ++i) {
+      std::string name(rng() % 26, 'a');
+      for (auto& c : name) c = static_cast<char>('a' + rng() % alphabet);
+      sk.bones.push_back(bone{name, -1});
+    }
+    detail::bone_name_index ix(sk);
+    for (int b = 0; b < n; ++b) {
+      int first = b;
+      for (int k = 0; k < b; ++k)
+        if (sk.bones[k].name == sk.bones[b].name) {
+          first = k;
+          break;
+        }
+      ASSERT_EQ(ix.add(static_cast<std::size_t>(b)), first) << "round " << round << " bone " << b;
+    }
+    for (int b = 0; b < n; ++b) ASSERT_EQ(ix.find(sk.bones[b].name), sk.find(sk.bones[b].name));
+    for (int k = 0; k < 200; ++k) {
+      std::string probe(rng() % 30, 'a');
+      for (auto& c : probe) c = static_cast<char>('a' + rng() % 5);
+      ASSERT_EQ(ix.find(probe), sk.find(probe)) << probe;
+    }
+  }
+  // Equal hashes never make names equal: every name of 0..16 bytes that differs in one byte.
+  skeleton sk;
+  for (int len = 0; len <= 16; ++len)
+    for (int at = 0; at < len; ++at) {
+      std::string s(len, 'x');
+      s[at] = 'y';
+      sk.bones.push_back(bone{s, -1});
+    }
+  sk.bones.push_back(bone{"", -1});
+  detail::bone_name_index ix(sk);
+  for (std::size_t b = 0; b < sk.bones.size(); ++b) ASSERT_EQ(ix.add(b), static_cast<int>(b));
+  EXPECT_EQ(ix.find("xxxx"), -1);
+  EXPECT_EQ(ix.find("xyxx"), sk.find("xyxx"));
+}
+
+// Tracks in any order (not bone by bone) find their bones; the first unknown bone or second
+// track is the one named, as a search per track would find it.
+TEST(Validate, TrackLookupInAnyOrderNamesTheFirstProblem) {
+  std::mt19937 rng(7);
+  for (int round = 0; round < 40; ++round) {
+    scene s;
+    skeleton sk;
+    const int n = 1 + static_cast<int>(rng() % 60);
+    for (int i = 0; i < n; ++i) sk.bones.push_back(bone{"b" + std::to_string(i * 7919 % 1000), i - 1});
+    s.skeletons.push_back(sk);
+    animation a;
+    a.duration = 1;
+    const int nt = static_cast<int>(rng() % 120);
+    std::vector<std::pair<int, path>> keys;  // bone (n: unknown), path
+    for (int t = 0; t < nt; ++t) {
+      int b = static_cast<int>(rng() % (n + 1));
+      if (rng() % 3 == 0 && !keys.empty()) b = keys.back().first + static_cast<int>(rng() % 3) - 1;  // neighbours
+      if (b < 0) b = 0;
+      if (b > n) b = n;
+      if (b == n && rng() % 4) b = n - 1;
+      const path p = static_cast<path>(rng() % 3);
+      keys.emplace_back(b, p);
+      track tr;
+      tr.bone = b == n ? "unknown" : s.skeletons[0].bones[static_cast<std::size_t>(b)].name;
+      tr.path = p;
+      tr.times = {0};
+      tr.values = p == path::rotation ? std::vector<float>{0, 0, 0, 1} : std::vector<float>{1, 1, 1};
+      a.tracks.push_back(tr);
+    }
+    s.animations.push_back(a);
+    std::string expect;
+    std::set<std::pair<int, path>> seen;
+    for (int t = 0; t < nt && expect.empty(); ++t) {
+      const std::string w = "animations[0].tracks[" + std::to_string(t) + "]: ";
+      if (keys[t].first == n) expect = w + "bone 'unknown' not in the skeleton";
+      else if (!seen.insert(keys[t]).second) expect = w + "second track for the same bone and path";
+    }
+    ASSERT_EQ(fails(s), expect) << "round " << round;
   }
 }

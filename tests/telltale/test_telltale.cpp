@@ -1215,3 +1215,49 @@ TEST(TelltaleSymbols, DatabaseBuiltFromPartsNamesEverySpelling) {
   EXPECT_EQ(symbol_label(0x0123456789abcdefull), "0123456789abcdef");
   EXPECT_GT(symbol_database_size(), 3000u);
 }
+
+// decode_cspk2_finished decodes each sample group whole in SSE2: every kind, random group
+// bytes (all bit patterns of the packed fields) and headers with ordinary, huge, tiny,
+// zero, negative, infinite and NaN minima and ranges give the scalar formulas' bits. A NaN
+// only has to be a NaN: where two NaNs meet, x86 returns the one in the first operand, and
+// the compiler orders the operands of the scalar + and * as it likes (a NaN translation fails
+// validation and a NaN rotation becomes the identity, so its bits never reach an output).
+TEST(Cspk2, GroupDecodeSse2EqualsScalar) {
+  std::mt19937 rng(1630);
+  const float special[] = {0.0f, -0.0f, 1.0f, -1.0f, 1e-30f, -3e38f, 3e38f, 1e-45f, 0.5f, 2047.0f,
+                           std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                           std::numeric_limits<float>::quiet_NaN()};
+  auto pick = [&]() -> float {
+    if (rng() % 3 == 0) return special[rng() % std::size(special)];
+    std::uniform_real_distribution<float> d(-2.0f, 2.0f);
+    return d(rng);
+  };
+  auto bits = [](float f) {
+    std::uint32_t b;
+    std::memcpy(&b, &f, 4);
+    return b;
+  };
+  for (int round = 0; round < 20000; ++round) {
+    cspk2_header h;
+    for (int i = 0; i < 3; ++i) {
+      h.min_delta_v[i] = pick(), h.range_delta_v[i] = pick();
+      h.min_delta_q[i] = pick(), h.range_delta_q[i] = pick();
+      h.min_vector[i] = pick(), h.range_vector[i] = pick();
+    }
+    const auto steps = detail::make_group_steps(h);
+    std::uint8_t g[32];
+    for (auto& b : g) b = static_cast<std::uint8_t>(rng());
+    if (round % 5 == 0) std::memset(g, round % 10 == 0 ? 0xFF : 0x00, 32);
+    for (unsigned kind = 0; kind < 4; ++kind) {
+      float a[4][4], b[4][4];
+      std::memset(a, 0x5A, sizeof a);
+      std::memset(b, 0xA5, sizeof b);
+      detail::decode_group_scalar(kind, g, steps, a);
+      detail::decode_group_sse2(kind, g, steps, b);
+      for (int c = 0; c < 4; ++c)
+        for (int i = 0; i < 4; ++i)
+          if (!(std::isnan(a[c][i]) && std::isnan(b[c][i])))
+            ASSERT_EQ(bits(a[c][i]), bits(b[c][i])) << "round " << round << " kind " << kind << " c " << c << " i " << i;
+    }
+  }
+}

@@ -11,6 +11,9 @@
 #if defined(__SSE__)
 #include <xmmintrin.h>
 #endif
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "core/byte_reader.hpp"
 
@@ -91,6 +94,90 @@ void read_f3(byte_reader& r, float (&v)[3]) {
 }
 
 }  // namespace
+
+namespace detail {
+
+group_steps make_group_steps(const cspk2_header& h) {
+  group_steps s{};
+  // The same float quotients deq_delta / deq_abs_v form.
+  const float sv[3] = {h.range_vector[0] / static_cast<float>(max20), h.range_vector[1] / static_cast<float>(max22),
+                       h.range_vector[2] / static_cast<float>(max22)};
+  const float sdv[3] = {h.range_delta_v[0] / 1023.0f, h.range_delta_v[1] / 2047.0f, h.range_delta_v[2] / 2047.0f};
+  const float sdq[3] = {h.range_delta_q[0] / 1023.0f, h.range_delta_q[1] / 2047.0f, h.range_delta_q[2] / 2047.0f};
+  for (int i = 0; i < 3; ++i) {
+    s.step[k_v][i] = sv[i], s.min[k_v][i] = h.min_vector[i];
+    s.step[k_dv][i] = sdv[i], s.min[k_dv][i] = h.min_delta_v[i];
+    s.step[k_dq][i] = sdq[i], s.min[k_dq][i] = h.min_delta_q[i];
+    s.step[k_q][i] = 0.0f, s.min[k_q][i] = 0.0f;
+  }
+  return s;
+}
+
+// kind: command bits 31..30 (delta, rotation); kind_index numbers the same kinds otherwise.
+void decode_group_scalar(unsigned kind, const std::uint8_t* g, const group_steps& s, float (&out)[4][4]) {
+  const int ki = kind == 0 ? k_v : kind == 1 ? k_q : kind == 2 ? k_dv : k_dq;
+  for (int i = 0; i < 4; ++i) {
+    const std::uint32_t lo = le32(g + 4 * i);
+    const unpacked u = (kind & 2) ? unpack_delta(lo) : unpack_abs(lo, le32(g + 16 + 4 * i));
+    float v[4];
+    if (kind == 1) {
+      const q4 q = deq_abs_q(u);
+      v[0] = q[0], v[1] = q[1], v[2] = q[2], v[3] = q[3];
+    } else {
+      v[0] = s.min[ki][0] + static_cast<float>(u.x) * s.step[ki][0];
+      v[1] = s.min[ki][1] + static_cast<float>(u.y) * s.step[ki][1];
+      v[2] = s.min[ki][2] + static_cast<float>(u.z) * s.step[ki][2];
+      v[3] = kind == 3 ? w_from_xyz(v[0], v[1], v[2]) : 0.0f;
+    }
+    for (int c = 0; c < 4; ++c) out[c][i] = v[c];
+  }
+}
+
+void decode_group_sse2(unsigned kind, const std::uint8_t* g, const group_steps& s, float (&out)[4][4]) {
+#if defined(__SSE2__)
+  const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(g));  // little-endian host
+  __m128i ux, uy, uz;
+  if (kind & 2) {
+    ux = _mm_and_si128(lo, _mm_set1_epi32(0x3FF));
+    uy = _mm_and_si128(_mm_srli_epi32(lo, 10), _mm_set1_epi32(0x7FF));
+    uz = _mm_srli_epi32(lo, 21);
+  } else {
+    const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(g + 16));
+    ux = _mm_or_si128(_mm_slli_epi32(_mm_and_si128(hi, _mm_set1_epi32(0x3FF)), 10), _mm_and_si128(lo, _mm_set1_epi32(0x3FF)));
+    uy = _mm_or_si128(_mm_slli_epi32(_mm_and_si128(_mm_srli_epi32(hi, 10), _mm_set1_epi32(0x7FF)), 11),
+                      _mm_and_si128(_mm_srli_epi32(lo, 10), _mm_set1_epi32(0x7FF)));
+    uz = _mm_or_si128(_mm_slli_epi32(_mm_srli_epi32(hi, 21), 11), _mm_srli_epi32(lo, 21));
+  }
+  // Below 2^22: exact as int32 and as float, as the scalar conversion from u32.
+  const __m128 fx = _mm_cvtepi32_ps(ux), fy = _mm_cvtepi32_ps(uy), fz = _mm_cvtepi32_ps(uz);
+  __m128 x, y, z, w = _mm_setzero_ps();
+  if (kind == 1) {
+    const __m128 off = _mm_set1_ps(q_offset);
+    x = _mm_sub_ps(_mm_mul_ps(fx, _mm_set1_ps(q_scale_x)), off);
+    y = _mm_sub_ps(_mm_mul_ps(fy, _mm_set1_ps(q_scale_yz)), off);
+    z = _mm_sub_ps(_mm_mul_ps(fz, _mm_set1_ps(q_scale_yz)), off);
+  } else {
+    const int ki = kind == 0 ? k_v : kind == 2 ? k_dv : k_dq;
+    x = _mm_add_ps(_mm_set1_ps(s.min[ki][0]), _mm_mul_ps(fx, _mm_set1_ps(s.step[ki][0])));
+    y = _mm_add_ps(_mm_set1_ps(s.min[ki][1]), _mm_mul_ps(fy, _mm_set1_ps(s.step[ki][1])));
+    z = _mm_add_ps(_mm_set1_ps(s.min[ki][2]), _mm_mul_ps(fz, _mm_set1_ps(s.step[ki][2])));
+  }
+  if (kind & 1) {  // w_from_xyz per lane: ((1 - x*x) - y*y) - z*z, its root where above 0, else 0
+    __m128 t = _mm_sub_ps(_mm_set1_ps(1.0f), _mm_mul_ps(x, x));
+    t = _mm_sub_ps(t, _mm_mul_ps(y, y));
+    t = _mm_sub_ps(t, _mm_mul_ps(z, z));
+    w = _mm_and_ps(_mm_cmpgt_ps(t, _mm_setzero_ps()), _mm_sqrt_ps(t));
+  }
+  _mm_storeu_ps(out[0], x);
+  _mm_storeu_ps(out[1], y);
+  _mm_storeu_ps(out[2], z);
+  _mm_storeu_ps(out[3], w);
+#else
+  decode_group_scalar(kind, g, s, out);
+#endif
+}
+
+}  // namespace detail
 
 namespace {
 
@@ -327,16 +414,14 @@ std::size_t finish_keys(const cspk2_layout& l, const cspk2_header& h, finish_cur
   // kept it in memory, read and written per key.
   unsigned unordered = 0;
   const std::uint32_t bones = l.bones;
-  // Dequantisation steps once per file: the same float quotients deq_delta / deq_abs_v form.
-  const float sdv[3] = {h.range_delta_v[0] / 1023.0f, h.range_delta_v[1] / 2047.0f, h.range_delta_v[2] / 2047.0f};
-  const float sdq[3] = {h.range_delta_q[0] / 1023.0f, h.range_delta_q[1] / 2047.0f, h.range_delta_q[2] / 2047.0f};
-  const float sv[3] = {h.range_vector[0] / static_cast<float>(max20), h.range_vector[1] / static_cast<float>(max22),
-                       h.range_vector[2] / static_cast<float>(max22)};
+  // Dequantisation steps once per file; each sample group is decoded whole (four entries,
+  // SSE2) when a command opens it, and the commands take their entry from it.
+  const detail::group_steps steps = detail::make_group_steps(h);
   const float rt = h.range_time;
   std::vector<q4> last_pos(bones, q4{0, 0, 0, 0}), last_rot(bones, q4{0, 0, 0, 1});
-  // Group state per kind (command bits 31..30: delta, rotation): where the current group
-  // starts and how many of its four entries were used.
-  const std::uint8_t* group[4] = {nullptr, nullptr, nullptr, nullptr};
+  // Group state per kind (command bits 31..30: delta, rotation): its decoded entries and
+  // how many of its four were used.
+  alignas(16) float group[4][4][4];
   unsigned slot[4] = {4, 4, 4, 4};
   std::size_t spos = 0;
   for (std::size_t ci = 0; ci < l.commands; ++ci) {
@@ -354,37 +439,34 @@ std::size_t finish_keys(const cspk2_layout& l, const cspk2_header& h, finish_cur
                                   " needs a new group of " + std::to_string(need) + " bytes, " +
                                   std::to_string(l.sample_bytes.size() - spos) + " left",
              l.sample_base + spos);
-      group[kind] = l.sample_bytes.data() + spos;
+      detail::decode_group_sse2(kind, l.sample_bytes.data() + spos, steps, group[kind]);
       spos += need;
       slot[kind] = 0;
     }
-    const std::uint8_t* g = group[kind] + 4 * slot[kind]++;
+    const unsigned e = slot[kind]++;
+    const float(&gk)[4][4] = group[kind];
     const float time = static_cast<float>(c & 0xFFFF) * rt / 65535.0f;
     finish_cursor& tc = cur[2 * std::size_t{bone} + (rotation ? 1 : 0)];
     const std::uint32_t pos = place_key<Clamp>(tc, time, hi, unordered);
     switch (kind) {
       case 0: {  // absolute translation
-        const unpacked u = unpack_abs(le32(g), le32(g + 16));
         q4& lp = last_pos[bone];
-        lp[0] = h.min_vector[0] + static_cast<float>(u.x) * sv[0];
-        lp[1] = h.min_vector[1] + static_cast<float>(u.y) * sv[1];
-        lp[2] = h.min_vector[2] + static_cast<float>(u.z) * sv[2];
+        lp[0] = gk[0][e], lp[1] = gk[1][e], lp[2] = gk[2][e];
         float* o = tc.v + 3 * std::size_t{pos};
         o[0] = lp[0], o[1] = lp[1], o[2] = lp[2];
         break;
       }
       case 2: {  // delta translation
-        const unpacked u = unpack_delta(le32(g));
         q4& lp = last_pos[bone];
-        lp[0] = lp[0] + (h.min_delta_v[0] + static_cast<float>(u.x) * sdv[0]);
-        lp[1] = lp[1] + (h.min_delta_v[1] + static_cast<float>(u.y) * sdv[1]);
-        lp[2] = lp[2] + (h.min_delta_v[2] + static_cast<float>(u.z) * sdv[2]);
+        lp[0] = lp[0] + gk[0][e];
+        lp[1] = lp[1] + gk[1][e];
+        lp[2] = lp[2] + gk[2][e];
         float* o = tc.v + 3 * std::size_t{pos};
         o[0] = lp[0], o[1] = lp[1], o[2] = lp[2];
         break;
       }
       case 1: {  // absolute rotation: smallest three, slot i takes decoded slot i ^ axisOrder
-        const q4 s = deq_abs_q(unpack_abs(le32(g), le32(g + 16)));
+        const q4 s{gk[0][e], gk[1][e], gk[2][e], gk[3][e]};
         q4 v;
         switch ((c >> 28) & 3) {  // fixed shuffles: v[i] = s[i ^ axisOrder]
           case 0: v = s; break;
@@ -397,11 +479,7 @@ std::size_t finish_keys(const cspk2_layout& l, const cspk2_header& h, finish_cur
         break;
       }
       default: {  // delta rotation, on the right
-        const unpacked u = unpack_delta(le32(g));
-        const float x = h.min_delta_q[0] + static_cast<float>(u.x) * sdq[0];
-        const float y = h.min_delta_q[1] + static_cast<float>(u.y) * sdq[1];
-        const float z = h.min_delta_q[2] + static_cast<float>(u.z) * sdq[2];
-        const q4 v = hamilton(last_rot[bone], q4{x, y, z, w_from_xyz(x, y, z)});
+        const q4 v = hamilton(last_rot[bone], q4{gk[0][e], gk[1][e], gk[2][e], gk[3][e]});
         last_rot[bone] = v;
         put_rotation(tc, pos, v);
         break;

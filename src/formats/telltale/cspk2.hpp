@@ -70,6 +70,22 @@ struct cspk2_finished {
 };
 [[nodiscard]] cspk2_finished decode_cspk2_finished(std::span<const std::uint8_t> buf, std::uint64_t base, float length);
 
+namespace detail {
+// One sample group of a CSPK2 buffer decoded whole when the decoder opens it (four entries
+// of one kind: 0 absolute translation, 1 absolute rotation, 2 delta translation, 3 delta
+// rotation; 32 bytes at g for 0 and 1, 16 for 2 and 3): out[c][i] is component c of entry
+// i, i.e. for 0 and 2 min + u * step per axis (c = 3 unused), for 1 the smallest-three
+// x y z and the rebuilt w (before the command's axis order), for 3 the delta x y z and w.
+// The same float operations in the same order as the per-key formulas.
+struct group_steps {
+  float step[4][3];  // per kind: the dequantisation step per axis (unused for kind 1)
+  float min[4][3];   // per kind: the minimum per axis (unused for kind 1)
+};
+[[nodiscard]] group_steps make_group_steps(const cspk2_header& h);
+void decode_group_scalar(unsigned kind, const std::uint8_t* g, const group_steps& s, float (&out)[4][4]);
+void decode_group_sse2(unsigned kind, const std::uint8_t* g, const group_steps& s, float (&out)[4][4]);  // = scalar without SSE2
+}  // namespace detail
+
 // One bone's input for the encoder: keys in increasing time; translations are the
 // normalised values (already divided by the bone's |localPos|).
 struct cspk2_track_in {
