@@ -142,24 +142,6 @@ TEST(Texture, Rgb555RowsOfAnyLengthAndOffsetEqualThePerPixelFormula) {
 }
 
 namespace {
-key_record random_record(std::mt19937& rng, std::uint16_t first_frame) {
-  key_record k;
-  const std::size_t n[3] = {rng() % 12, rng() % 12, rng() % 4};
-  for (std::size_t i = 0; i < n[0]; ++i) {
-    k.t_frames.push_back(static_cast<std::uint16_t>(first_frame + rng() % 300));
-    for (auto& c : k.t) c.push_back(static_cast<std::int32_t>(rng()));
-  }
-  for (std::size_t i = 0; i < n[1]; ++i) {
-    k.r_frames.push_back(static_cast<std::uint16_t>(first_frame + rng() % 300));
-    for (auto& c : k.r) c.push_back(static_cast<std::int16_t>(rng()));
-  }
-  for (std::size_t i = 0; i < n[2]; ++i) {
-    k.s_frames.push_back(static_cast<std::uint16_t>(first_frame + rng() % 300));
-    for (auto& c : k.s) c.push_back(static_cast<std::int32_t>(rng()));
-  }
-  return k;
-}
-
 void expect_same_record(const key_record& a, const key_record& b) {
   ASSERT_EQ(a.t_frames, b.t_frames);
   ASSERT_EQ(a.r_frames, b.r_frames);
@@ -177,7 +159,7 @@ TEST(KeyTable, RandomTablesReadBackInBothByteOrders) {
   for (int iter = 0; iter < 300; ++iter) {
     key_table t;
     const std::size_t bones = rng() % 9;
-    for (std::size_t b = 0; b < bones; ++b) t.bones.push_back(random_record(rng, 0));
+    for (std::size_t b = 0; b < bones; ++b) t.bones.push_back(synthetic::random_record(rng, 0));
     const auto order = iter % 2 ? core::endian::little : core::endian::big;
     core::byte_writer w(order);
     w.u32(0);
@@ -203,7 +185,7 @@ TEST(X8an, IndexEqualsGroupsAndFrameRangesOfEverySegment) {
       key_table t;
       const std::size_t bones = 1 + rng() % (rng() % 3 == 0 ? 4 : 2);
       const auto first = static_cast<std::uint16_t>(rng() % 3 * 10);
-      for (std::size_t b = 0; b < bones; ++b) t.bones.push_back(random_record(rng, first));
+      for (std::size_t b = 0; b < bones; ++b) t.bones.push_back(synthetic::random_record(rng, first));
       const std::size_t start = w.size();
       w.u32(0);
       const auto table = write_key_table(w, start, t);

@@ -65,23 +65,6 @@ std::string outcome(F&& f) {
   }
 }
 
-key_record random_record(std::mt19937& rng, std::uint16_t first) {
-  key_record k;
-  const std::size_t n[3] = {rng() % 12, rng() % 12, rng() % 4};
-  for (std::size_t i = 0; i < n[0]; ++i) {
-    k.t_frames.push_back(static_cast<std::uint16_t>(first + rng() % 300));
-    for (auto& c : k.t) c.push_back(static_cast<std::int32_t>(rng()));
-  }
-  for (std::size_t i = 0; i < n[1]; ++i) {
-    k.r_frames.push_back(static_cast<std::uint16_t>(first + rng() % 300));
-    for (auto& c : k.r) c.push_back(static_cast<std::int16_t>(rng()));
-  }
-  for (std::size_t i = 0; i < n[2]; ++i) {
-    k.s_frames.push_back(static_cast<std::uint16_t>(first + rng() % 300));
-    for (auto& c : k.s) c.push_back(static_cast<std::int32_t>(rng()));
-  }
-  return k;
-}
 
 }  // namespace
 
@@ -94,7 +77,7 @@ TEST(KeyTableRef, ScanPointsAtWhatTheParseCopiesAndFailsAlike) {
   for (int iter = 0; iter < 2000; ++iter) {
     key_table t;
     const std::size_t bones = rng() % 7;
-    for (std::size_t b = 0; b < bones; ++b) t.bones.push_back(random_record(rng, 0));
+    for (std::size_t b = 0; b < bones; ++b) t.bones.push_back(synthetic::random_record(rng, 0));
     const auto order = iter % 2 ? core::endian::little : core::endian::big;
     core::byte_writer w(order);
     w.u32(0);
@@ -171,7 +154,7 @@ TEST(KeyTableRef, X8anWithoutCopiesChecksTheSameAndPointsAtTheKeys) {
     for (std::size_t s = 0; s < segs; ++s) {
       key_table t;
       const std::size_t bones = 1 + rng() % 4;
-      for (std::size_t b = 0; b < bones; ++b) t.bones.push_back(random_record(rng, static_cast<std::uint16_t>(rng() % 3 * 10)));
+      for (std::size_t b = 0; b < bones; ++b) t.bones.push_back(synthetic::random_record(rng, static_cast<std::uint16_t>(rng() % 3 * 10)));
       const std::size_t start = w.size();
       w.u32(0);
       const auto table = write_key_table(w, start, t);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include "core/byte_reader.hpp"
@@ -12,6 +13,28 @@
 #include "formats/sf3/x8pc.hpp"
 
 namespace rigrip::sf3::synthetic {
+
+// A key record with random counts (up to 11 translation and rotation keys, 3 scale keys)
+// and values, frames from first_frame to first_frame + 299 (unordered): test input for the
+// key-table readers.
+inline key_record random_record(std::mt19937& rng, std::uint16_t first_frame) {
+  key_record k;
+  const std::size_t n[3] = {rng() % 12, rng() % 12, rng() % 4};
+  for (std::size_t i = 0; i < n[0]; ++i) {
+    k.t_frames.push_back(static_cast<std::uint16_t>(first_frame + rng() % 300));
+    for (auto& c : k.t) c.push_back(static_cast<std::int32_t>(rng()));
+  }
+  for (std::size_t i = 0; i < n[1]; ++i) {
+    k.r_frames.push_back(static_cast<std::uint16_t>(first_frame + rng() % 300));
+    for (auto& c : k.r) c.push_back(static_cast<std::int16_t>(rng()));
+  }
+  for (std::size_t i = 0; i < n[2]; ++i) {
+    k.s_frames.push_back(static_cast<std::uint16_t>(first_frame + rng() % 300));
+    for (auto& c : k.s) c.push_back(static_cast<std::int32_t>(rng()));
+  }
+  return k;
+}
+
 
 inline std::vector<std::uint8_t> x8pc() {
   using core::byte_writer;
