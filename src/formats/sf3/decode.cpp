@@ -104,16 +104,6 @@ std::array<float, 4> sample(const channel& c, double frame) {
   return {a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t, 0};
 }
 
-// A big-endian (or little-endian) value of a key array at p, inside an array the table scan checked.
-template <typename T>
-T key_at(const std::uint8_t* p, endian order) {
-  std::uint32_t v = 0;
-  if (order == endian::big)
-    for (std::size_t i = 0; i < sizeof(T); ++i) v = (v << 8) | p[i];
-  else
-    for (std::size_t i = sizeof(T); i-- > 0;) v = (v << 8) | p[i];
-  return static_cast<T>(v);
-}
 
 // One bone's three channels from a stored record (read from the table's bytes `data`); keys
 // with non-increasing frames dropped.
@@ -134,9 +124,9 @@ std::array<channel, 3> channels(const key_record_ref& k, const std::uint8_t* dat
     out[static_cast<std::size_t>(c)].frames.reserve(k.n[c]);
     out[static_cast<std::size_t>(c)].values.reserve(k.n[c]);
   }
-  auto frame = [&](int c, std::uint32_t i) { return static_cast<int>(key_at<std::uint16_t>(data + k.off[c] + 2 * i, order)); };
-  auto fixed = [&](int field, std::uint32_t i) { return fixed_to_float(key_at<std::int32_t>(data + k.off[field] + 4 * i, order)); };
-  auto rot = [&](int field, std::uint32_t i) { return rot_to_float(key_at<std::int16_t>(data + k.off[field] + 2 * i, order)); };
+  auto frame = [&](int c, std::uint32_t i) { return static_cast<int>(load_at<std::uint16_t>(data + k.off[c] + 2 * i, order)); };
+  auto fixed = [&](int field, std::uint32_t i) { return fixed_to_float(load_at<std::int32_t>(data + k.off[field] + 4 * i, order)); };
+  auto rot = [&](int field, std::uint32_t i) { return rot_to_float(load_at<std::int16_t>(data + k.off[field] + 2 * i, order)); };
   for (std::uint32_t i = 0; i < k.n[0]; ++i) push(out[0], frame(0, i), {fixed(3, i), fixed(4, i), fixed(5, i), 0});
   for (std::uint32_t i = 0; i < k.n[1]; ++i) {
     quat q{rot(6, i), rot(7, i), rot(8, i), rot(9, i)};

@@ -16,17 +16,6 @@ using core::byte_writer;
 using core::endian;
 using core::fail;
 
-// Element i of an array whose span the caller has checked: one load per element instead
-// of a bounds-checked byte_reader read (parse_key_table's main cost per key).
-template <typename T>
-[[nodiscard]] T load_at(const std::uint8_t* p, endian e) {
-  std::uint32_t v = 0;
-  if (e == endian::big)
-    for (std::size_t i = 0; i < sizeof(T); ++i) v = (v << 8) | p[i];
-  else
-    for (std::size_t i = sizeof(T); i-- > 0;) v = (v << 8) | p[i];
-  return static_cast<T>(v);
-}
 
 // Walks a checked array as values of T: lets a vector be filled by assign() in one pass,
 // without the zero-fill of resize() and a second pass over it.

@@ -95,6 +95,18 @@ struct work_budget {
 // The arrays of a table scanned from the same reader, copied (parse_key_table = scan + read).
 [[nodiscard]] key_table read_key_table(const core::byte_reader& r, const key_table_ref& ref,
                                        std::shared_ptr<key_arena> arena = nullptr);
+// Element of a key array at p, big- or little-endian (T: a 1-4 byte integer), for arrays
+// whose span the caller has checked (scan_key_table): one load per element instead of a
+// bounds-checked byte_reader read.
+template <typename T>
+[[nodiscard]] inline T load_at(const std::uint8_t* p, core::endian e) {
+  std::uint32_t v = 0;
+  if (e == core::endian::big)
+    for (std::size_t i = 0; i < sizeof(T); ++i) v = (v << 8) | p[i];
+  else
+    for (std::size_t i = sizeof(T); i-- > 0;) v = (v << 8) | p[i];
+  return static_cast<T>(v);
+}
 // Lowest and highest frame of any key of a scanned table whose bytes start at `data` (= frame_range
 // of the parsed table).
 [[nodiscard]] std::pair<int, int> frame_range(const key_table_ref& t, const std::uint8_t* data);
