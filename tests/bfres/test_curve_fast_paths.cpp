@@ -185,3 +185,52 @@ TEST(CurveFastPaths, JumpsAtEqualsLeftValueComparison) {
     }
   EXPECT_GT(jumps, 500);
 }
+
+namespace {
+bool same_double(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+}  // namespace
+
+// sample_at and curve_sampler equal the separate members (slope from the left, value,
+// slope from the right, jumps_at) bit for bit: every curve type, wrap modes, one key,
+// repeated keys, -0 keys, frames on, between and outside the keys, in order (hints carried).
+TEST(CurveFastPaths, SampleAtEqualsSeparateMembers) {
+  std::mt19937 rng(33);
+  int compared = 0, jumps = 0;
+  for (int round = 0; round < 600; ++round)
+    for (auto type : {curve_type::cubic, curve_type::linear, curve_type::baked_float, curve_type::step_int}) {
+      curve c;
+      c.flags = static_cast<std::uint16_t>((static_cast<int>(type) << 4) | ((round % 3) << 8) | (((round / 3) % 3) << 12));
+      const std::uint16_t n = static_cast<std::uint16_t>(1 + rng() % (round % 7 == 0 ? 2 : 40));
+      c.num_keys = n;
+      float f = static_cast<float>(rng() % 5) - 2.0f;
+      for (std::uint16_t i = 0; i < n; ++i) {
+        c.frames.push_back(f);
+        f += static_cast<float>(rng() % 4) * (rng() % 5 == 0 ? 0.5f : 1.0f);  // repeats and half frames
+      }
+      c.start = c.frames.front() - static_cast<float>(rng() % 2);
+      c.end = c.frames.back() + static_cast<float>(rng() % 2);
+      c.scale_bits = std::bit_cast<std::uint32_t>(rng() % 2 ? 0.25f : 1.0f);
+      c.offset_bits = std::bit_cast<std::uint32_t>(rng() % 3 == 0 ? -0.0f : rng() % 2 ? 0.0f : -3.5f);
+      const std::size_t per = type == curve_type::cubic ? 4 : type == curve_type::linear ? 2 : 1;
+      std::uniform_int_distribution<int> small(-3, 3);
+      for (std::size_t i = 0; i < n * per; ++i) c.keys.push_back(rng() % 9 == 0 ? -0.0f : static_cast<float>(small(rng)) * 0.5f);
+      c.keys_raw.assign(c.keys.size(), 0);
+      curve_sampler sampler(c);
+      std::size_t lower = 0, cursor = 0;
+      for (int k = -8; k < 4 * (static_cast<int>(c.end) + 6); ++k) {
+        const double x = k * 0.25 + (k % 5 == 0 ? 1e-9 : 0.0);
+        std::size_t l = static_cast<std::size_t>(-1), cu = l;  // no hints
+        const curve_sample want{c.slope(x, true), c.value(x), c.slope(x, false), jumps_at(c, x, l, cu)};
+        for (const curve_sample& got : {sample_at(c, x, lower, cursor), sampler.at(x)}) {
+          EXPECT_TRUE(same_double(got.left, want.left)) << "frame " << x << " round " << round;
+          EXPECT_TRUE(same_double(got.value, want.value)) << "frame " << x << " round " << round;
+          EXPECT_TRUE(same_double(got.right, want.right)) << "frame " << x << " round " << round;
+          EXPECT_EQ(got.jump, want.jump) << "frame " << x << " round " << round;
+        }
+        ++compared;
+        jumps += want.jump;
+      }
+    }
+  EXPECT_GT(compared, 50000);
+  EXPECT_GT(jumps, 500);
+}

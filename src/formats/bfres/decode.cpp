@@ -9,6 +9,7 @@
 #include <deque>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <span>
 
@@ -123,6 +124,59 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
   if (spline) t.interpolation = interpolation::cubic_spline;
   t.times.reserve(fr.size());  // one key per frame, plus any extra keys before jumps
   t.values.reserve(fr.size() * (spline ? 9 : 3));
+  if (exact) {
+    // Keyed curves: one sample per curve and frame gives what jump_at, the slopes and
+    // src.at give below (the same doubles, rounded the same way).
+    std::array<std::optional<curve_sampler>, 3> sampler;
+    for (int k = 0; k < 3; ++k)
+      if (const curve* c = src.curves[static_cast<std::size_t>(first + k)]) sampler[static_cast<std::size_t>(k)].emplace(*c);
+    const int sides = spline ? 3 : 1;
+    for (std::size_t i = 0; i < fr.size(); ++i) {
+      const float f = fr[i];
+      const float tf = seconds(f, fps);
+      std::array<curve_sample, 3> at{};
+      bool jump = false;
+      for (std::size_t k = 0; k < 3; ++k)
+        if (sampler[k]) at[k] = sampler[k]->at(f), jump = jump || at[k].jump;
+      float row[9];
+      if (i > 0 && jump) {
+        const float gap = tf - t.times.back();
+        const float pre = tf - std::min(1e-4f, gap * 0.25f);
+        if (pre > t.times.back() && pre < tf) {
+          t.times.push_back(pre);
+          // Values and slopes of the segment that ends at f, taken at the extra key's frame
+          // (both slopes from the left). In double: a float frame number near 300 is off by
+          // up to 1.5e-5 frames.
+          const double pf = std::min(static_cast<double>(pre) * fps, static_cast<double>(f));
+          for (std::size_t k = 0; k < 3; ++k) {
+            const std::size_t comp = static_cast<std::size_t>(first) + k;
+            const curve* c = src.curves[comp];
+            const curve_sample p = c ? sample_at(*c, pf, lower[k], src.cursor[comp]) : curve_sample{};
+            const float v = c ? static_cast<float>(p.value) : src.constant[comp];
+            const float d = c ? static_cast<float>(p.left * fps) : 0.0f;
+            if (spline) row[k] = d, row[3 + k] = v, row[6 + k] = d;
+            else row[k] = v;
+          }
+          t.values.insert(t.values.end(), row, row + 3 * sides);
+        }
+      }
+      t.times.push_back(tf);
+      for (std::size_t k = 0; k < 3; ++k) {
+        const std::size_t comp = static_cast<std::size_t>(first) + k;
+        const float v = sampler[k] ? static_cast<float>(at[k].value) : src.constant[comp];
+        if (!spline) {
+          row[k] = v;
+          continue;
+        }
+        row[k] = sampler[k] ? static_cast<float>(at[k].left * fps) : 0.0f;
+        row[3 + k] = v;
+        row[6 + k] = sampler[k] ? static_cast<float>(at[k].right * fps) : 0.0f;
+      }
+      t.values.insert(t.values.end(), row, row + 3 * sides);
+    }
+    out.tracks.push_back(std::move(t));
+    return;
+  }
   for (std::size_t i = 0; i < fr.size(); ++i) {
     const float f = fr[i];
     const float tf = seconds(f, fps);

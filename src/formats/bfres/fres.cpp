@@ -776,6 +776,19 @@ double curve::slope(double f, bool from_left) const {
   return slope(f, from_left, lower, cursor);
 }
 
+namespace {
+// slope()'s formula in segment i of a cubic or linear curve (n >= 2 keys).
+double slope_in(const curve& c, std::size_t i, double f) {
+  if (i + 1 >= c.num_keys) return 0;
+  const double span = static_cast<double>(c.frames[i + 1]) - c.frames[i];
+  if (!(span > 0)) return 0;
+  const double t = std::clamp((f - c.frames[i]) / span, 0.0, 1.0);
+  const float* k = &c.keys[i * static_cast<std::size_t>(c.elements_per_key())];
+  const double d = c.type() == curve_type::cubic ? k[1] + 2.0 * k[2] * t + 3.0 * k[3] * t * t : static_cast<double>(k[1]);
+  return d / span * static_cast<double>(c.scale());
+}
+}  // namespace
+
 double curve::slope(double f, bool from_left, std::size_t& lower, std::size_t& cursor) const {
   if (type() != curve_type::cubic && type() != curve_type::linear) return 0;
   if (num_keys < 2) return 0;
@@ -788,16 +801,95 @@ double curve::slope(double f, bool from_left, std::size_t& lower, std::size_t& c
     i = segment(*this, f, cursor);
     if (f < frames.front()) return 0;
   }
-  if (i + 1 >= num_keys) return 0;
-  const double span = static_cast<double>(frames[i + 1]) - frames[i];
-  if (!(span > 0)) return 0;
-  const double t = std::clamp((f - frames[i]) / span, 0.0, 1.0);
-  const float* k = &keys[i * static_cast<std::size_t>(elements_per_key())];
-  const double d = type() == curve_type::cubic ? k[1] + 2.0 * k[2] * t + 3.0 * k[3] * t * t : static_cast<double>(k[1]);
-  return d / span * static_cast<double>(scale());
+  return slope_in(*this, i, f);
+}
+
+curve_sample sample_at(const curve& c, double f, std::size_t& lower, std::size_t& cursor) {
+  const std::size_t n = c.num_keys;
+  if ((c.type() != curve_type::cubic && c.type() != curve_type::linear) || n < 2 || !(f >= c.start && f <= c.end))
+    return {c.slope(f, true, lower, cursor), c.value(f, cursor), c.slope(f, false, lower, cursor), jumps_at(c, f, lower, cursor)};
+  // Inside [start, end] value() does not wrap, so value() and slope(f, false) share one
+  // segment search; lower_key's index follows from it: the segment's key when it is below
+  // f, else the first of the keys equal to f (or 0 before the first key).
+  const float* fr = c.frames.data();
+  const std::size_t i = segment(c, f, cursor);
+  std::size_t at;
+  if (f < fr[0]) at = 0;
+  else if (fr[i] < f) at = i + 1;
+  else for (at = i; at > 0 && !(fr[at - 1] < f); --at) {}
+  lower = at;
+  curve_sample s{};
+  double t = 0;
+  if (i + 1 < n && f > fr[i]) {
+    const double span = static_cast<double>(fr[i + 1]) - fr[i];
+    t = span > 0 ? (f - fr[i]) / span : 0;
+  }
+  const double sc = static_cast<double>(c.scale()), off = static_cast<double>(c.offset());
+  s.value = poly(c, i, t) * sc + off;
+  s.right = f < fr[0] ? 0 : slope_in(c, i, f);
+  s.left = at == 0 ? 0 : slope_in(c, at - 1, f);
+  // jumps_at: a key at f (not the first or past the last) ending a segment of positive length.
+  s.jump = f > c.start && at != 0 && at != n && fr[at] == f && fr[at] > fr[at - 1] && poly(c, at - 1, 1.0) * sc + off != s.value;
+  return s;
 }
 
 float curve::derivative(float f, bool from_left) const { return static_cast<float>(slope(f, from_left)); }
+
+curve_sampler::curve_sampler(const curve& c) : c_(&c) {
+  const curve_type ty = c.type();
+  fast_ = (ty == curve_type::cubic || ty == curve_type::linear) && c.num_keys >= 2 && c.frames.size() == c.num_keys &&
+          c.keys.size() >= std::size_t{c.num_keys} * static_cast<std::size_t>(c.elements_per_key());
+  cubic_ = ty == curve_type::cubic;
+  frames_ = c.frames.data(), keys_ = c.keys.data(), n_ = c.num_keys;
+  start_ = c.start, end_ = c.end;
+  scale_ = static_cast<double>(c.scale()), offset_ = static_cast<double>(c.offset());
+}
+
+// sample_at's fast path with the curve's type, scale and offset known: the same
+// operations in the same order (poly, slope_in, value's t), so the same doubles.
+curve_sample curve_sampler::at(double f) {
+  if (!fast_ || !(f >= start_ && f <= end_)) return sample_at(*c_, f, lower_, seg_);
+  const float* fr = frames_;
+  const std::size_t n = n_;
+  // segment(): the last key <= f (0 before the first); frames increase, so try the
+  // previous one and the next before searching.
+  auto holds = [&](std::size_t k) { return k < n && fr[k] <= f && (k + 1 == n || f < fr[k + 1]); };
+  std::size_t i = seg_;
+  if (!holds(i)) i = holds(i + 1) ? i + 1 : segment(*c_, f);
+  seg_ = i;
+  std::size_t at;
+  if (f < fr[0]) at = 0;
+  else if (fr[i] < f) at = i + 1;
+  else for (at = i; at > 0 && !(fr[at - 1] < f); --at) {}
+  lower_ = at;
+  const std::size_t per = cubic_ ? 4 : 2;
+  auto poly_at = [&](std::size_t s, double t) {
+    const float* k = keys_ + s * per;
+    if (cubic_) return ((static_cast<double>(k[3]) * t + k[2]) * t + k[1]) * t + k[0];
+    return static_cast<double>(k[1]) * t + k[0];
+  };
+  auto slope_at = [&](std::size_t s) {
+    if (s + 1 >= n) return 0.0;
+    const double span = static_cast<double>(fr[s + 1]) - fr[s];
+    if (!(span > 0)) return 0.0;
+    const double t = std::clamp((f - fr[s]) / span, 0.0, 1.0);
+    const float* k = keys_ + s * per;
+    const double d = cubic_ ? k[1] + 2.0 * k[2] * t + 3.0 * k[3] * t * t : static_cast<double>(k[1]);
+    return d / span * scale_;
+  };
+  curve_sample r{};
+  double t = 0;
+  if (i + 1 < n && f > fr[i]) {
+    const double span = static_cast<double>(fr[i + 1]) - fr[i];
+    t = span > 0 ? (f - fr[i]) / span : 0;
+  }
+  r.value = poly_at(i, t) * scale_ + offset_;
+  r.right = f < fr[0] ? 0 : slope_at(i);
+  // Strictly inside segment i the left slope is the same call (at - 1 == i).
+  r.left = at == 0 ? 0 : at - 1 == i ? r.right : slope_at(at - 1);
+  r.jump = f > start_ && at != 0 && at != n && fr[at] == f && fr[at] > fr[at - 1] && poly_at(at - 1, 1.0) * scale_ + offset_ != r.value;
+  return r;
+}
 
 std::string file::version_string() const {
   return std::to_string(version >> 24) + "." + std::to_string((version >> 16) & 0xFF) + "." +
