@@ -5,6 +5,8 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <optional>
 #include <random>
 
@@ -233,4 +235,63 @@ TEST(CurveFastPaths, SampleAtEqualsSeparateMembers) {
     }
   EXPECT_GT(compared, 50000);
   EXPECT_GT(jumps, 500);
+}
+
+namespace {
+// Every curve of a parsed file, in a fixed order.
+std::vector<const curve*> all_curves(const file& f) {
+  std::vector<const curve*> out;
+  auto add = [&](const std::vector<curve>& cs) {
+    for (const auto& c : cs) out.push_back(&c);
+  };
+  for (const auto& a : f.anims)
+    for (const auto& b : a.bone_anims) add(b.curves);
+  for (const auto& a : f.texture_patterns)
+    for (const auto& m : a.materials) add(m.curves);
+  for (const auto& a : f.shader_param_anims)
+    for (const auto& m : a.materials) add(m.curves);
+  for (const auto& a : f.visibility_anims) add(a.curves);
+  for (const auto& s : f.scene_anims)
+    for (const auto& c : s.cameras) add(c.curves);
+  return out;
+}
+}  // namespace
+
+// parse_for_scene reads the same file as parse (same curves, floats bit for bit, same raw
+// dump) and leaves out only the stored arrays of float curves; parse keeps them, and what
+// it reads still writes back byte for byte. Integer and boolean curves keep theirs.
+TEST(CurveFastPaths, SceneParseDropsOnlyFloatCurvesRawArrays) {
+  const std::string examples = std::string(RIGRIP_SOURCE_DIR) + "/examples/bfres/";
+  int float_curves = 0, files = 0;
+  for (const char* name : {"seed_linear.bfres", "softimage_scale_mode.bfres", "ssc_nonuniform_parent.bfres",
+                           "scene_cameras_wiiu.bfres", "scene_cameras_switch.bfres", "switch_v10_packed.bfres"}) {
+    std::ifstream in(examples + name, std::ios::binary);
+    ASSERT_TRUE(in) << name;
+    const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const file full = parse(bytes), lean = parse_for_scene(bytes);
+    EXPECT_EQ(to_json(full), to_json(lean)) << name;
+    EXPECT_EQ(full.plat == platform::switch_ ? serialise_switch(full) : serialise(full), bytes) << name;
+    const auto a = all_curves(full), b = all_curves(lean);
+    ASSERT_EQ(a.size(), b.size()) << name;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      EXPECT_TRUE(same_bits(a[i]->frames, b[i]->frames)) << name << " curve " << i;
+      EXPECT_TRUE(same_bits(a[i]->keys, b[i]->keys)) << name << " curve " << i;
+      EXPECT_EQ(a[i]->keys_raw.size(), a[i]->keys.size()) << name << " curve " << i;
+      EXPECT_EQ(a[i]->frames_raw.size(), a[i]->frames.size()) << name << " curve " << i;
+      if (a[i]->is_float()) {
+        EXPECT_TRUE(b[i]->frames_raw.empty() && b[i]->keys_raw.empty()) << name << " curve " << i;
+        ++float_curves;
+      } else {
+        EXPECT_EQ(a[i]->frames_raw, b[i]->frames_raw) << name << " curve " << i;
+        EXPECT_EQ(a[i]->keys_raw, b[i]->keys_raw) << name << " curve " << i;
+      }
+    }
+    // The flag does not outlive parse_for_scene.
+    const file again = parse(bytes);
+    const auto c = all_curves(again);
+    for (std::size_t i = 0; i < c.size(); ++i) EXPECT_EQ(c[i]->keys_raw, a[i]->keys_raw) << name << " curve " << i;
+    ++files;
+  }
+  EXPECT_EQ(files, 6);
+  EXPECT_GT(float_curves, 10);
 }

@@ -390,7 +390,7 @@ std::vector<texture_file> load_texture_files(const std::string& model_path, cons
         t.external_files.push_back(external_file{0, t.name, 0, t.image.size()});
         keep.push_back(std::move(t));
       } else {
-        keep.push_back(load(b.value()));
+        keep.push_back(load_for_scene(b.value()));
       }
       out.push_back({p, &keep.back()});
     } catch (const core::failure& e) {
@@ -473,6 +473,9 @@ std::vector<std::string> sibling_model_paths(const std::string& path) {
 file load(std::span<const std::uint8_t> data) {
   return parse(std::vector<std::uint8_t>(data.begin(), data.end()));
 }
+file load_for_scene(std::span<const std::uint8_t> data) {
+  return parse_for_scene(std::vector<std::uint8_t>(data.begin(), data.end()));
+}
 
 namespace {
 
@@ -488,7 +491,7 @@ void add_candidates(const file& f, const read_context& ctx, std::deque<file>& ot
     if (!ctx.load) core::fail(code::missing_skeleton, "--skeleton given but no file system is available");
     auto b = ctx.load(*ctx.options.skeleton_path);
     if (!b) core::fail(b.error().code, "--skeleton " + *ctx.options.skeleton_path + ": " + b.error().message);
-    others.push_back(load(b.value()));
+    others.push_back(load_for_scene(b.value()));
     add_models(others.back(), *ctx.options.skeleton_path, false);
     if (candidates.empty())
       core::fail(code::missing_skeleton, "--skeleton " + *ctx.options.skeleton_path + " holds no FSKL skeleton");
@@ -510,7 +513,7 @@ void add_candidates(const file& f, const read_context& ctx, std::deque<file>& ot
         }
         // A damaged sibling must not stop the animations from converting.
         try {
-          others.push_back(load(b.value()));
+          others.push_back(load_for_scene(b.value()));
           add_models(others.back(), c, false);
         } catch (const core::failure& e) {
           ctx.warn(code::w_pairing, "sibling model file " + c + " is not a readable FRES (" + e.error().message + "); ignored");

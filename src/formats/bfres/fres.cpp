@@ -34,6 +34,17 @@ void spend(std::uint64_t n, std::uint64_t at) {
 }
 void reset_work(std::size_t file_size) { work_left = 16ull * file_size + 65536; }
 
+// Whether float curves keep their stored arrays (frames_raw, keys_raw): false only inside
+// parse_for_scene (restored on the way out, exceptions included).
+thread_local bool keep_raw_arrays = true;
+struct raw_arrays_scope {
+  bool saved = keep_raw_arrays;
+  explicit raw_arrays_scope(bool keep) { keep_raw_arrays = keep; }
+  ~raw_arrays_scope() { keep_raw_arrays = saved; }
+  raw_arrays_scope(const raw_arrays_scope&) = delete;
+  raw_arrays_scope& operator=(const raw_arrays_scope&) = delete;
+};
+
 // Wii U offsets are signed, relative to the offset field itself; 0 is null.
 std::uint32_t read_offset(byte_reader& r) {
   std::uint64_t at = r.tell();
@@ -275,11 +286,12 @@ void fill_decoded(std::vector<T>& out, std::size_t n, Fn fn) {
 // A stored array's raw values (integers as stored, or f32 bits) and their floats, for each
 // stored type (0: 32-bit word, 1: s16, 2: u8 / s8 by `Unsigned8`); `as_float` maps a raw
 // value to its float.
+// `raws` is left empty when the parse does not keep raw arrays (keep_raw false).
 template <int Type, bool Unsigned8, class AsFloat>
 void decode_array(const std::uint8_t* raw, std::size_t n, bool big, std::vector<std::int64_t>& raws,
-                  std::vector<float>& floats, AsFloat as_float) {
+                  std::vector<float>& floats, AsFloat as_float, bool keep_raw) {
   auto fill = [&](auto word) {
-    fill_decoded(raws, n, [raw, word](std::size_t i) { return static_cast<std::int64_t>(word(raw, i)); });
+    if (keep_raw) fill_decoded(raws, n, [raw, word](std::size_t i) { return static_cast<std::int64_t>(word(raw, i)); });
     fill_decoded(floats, n, [raw, word, as_float](std::size_t i) { return as_float(word(raw, i)); });
   };
   if constexpr (Type == 0) {
@@ -314,13 +326,15 @@ void read_curve_data(const byte_reader& file, curve& c) {
     const std::uint8_t* raw = f.bytes(std::uint64_t{c.num_keys} * frame_size(c)).data();
     const bool big = f.byte_order() == core::endian::big;
     const int ft = c.frame_type();
+    // Integer and boolean curves always keep theirs: value() reads bool bits from keys_raw.
+    const bool keep = keep_raw_arrays || !c.is_float();
     // f32 bits, s10.5 fixed point, u8 whole frames.
     if (ft == 0)
-      decode_array<0, true>(raw, c.num_keys, big, c.frames_raw, c.frames, [](std::uint32_t b) { return std::bit_cast<float>(b); });
+      decode_array<0, true>(raw, c.num_keys, big, c.frames_raw, c.frames, [](std::uint32_t b) { return std::bit_cast<float>(b); }, keep);
     else if (ft == 1)
-      decode_array<1, true>(raw, c.num_keys, big, c.frames_raw, c.frames, [](std::int16_t v) { return static_cast<float>(v) / 32.0f; });
+      decode_array<1, true>(raw, c.num_keys, big, c.frames_raw, c.frames, [](std::int16_t v) { return static_cast<float>(v) / 32.0f; }, keep);
     else
-      decode_array<2, true>(raw, c.num_keys, big, c.frames_raw, c.frames, [](std::uint8_t v) { return static_cast<float>(v); });
+      decode_array<2, true>(raw, c.num_keys, big, c.frames_raw, c.frames, [](std::uint8_t v) { return static_cast<float>(v); }, keep);
     // Baked curves index keys by frame number and never read the frame array.
     const bool keyed = c.type() != curve_type::baked_float && c.type() != curve_type::baked_int &&
                        c.type() != curve_type::baked_bool;
@@ -342,19 +356,20 @@ void read_curve_data(const byte_reader& file, curve& c) {
   const std::uint8_t* raw = k.bytes(n * key_size(c)).data();
   const bool big = k.byte_order() == core::endian::big;
   const int kt = c.key_type();
+  const bool keep = keep_raw_arrays || !c.is_float();
   if (kt == 0) {
     if (c.is_float())
-      decode_array<0, false>(raw, n, big, c.keys_raw, c.keys, [](std::uint32_t b) { return std::bit_cast<float>(b); });
+      decode_array<0, false>(raw, n, big, c.keys_raw, c.keys, [](std::uint32_t b) { return std::bit_cast<float>(b); }, keep);
     else
       decode_array<0, false>(raw, n, big, c.keys_raw, c.keys,
-                   [](std::uint32_t b) { return static_cast<float>(static_cast<std::int32_t>(b)); });
+                   [](std::uint32_t b) { return static_cast<float>(static_cast<std::int32_t>(b)); }, keep);
     const float* kv = c.keys.data();
     for (std::size_t i = 0; i < n; ++i)
       if (!std::isfinite(kv[i])) fail(code::bad_value, "non-finite key", c.keys_at + i * 4);
   } else if (kt == 1) {
-    decode_array<1, false>(raw, n, big, c.keys_raw, c.keys, [](std::int16_t v) { return static_cast<float>(v); });
+    decode_array<1, false>(raw, n, big, c.keys_raw, c.keys, [](std::int16_t v) { return static_cast<float>(v); }, keep);
   } else {
-    decode_array<2, false>(raw, n, big, c.keys_raw, c.keys, [](std::int8_t v) { return static_cast<float>(v); });
+    decode_array<2, false>(raw, n, big, c.keys_raw, c.keys, [](std::int8_t v) { return static_cast<float>(v); }, keep);
   }
 }
 
@@ -900,6 +915,11 @@ platform detect_platform(std::span<const std::uint8_t> d) {
   if (d.size() < 8 || std::memcmp(d.data(), "FRES", 4) != 0) return platform::unknown;
   if (std::memcmp(d.data() + 4, "    ", 4) == 0) return platform::switch_;
   return platform::wiiu;
+}
+
+file parse_for_scene(std::vector<std::uint8_t> image) {
+  const detail::raw_arrays_scope scope(false);
+  return parse(std::move(image));
 }
 
 file parse(std::vector<std::uint8_t> image) {
