@@ -229,6 +229,15 @@ TEST(CurveFastPaths, SampleAtEqualsSeparateMembers) {
           EXPECT_TRUE(same_double(got.right, want.right)) << "frame " << x << " round " << round;
           EXPECT_EQ(got.jump, want.jump) << "frame " << x << " round " << round;
         }
+        // A copy stepping back a little (the extra key before a jump), then on from x.
+        const double back_x = x - (k % 3 == 0 ? 0.125 : 1e-4);
+        curve_sampler back = sampler;
+        std::size_t l2 = static_cast<std::size_t>(-1), cu2 = l2;
+        const curve_sample got = back.at(back_x);
+        EXPECT_TRUE(same_double(got.left, c.slope(back_x, true))) << "frame " << back_x << " round " << round;
+        EXPECT_TRUE(same_double(got.value, c.value(back_x))) << "frame " << back_x << " round " << round;
+        EXPECT_TRUE(same_double(got.right, c.slope(back_x, false))) << "frame " << back_x << " round " << round;
+        EXPECT_EQ(got.jump, jumps_at(c, back_x, l2, cu2)) << "frame " << back_x << " round " << round;
         ++compared;
         jumps += want.jump;
       }

@@ -150,10 +150,11 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
           const double pf = std::min(static_cast<double>(pre) * fps, static_cast<double>(f));
           for (std::size_t k = 0; k < 3; ++k) {
             const std::size_t comp = static_cast<std::size_t>(first) + k;
-            const curve* c = src.curves[comp];
-            const curve_sample p = c ? sample_at(*c, pf, lower[k], src.cursor[comp]) : curve_sample{};
-            const float v = c ? static_cast<float>(p.value) : src.constant[comp];
-            const float d = c ? static_cast<float>(p.left * fps) : 0.0f;
+            // A copy of the sampler (its hints stay at f for the next frame).
+            std::optional<curve_sampler> back = sampler[k];
+            const curve_sample p = back ? back->at(pf) : curve_sample{};
+            const float v = back ? static_cast<float>(p.value) : src.constant[comp];
+            const float d = back ? static_cast<float>(p.left * fps) : 0.0f;
             if (spline) row[k] = d, row[3 + k] = v, row[6 + k] = d;
             else row[k] = v;
           }

@@ -866,11 +866,11 @@ curve_sample curve_sampler::at(double f) {
   if (!fast_ || !(f >= start_ && f <= end_)) return sample_at(*c_, f, lower_, seg_);
   const float* fr = frames_;
   const std::size_t n = n_;
-  // segment(): the last key <= f (0 before the first); frames increase, so try the
-  // previous one and the next before searching.
+  // segment(): the last key <= f (0 before the first), the only index that `holds`;
+  // frames mostly increase, so try the previous one and its neighbours before searching.
   auto holds = [&](std::size_t k) { return k < n && fr[k] <= f && (k + 1 == n || f < fr[k + 1]); };
   std::size_t i = seg_;
-  if (!holds(i)) i = holds(i + 1) ? i + 1 : segment(*c_, f);
+  if (!holds(i)) i = holds(i + 1) ? i + 1 : i > 0 && holds(i - 1) ? i - 1 : segment(*c_, f);
   seg_ = i;
   std::size_t at;
   if (f < fr[0]) at = 0;
