@@ -304,3 +304,37 @@ TEST(CurveFastPaths, SceneParseDropsOnlyFloatCurvesRawArrays) {
   EXPECT_EQ(files, 6);
   EXPECT_GT(float_curves, 10);
 }
+
+// eval_frames' runs inside the curve's range count frames as doubles below 2^24 and convert
+// each frame number through float above it (where floats step by 2): the same floats as
+// eval per frame on both sides of 2^24, for cubic and linear curves, runs split anywhere.
+TEST(CurveFastPaths, EvalFramesAroundTwoToThe24) {
+  std::mt19937 rng(24);
+  std::uniform_real_distribution<float> val(-4.0f, 4.0f);
+  const float big = 16777216.0f;  // 2^24
+  int compared = 0;
+  for (auto type : {curve_type::cubic, curve_type::linear})
+    for (float base : {0.0f, big - 40.0f, -big - 8.0f}) {
+      curve c;
+      c.flags = static_cast<std::uint16_t>(static_cast<int>(type) << 4);
+      for (float step : {0.0f, 3.0f, 7.0f, 8.0f, 9.0f, 16.0f, 30.0f, 44.0f, 60.0f, 61.0f, 80.0f})
+        c.frames.push_back(base + step);
+      c.num_keys = static_cast<std::uint16_t>(c.frames.size());
+      c.start = c.frames.front() - 4.0f, c.end = c.frames.back() + 4.0f;
+      c.scale_bits = std::bit_cast<std::uint32_t>(0.5f), c.offset_bits = std::bit_cast<std::uint32_t>(1.25f);
+      for (std::size_t i = 0; i < c.frames.size() * static_cast<std::size_t>(c.elements_per_key()); ++i) c.keys.push_back(val(rng));
+      const auto first = static_cast<std::int32_t>(c.start);
+      for (std::size_t split : {std::size_t{1}, std::size_t{5}, std::size_t{256}}) {
+        std::vector<float> got(88);
+        std::size_t cursor = 0;
+        for (std::size_t at = 0; at < got.size(); at += split)
+          c.eval_frames(first + static_cast<std::int32_t>(at), std::min(split, got.size() - at), &got[at], cursor);
+        for (std::size_t j = 0; j < got.size(); ++j) {
+          const float f = static_cast<float>(first + static_cast<std::int32_t>(j));
+          EXPECT_EQ(std::bit_cast<std::uint32_t>(got[j]), std::bit_cast<std::uint32_t>(c.eval(f))) << "frame " << first + static_cast<std::int32_t>(j);
+          ++compared;
+        }
+      }
+    }
+  EXPECT_EQ(compared, 2 * 3 * 3 * 88);
+}
