@@ -5,6 +5,8 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <optional>
 #include <random>
 
@@ -184,4 +186,155 @@ TEST(CurveFastPaths, JumpsAtEqualsLeftValueComparison) {
       }
     }
   EXPECT_GT(jumps, 500);
+}
+
+namespace {
+bool same_double(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+}  // namespace
+
+// sample_at and curve_sampler equal the separate members (slope from the left, value,
+// slope from the right, jumps_at) bit for bit: every curve type, wrap modes, one key,
+// repeated keys, -0 keys, frames on, between and outside the keys, in order (hints carried).
+TEST(CurveFastPaths, SampleAtEqualsSeparateMembers) {
+  std::mt19937 rng(33);
+  int compared = 0, jumps = 0;
+  for (int round = 0; round < 600; ++round)
+    for (auto type : {curve_type::cubic, curve_type::linear, curve_type::baked_float, curve_type::step_int}) {
+      curve c;
+      c.flags = static_cast<std::uint16_t>((static_cast<int>(type) << 4) | ((round % 3) << 8) | (((round / 3) % 3) << 12));
+      const std::uint16_t n = static_cast<std::uint16_t>(1 + rng() % (round % 7 == 0 ? 2 : 40));
+      c.num_keys = n;
+      float f = static_cast<float>(rng() % 5) - 2.0f;
+      for (std::uint16_t i = 0; i < n; ++i) {
+        c.frames.push_back(f);
+        f += static_cast<float>(rng() % 4) * (rng() % 5 == 0 ? 0.5f : 1.0f);  // repeats and half frames
+      }
+      c.start = c.frames.front() - static_cast<float>(rng() % 2);
+      c.end = c.frames.back() + static_cast<float>(rng() % 2);
+      c.scale_bits = std::bit_cast<std::uint32_t>(rng() % 2 ? 0.25f : 1.0f);
+      c.offset_bits = std::bit_cast<std::uint32_t>(rng() % 3 == 0 ? -0.0f : rng() % 2 ? 0.0f : -3.5f);
+      const std::size_t per = type == curve_type::cubic ? 4 : type == curve_type::linear ? 2 : 1;
+      std::uniform_int_distribution<int> small(-3, 3);
+      for (std::size_t i = 0; i < n * per; ++i) c.keys.push_back(rng() % 9 == 0 ? -0.0f : static_cast<float>(small(rng)) * 0.5f);
+      c.keys_raw.assign(c.keys.size(), 0);
+      curve_sampler sampler(c);
+      std::size_t lower = 0, cursor = 0;
+      for (int k = -8; k < 4 * (static_cast<int>(c.end) + 6); ++k) {
+        const double x = k * 0.25 + (k % 5 == 0 ? 1e-9 : 0.0);
+        std::size_t l = static_cast<std::size_t>(-1), cu = l;  // no hints
+        const curve_sample want{c.slope(x, true), c.value(x), c.slope(x, false), jumps_at(c, x, l, cu)};
+        for (const curve_sample& got : {sample_at(c, x, lower, cursor), sampler.at(x)}) {
+          EXPECT_TRUE(same_double(got.left, want.left)) << "frame " << x << " round " << round;
+          EXPECT_TRUE(same_double(got.value, want.value)) << "frame " << x << " round " << round;
+          EXPECT_TRUE(same_double(got.right, want.right)) << "frame " << x << " round " << round;
+          EXPECT_EQ(got.jump, want.jump) << "frame " << x << " round " << round;
+        }
+        // A copy stepping back a little (the extra key before a jump), then on from x.
+        const double back_x = x - (k % 3 == 0 ? 0.125 : 1e-4);
+        curve_sampler back = sampler;
+        std::size_t l2 = static_cast<std::size_t>(-1), cu2 = l2;
+        const curve_sample got = back.at(back_x);
+        EXPECT_TRUE(same_double(got.left, c.slope(back_x, true))) << "frame " << back_x << " round " << round;
+        EXPECT_TRUE(same_double(got.value, c.value(back_x))) << "frame " << back_x << " round " << round;
+        EXPECT_TRUE(same_double(got.right, c.slope(back_x, false))) << "frame " << back_x << " round " << round;
+        EXPECT_EQ(got.jump, jumps_at(c, back_x, l2, cu2)) << "frame " << back_x << " round " << round;
+        ++compared;
+        jumps += want.jump;
+      }
+    }
+  EXPECT_GT(compared, 50000);
+  EXPECT_GT(jumps, 500);
+}
+
+namespace {
+// Every curve of a parsed file, in a fixed order.
+std::vector<const curve*> all_curves(const file& f) {
+  std::vector<const curve*> out;
+  auto add = [&](const std::vector<curve>& cs) {
+    for (const auto& c : cs) out.push_back(&c);
+  };
+  for (const auto& a : f.anims)
+    for (const auto& b : a.bone_anims) add(b.curves);
+  for (const auto& a : f.texture_patterns)
+    for (const auto& m : a.materials) add(m.curves);
+  for (const auto& a : f.shader_param_anims)
+    for (const auto& m : a.materials) add(m.curves);
+  for (const auto& a : f.visibility_anims) add(a.curves);
+  for (const auto& s : f.scene_anims)
+    for (const auto& c : s.cameras) add(c.curves);
+  return out;
+}
+}  // namespace
+
+// parse_for_scene reads the same file as parse (same curves, floats bit for bit, same raw
+// dump) and leaves out only the stored arrays of float curves; parse keeps them, and what
+// it reads still writes back byte for byte. Integer and boolean curves keep theirs.
+TEST(CurveFastPaths, SceneParseDropsOnlyFloatCurvesRawArrays) {
+  const std::string examples = std::string(RIGRIP_SOURCE_DIR) + "/examples/bfres/";
+  int float_curves = 0, files = 0;
+  for (const char* name : {"seed_linear.bfres", "softimage_scale_mode.bfres", "ssc_nonuniform_parent.bfres",
+                           "scene_cameras_wiiu.bfres", "scene_cameras_switch.bfres", "switch_v10_packed.bfres"}) {
+    std::ifstream in(examples + name, std::ios::binary);
+    ASSERT_TRUE(in) << name;
+    const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const file full = parse(bytes), lean = parse_for_scene(bytes);
+    EXPECT_EQ(to_json(full), to_json(lean)) << name;
+    EXPECT_EQ(full.plat == platform::switch_ ? serialise_switch(full) : serialise(full), bytes) << name;
+    const auto a = all_curves(full), b = all_curves(lean);
+    ASSERT_EQ(a.size(), b.size()) << name;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      EXPECT_TRUE(same_bits(a[i]->frames, b[i]->frames)) << name << " curve " << i;
+      EXPECT_TRUE(same_bits(a[i]->keys, b[i]->keys)) << name << " curve " << i;
+      EXPECT_EQ(a[i]->keys_raw.size(), a[i]->keys.size()) << name << " curve " << i;
+      EXPECT_EQ(a[i]->frames_raw.size(), a[i]->frames.size()) << name << " curve " << i;
+      if (a[i]->is_float()) {
+        EXPECT_TRUE(b[i]->frames_raw.empty() && b[i]->keys_raw.empty()) << name << " curve " << i;
+        ++float_curves;
+      } else {
+        EXPECT_EQ(a[i]->frames_raw, b[i]->frames_raw) << name << " curve " << i;
+        EXPECT_EQ(a[i]->keys_raw, b[i]->keys_raw) << name << " curve " << i;
+      }
+    }
+    // The flag does not outlive parse_for_scene.
+    const file again = parse(bytes);
+    const auto c = all_curves(again);
+    for (std::size_t i = 0; i < c.size(); ++i) EXPECT_EQ(c[i]->keys_raw, a[i]->keys_raw) << name << " curve " << i;
+    ++files;
+  }
+  EXPECT_EQ(files, 6);
+  EXPECT_GT(float_curves, 10);
+}
+
+// eval_frames' runs inside the curve's range count frames as doubles below 2^24 and convert
+// each frame number through float above it (where floats step by 2): the same floats as
+// eval per frame on both sides of 2^24, for cubic and linear curves, runs split anywhere.
+TEST(CurveFastPaths, EvalFramesAroundTwoToThe24) {
+  std::mt19937 rng(24);
+  std::uniform_real_distribution<float> val(-4.0f, 4.0f);
+  const float big = 16777216.0f;  // 2^24
+  int compared = 0;
+  for (auto type : {curve_type::cubic, curve_type::linear})
+    for (float base : {0.0f, big - 40.0f, -big - 8.0f}) {
+      curve c;
+      c.flags = static_cast<std::uint16_t>(static_cast<int>(type) << 4);
+      for (float step : {0.0f, 3.0f, 7.0f, 8.0f, 9.0f, 16.0f, 30.0f, 44.0f, 60.0f, 61.0f, 80.0f})
+        c.frames.push_back(base + step);
+      c.num_keys = static_cast<std::uint16_t>(c.frames.size());
+      c.start = c.frames.front() - 4.0f, c.end = c.frames.back() + 4.0f;
+      c.scale_bits = std::bit_cast<std::uint32_t>(0.5f), c.offset_bits = std::bit_cast<std::uint32_t>(1.25f);
+      for (std::size_t i = 0; i < c.frames.size() * static_cast<std::size_t>(c.elements_per_key()); ++i) c.keys.push_back(val(rng));
+      const auto first = static_cast<std::int32_t>(c.start);
+      for (std::size_t split : {std::size_t{1}, std::size_t{5}, std::size_t{256}}) {
+        std::vector<float> got(88);
+        std::size_t cursor = 0;
+        for (std::size_t at = 0; at < got.size(); at += split)
+          c.eval_frames(first + static_cast<std::int32_t>(at), std::min(split, got.size() - at), &got[at], cursor);
+        for (std::size_t j = 0; j < got.size(); ++j) {
+          const float f = static_cast<float>(first + static_cast<std::int32_t>(j));
+          EXPECT_EQ(std::bit_cast<std::uint32_t>(got[j]), std::bit_cast<std::uint32_t>(c.eval(f))) << "frame " << first + static_cast<std::int32_t>(j);
+          ++compared;
+        }
+      }
+    }
+  EXPECT_EQ(compared, 2 * 3 * 3 * 88);
 }

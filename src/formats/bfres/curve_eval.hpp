@@ -11,4 +11,29 @@ namespace rigrip::bfres {
 // two can differ (a key at `frame` that ends a segment of positive length). Same answer.
 [[nodiscard]] bool jumps_at(const curve& c, double frame, std::size_t& lower, std::size_t& cursor);
 
+// What a spline key at `frame` needs from one curve: {c.slope(frame, true), c.value(frame),
+// c.slope(frame, false), jumps_at(c, frame)} with the same hints, from one segment search
+// (frames visited in increasing order, as the hinted members). Same doubles, same answer.
+struct curve_sample {
+  double left = 0, value = 0, right = 0;
+  bool jump = false;
+};
+[[nodiscard]] curve_sample sample_at(const curve& c, double frame, std::size_t& lower, std::size_t& cursor);
+
+// sample_at for one curve at frames in increasing order, with the curve's constants taken
+// once (the hints live here). Same results as sample_at.
+class curve_sampler {
+ public:
+  explicit curve_sampler(const curve& c);
+  [[nodiscard]] curve_sample at(double frame);
+
+ private:
+  const curve* c_;
+  const float* frames_ = nullptr;
+  const float* keys_ = nullptr;
+  std::size_t n_ = 0, seg_ = 0, lower_ = 0;
+  double start_ = 0, end_ = 0, scale_ = 0, offset_ = 0;
+  bool fast_ = false, cubic_ = false;
+};
+
 }  // namespace rigrip::bfres

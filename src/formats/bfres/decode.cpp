@@ -9,6 +9,7 @@
 #include <deque>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <span>
 
@@ -123,6 +124,60 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
   if (spline) t.interpolation = interpolation::cubic_spline;
   t.times.reserve(fr.size());  // one key per frame, plus any extra keys before jumps
   t.values.reserve(fr.size() * (spline ? 9 : 3));
+  if (exact) {
+    // Keyed curves: one sample per curve and frame gives what jump_at, the slopes and
+    // src.at give below (the same doubles, rounded the same way).
+    std::array<std::optional<curve_sampler>, 3> sampler;
+    for (int k = 0; k < 3; ++k)
+      if (const curve* c = src.curves[static_cast<std::size_t>(first + k)]) sampler[static_cast<std::size_t>(k)].emplace(*c);
+    const int sides = spline ? 3 : 1;
+    for (std::size_t i = 0; i < fr.size(); ++i) {
+      const float f = fr[i];
+      const float tf = seconds(f, fps);
+      std::array<curve_sample, 3> at{};
+      bool jump = false;
+      for (std::size_t k = 0; k < 3; ++k)
+        if (sampler[k]) at[k] = sampler[k]->at(f), jump = jump || at[k].jump;
+      float row[9];
+      if (i > 0 && jump) {
+        const float gap = tf - t.times.back();
+        const float pre = tf - std::min(1e-4f, gap * 0.25f);
+        if (pre > t.times.back() && pre < tf) {
+          t.times.push_back(pre);
+          // Values and slopes of the segment that ends at f, taken at the extra key's frame
+          // (both slopes from the left). In double: a float frame number near 300 is off by
+          // up to 1.5e-5 frames.
+          const double pf = std::min(static_cast<double>(pre) * fps, static_cast<double>(f));
+          for (std::size_t k = 0; k < 3; ++k) {
+            const std::size_t comp = static_cast<std::size_t>(first) + k;
+            // A copy of the sampler (its hints stay at f for the next frame).
+            std::optional<curve_sampler> back = sampler[k];
+            const curve_sample p = back ? back->at(pf) : curve_sample{};
+            const float v = back ? static_cast<float>(p.value) : src.constant[comp];
+            const float d = back ? static_cast<float>(p.left * fps) : 0.0f;
+            if (spline) row[k] = d, row[3 + k] = v, row[6 + k] = d;
+            else row[k] = v;
+          }
+          t.values.insert(t.values.end(), row, row + 3 * sides);
+        }
+      }
+      t.times.push_back(tf);
+      for (std::size_t k = 0; k < 3; ++k) {
+        const std::size_t comp = static_cast<std::size_t>(first) + k;
+        const float v = sampler[k] ? static_cast<float>(at[k].value) : src.constant[comp];
+        if (!spline) {
+          row[k] = v;
+          continue;
+        }
+        row[k] = sampler[k] ? static_cast<float>(at[k].left * fps) : 0.0f;
+        row[3 + k] = v;
+        row[6 + k] = sampler[k] ? static_cast<float>(at[k].right * fps) : 0.0f;
+      }
+      t.values.insert(t.values.end(), row, row + 3 * sides);
+    }
+    out.tracks.push_back(std::move(t));
+    return;
+  }
   for (std::size_t i = 0; i < fr.size(); ++i) {
     const float f = fr[i];
     const float tf = seconds(f, fps);
@@ -336,7 +391,7 @@ std::vector<texture_file> load_texture_files(const std::string& model_path, cons
         t.external_files.push_back(external_file{0, t.name, 0, t.image.size()});
         keep.push_back(std::move(t));
       } else {
-        keep.push_back(load(b.value()));
+        keep.push_back(load_for_scene(b.value()));
       }
       out.push_back({p, &keep.back()});
     } catch (const core::failure& e) {
@@ -419,6 +474,9 @@ std::vector<std::string> sibling_model_paths(const std::string& path) {
 file load(std::span<const std::uint8_t> data) {
   return parse(std::vector<std::uint8_t>(data.begin(), data.end()));
 }
+file load_for_scene(std::span<const std::uint8_t> data) {
+  return parse_for_scene(std::vector<std::uint8_t>(data.begin(), data.end()));
+}
 
 namespace {
 
@@ -434,7 +492,7 @@ void add_candidates(const file& f, const read_context& ctx, std::deque<file>& ot
     if (!ctx.load) core::fail(code::missing_skeleton, "--skeleton given but no file system is available");
     auto b = ctx.load(*ctx.options.skeleton_path);
     if (!b) core::fail(b.error().code, "--skeleton " + *ctx.options.skeleton_path + ": " + b.error().message);
-    others.push_back(load(b.value()));
+    others.push_back(load_for_scene(b.value()));
     add_models(others.back(), *ctx.options.skeleton_path, false);
     if (candidates.empty())
       core::fail(code::missing_skeleton, "--skeleton " + *ctx.options.skeleton_path + " holds no FSKL skeleton");
@@ -456,7 +514,7 @@ void add_candidates(const file& f, const read_context& ctx, std::deque<file>& ot
         }
         // A damaged sibling must not stop the animations from converting.
         try {
-          others.push_back(load(b.value()));
+          others.push_back(load_for_scene(b.value()));
           add_models(others.back(), c, false);
         } catch (const core::failure& e) {
           ctx.warn(code::w_pairing, "sibling model file " + c + " is not a readable FRES (" + e.error().message + "); ignored");

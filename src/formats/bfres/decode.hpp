@@ -11,6 +11,8 @@ namespace rigrip::bfres {
 
 // Parses a FRES image (the registry has already taken it out of any Yaz0 stream).
 [[nodiscard]] file load(std::span<const std::uint8_t> data);
+// load() for reading a scene: parse_for_scene (no stored copies of float curve arrays).
+[[nodiscard]] file load_for_scene(std::span<const std::uint8_t> data);
 [[nodiscard]] scene to_scene(const file& f, const read_context& ctx);
 
 // nw::g3d Euler XYZ: R = Rz(z) * Ry(y) * Rx(x) (column vectors), q = qz * qy * qx.

@@ -53,21 +53,34 @@ quat4 from_euler_xyz4(const __m128 s[3], const __m128 c[3]) {
 }  // namespace
 #endif
 
+namespace {
+// world_axis_angle's sin and cos of the half angle: the same libm routine. GCC already
+// turns that sin/cos pair into one sincosf call; calling it directly with the outputs in
+// place leaves no copies around the call.
+void half_sin_cos(float a, float* s, float* c) {
+#if defined(__GLIBC__)
+  ::sincosf(a * 0.5f, s, c);
+#else
+  *s = std::sin(a * 0.5f), *c = std::cos(a * 0.5f);
+#endif
+}
+}  // namespace
+
 void euler_xyz_block::sines(std::size_t k, const float* a, std::size_t n) {
-  float s = last_s_[k], c = last_c_[k];
-  std::uint32_t bits = bits_[k];
-  bool have = have_[k];
-  for (std::size_t j = 0; j < n; ++j) {
-    const auto b = std::bit_cast<std::uint32_t>(a[j]);
-    if (!have || b != bits) {
-      // world_axis_angle's sin and cos of the half angle (same calls, same floats)
-      s = std::sin(a[j] * 0.5f), c = std::cos(a[j] * 0.5f);
-      bits = b, have = true;
+  float* s = s_[k];
+  float* c = c_[k];
+  if (n > 0) {
+    // Frame 0 against the last angle of the previous block, each later frame against the
+    // one before it (whose sine and cosine are in place, computed or held).
+    if (have_[k] && std::bit_cast<std::uint32_t>(a[0]) == bits_[k]) s[0] = last_s_[k], c[0] = last_c_[k];
+    else half_sin_cos(a[0], &s[0], &c[0]);
+    for (std::size_t j = 1; j < n; ++j) {
+      if (std::bit_cast<std::uint32_t>(a[j]) == std::bit_cast<std::uint32_t>(a[j - 1])) s[j] = s[j - 1], c[j] = c[j - 1];
+      else half_sin_cos(a[j], &s[j], &c[j]);
     }
-    s_[k][j] = s, c_[k][j] = c;
+    last_s_[k] = s[n - 1], last_c_[k] = c[n - 1], bits_[k] = std::bit_cast<std::uint32_t>(a[n - 1]), have_[k] = true;
   }
-  for (std::size_t j = n; j < ((n + 3) & ~std::size_t{3}); ++j) s_[k][j] = 0, c_[k][j] = 1;  // padding lanes
-  last_s_[k] = s, last_c_[k] = c, bits_[k] = bits, have_[k] = have;
+  for (std::size_t j = n; j < ((n + 3) & ~std::size_t{3}); ++j) s[j] = 0, c[j] = 1;  // padding lanes
 }
 
 void euler_xyz_block::convert(const float* x, const float* y, const float* z, std::size_t n, float* out) {

@@ -34,6 +34,17 @@ void spend(std::uint64_t n, std::uint64_t at) {
 }
 void reset_work(std::size_t file_size) { work_left = 16ull * file_size + 65536; }
 
+// Whether float curves keep their stored arrays (frames_raw, keys_raw): false only inside
+// parse_for_scene (restored on the way out, exceptions included).
+thread_local bool keep_raw_arrays = true;
+struct raw_arrays_scope {
+  bool saved = keep_raw_arrays;
+  explicit raw_arrays_scope(bool keep) { keep_raw_arrays = keep; }
+  ~raw_arrays_scope() { keep_raw_arrays = saved; }
+  raw_arrays_scope(const raw_arrays_scope&) = delete;
+  raw_arrays_scope& operator=(const raw_arrays_scope&) = delete;
+};
+
 // Wii U offsets are signed, relative to the offset field itself; 0 is null.
 std::uint32_t read_offset(byte_reader& r) {
   std::uint64_t at = r.tell();
@@ -275,11 +286,12 @@ void fill_decoded(std::vector<T>& out, std::size_t n, Fn fn) {
 // A stored array's raw values (integers as stored, or f32 bits) and their floats, for each
 // stored type (0: 32-bit word, 1: s16, 2: u8 / s8 by `Unsigned8`); `as_float` maps a raw
 // value to its float.
+// `raws` is left empty when the parse does not keep raw arrays (keep_raw false).
 template <int Type, bool Unsigned8, class AsFloat>
 void decode_array(const std::uint8_t* raw, std::size_t n, bool big, std::vector<std::int64_t>& raws,
-                  std::vector<float>& floats, AsFloat as_float) {
+                  std::vector<float>& floats, AsFloat as_float, bool keep_raw) {
   auto fill = [&](auto word) {
-    fill_decoded(raws, n, [raw, word](std::size_t i) { return static_cast<std::int64_t>(word(raw, i)); });
+    if (keep_raw) fill_decoded(raws, n, [raw, word](std::size_t i) { return static_cast<std::int64_t>(word(raw, i)); });
     fill_decoded(floats, n, [raw, word, as_float](std::size_t i) { return as_float(word(raw, i)); });
   };
   if constexpr (Type == 0) {
@@ -314,13 +326,15 @@ void read_curve_data(const byte_reader& file, curve& c) {
     const std::uint8_t* raw = f.bytes(std::uint64_t{c.num_keys} * frame_size(c)).data();
     const bool big = f.byte_order() == core::endian::big;
     const int ft = c.frame_type();
+    // Integer and boolean curves always keep theirs: value() reads bool bits from keys_raw.
+    const bool keep = keep_raw_arrays || !c.is_float();
     // f32 bits, s10.5 fixed point, u8 whole frames.
     if (ft == 0)
-      decode_array<0, true>(raw, c.num_keys, big, c.frames_raw, c.frames, [](std::uint32_t b) { return std::bit_cast<float>(b); });
+      decode_array<0, true>(raw, c.num_keys, big, c.frames_raw, c.frames, [](std::uint32_t b) { return std::bit_cast<float>(b); }, keep);
     else if (ft == 1)
-      decode_array<1, true>(raw, c.num_keys, big, c.frames_raw, c.frames, [](std::int16_t v) { return static_cast<float>(v) / 32.0f; });
+      decode_array<1, true>(raw, c.num_keys, big, c.frames_raw, c.frames, [](std::int16_t v) { return static_cast<float>(v) / 32.0f; }, keep);
     else
-      decode_array<2, true>(raw, c.num_keys, big, c.frames_raw, c.frames, [](std::uint8_t v) { return static_cast<float>(v); });
+      decode_array<2, true>(raw, c.num_keys, big, c.frames_raw, c.frames, [](std::uint8_t v) { return static_cast<float>(v); }, keep);
     // Baked curves index keys by frame number and never read the frame array.
     const bool keyed = c.type() != curve_type::baked_float && c.type() != curve_type::baked_int &&
                        c.type() != curve_type::baked_bool;
@@ -342,19 +356,20 @@ void read_curve_data(const byte_reader& file, curve& c) {
   const std::uint8_t* raw = k.bytes(n * key_size(c)).data();
   const bool big = k.byte_order() == core::endian::big;
   const int kt = c.key_type();
+  const bool keep = keep_raw_arrays || !c.is_float();
   if (kt == 0) {
     if (c.is_float())
-      decode_array<0, false>(raw, n, big, c.keys_raw, c.keys, [](std::uint32_t b) { return std::bit_cast<float>(b); });
+      decode_array<0, false>(raw, n, big, c.keys_raw, c.keys, [](std::uint32_t b) { return std::bit_cast<float>(b); }, keep);
     else
       decode_array<0, false>(raw, n, big, c.keys_raw, c.keys,
-                   [](std::uint32_t b) { return static_cast<float>(static_cast<std::int32_t>(b)); });
+                   [](std::uint32_t b) { return static_cast<float>(static_cast<std::int32_t>(b)); }, keep);
     const float* kv = c.keys.data();
     for (std::size_t i = 0; i < n; ++i)
       if (!std::isfinite(kv[i])) fail(code::bad_value, "non-finite key", c.keys_at + i * 4);
   } else if (kt == 1) {
-    decode_array<1, false>(raw, n, big, c.keys_raw, c.keys, [](std::int16_t v) { return static_cast<float>(v); });
+    decode_array<1, false>(raw, n, big, c.keys_raw, c.keys, [](std::int16_t v) { return static_cast<float>(v); }, keep);
   } else {
-    decode_array<2, false>(raw, n, big, c.keys_raw, c.keys, [](std::int8_t v) { return static_cast<float>(v); });
+    decode_array<2, false>(raw, n, big, c.keys_raw, c.keys, [](std::int8_t v) { return static_cast<float>(v); }, keep);
   }
 }
 
@@ -678,6 +693,64 @@ double curve::value(double frame, std::size_t& cursor) const {
 
 float curve::eval(float frame) const { return static_cast<float>(value(frame)); }
 
+namespace {
+// eval_frames' run inside [start, end] for a cubic (Cubic) or linear curve, with the same
+// operations in the same order as value(). Whole frames below 2^24 are exact as floats, so
+// frame first + j as a double is first + j (a double counter) there.
+template <bool Cubic>
+void eval_run(const curve& c, std::int32_t first, std::size_t count, float* out, std::size_t& cursor) {
+  const std::size_t n = c.num_keys, per = Cubic ? 4 : 2, nf = c.frames.size();
+  const float* frames = c.frames.data();
+  const float* keys = c.keys.data();
+  const double sc = static_cast<double>(c.scale()), off = static_cast<double>(c.offset());
+  const auto frame_at = [first](std::size_t j) {
+    return static_cast<double>(static_cast<float>(first + static_cast<std::int32_t>(j)));
+  };
+  const auto at = [&](std::size_t i, double f) {
+    double t = 0;
+    if (i + 1 < n && f > frames[i]) {
+      const double span = static_cast<double>(frames[i + 1]) - frames[i];
+      t = span > 0 ? (f - frames[i]) / span : 0;
+    }
+    const float* k = &keys[i * per];
+    const double v = Cubic ? ((static_cast<double>(k[3]) * t + k[2]) * t + k[1]) * t + k[0]
+                           : static_cast<double>(k[1]) * t + k[0];
+    return static_cast<float>(v * sc + off);
+  };
+  constexpr std::int64_t exact = std::int64_t{1} << 24;
+  const bool counter = first >= -exact && static_cast<std::int64_t>(first) + static_cast<std::int64_t>(count) <= exact;
+  // A run inside [start, end] (checked at its ends; frames increase) is never wrapped, and
+  // its segment only moves forward: after one search at the first frame, a step over the
+  // keys at or before each frame finds what segment() finds (the last key <= f; frames are
+  // non-decreasing). Same t, polynomial and rounding as at(), so the same floats.
+  std::size_t i = segment(c, frame_at(0), cursor);
+  std::size_t j = 0;
+  double f = frame_at(0);
+  while (j < count) {
+    while (i + 1 < nf && frames[i + 1] <= f) ++i;
+    if (i + 1 >= n || !(f >= frames[i])) {  // last key, or before the first: at() per frame
+      out[j] = at(i, f);
+      if (++j == count) break;
+      f = counter ? f + 1.0 : frame_at(j);
+      continue;
+    }
+    // Frames j, j + 1, ... below frames[i + 1] lie in segment i (frames[i] <= f, so span > 0):
+    // at()'s t = (f - frames[i]) / span for each (+0 at f == frames[i], as at() gives);
+    // every operation is at()'s, in its order. The run ends at the next key or the block.
+    const double fi = frames[i], next = frames[i + 1], span = next - fi;
+    const float* k = &keys[i * per];
+    const double k0 = k[0], k1 = k[1], k2 = Cubic ? k[2] : 0.0, k3 = Cubic ? k[3] : 0.0;
+    do {
+      const double t = (f - fi) / span;
+      out[j] = static_cast<float>((Cubic ? ((k3 * t + k2) * t + k1) * t + k0 : k1 * t + k0) * sc + off);
+      if (++j == count) break;
+      f = counter ? f + 1.0 : frame_at(j);
+    } while (f < next);
+  }
+  cursor = i;
+}
+}  // namespace
+
 // value(frame, cursor)'s cubic/linear case with the same operations in the same order.
 void curve::eval_frames(std::int32_t first, std::size_t count, float* out, std::size_t& cursor) const {
   const curve_type ty = type();
@@ -705,37 +778,10 @@ void curve::eval_frames(std::int32_t first, std::size_t count, float* out, std::
                            : static_cast<double>(k[1]) * t + k[0];
     return static_cast<float>(v * sc + off);
   };
-  // A run inside [start, end] (checked at its ends; frames increase) is never wrapped, and
-  // its segment only moves forward: after one search at the first frame, a step over the
-  // keys at or before each frame finds what segment() finds (the last key <= f; frames are
-  // non-decreasing). Same t, polynomial and rounding as below, so the same floats.
+  // A run inside [start, end]: eval_run (same floats as at()).
   if (frame_at(0) >= start && frame_at(count - 1) <= end) {
-    const std::size_t nf = frames.size();
-    std::size_t i = segment(*this, frame_at(0), cursor);
-    std::size_t j = 0;
-    while (j < count) {
-      const double f = frame_at(j);
-      while (i + 1 < nf && frames[i + 1] <= f) ++i;
-      if (i + 1 >= n || !(f >= frames[i])) {  // last key, or before the first: at() per frame
-        out[j] = at(i, f);
-        ++j;
-        continue;
-      }
-      // Frames j, j + 1, ... below frames[i + 1] lie in segment i (frames[i] <= f, so span > 0):
-      // at()'s t = (f - frames[i]) / span for each (+0 at f == frames[i], as at() gives);
-      // every operation is at()'s, in its order. The run ends at the next key or the block.
-      const double fi = frames[i], next = frames[i + 1], span = next - fi;
-      const float* k = &keys[i * per];
-      const double k0 = k[0], k1 = k[1], k2 = cubic ? k[2] : 0.0, k3 = cubic ? k[3] : 0.0;
-      double fu = f;
-      do {
-        const double t = (fu - fi) / span;
-        out[j] = static_cast<float>((cubic ? ((k3 * t + k2) * t + k1) * t + k0 : k1 * t + k0) * sc + off);
-        if (++j == count) break;
-        fu = frame_at(j);
-      } while (fu < next);
-    }
-    cursor = i;
+    if (cubic) eval_run<true>(*this, first, count, out, cursor);
+    else eval_run<false>(*this, first, count, out, cursor);
     return;
   }
   for (std::size_t j = 0; j < count; ++j) {
@@ -776,6 +822,19 @@ double curve::slope(double f, bool from_left) const {
   return slope(f, from_left, lower, cursor);
 }
 
+namespace {
+// slope()'s formula in segment i of a cubic or linear curve (n >= 2 keys).
+double slope_in(const curve& c, std::size_t i, double f) {
+  if (i + 1 >= c.num_keys) return 0;
+  const double span = static_cast<double>(c.frames[i + 1]) - c.frames[i];
+  if (!(span > 0)) return 0;
+  const double t = std::clamp((f - c.frames[i]) / span, 0.0, 1.0);
+  const float* k = &c.keys[i * static_cast<std::size_t>(c.elements_per_key())];
+  const double d = c.type() == curve_type::cubic ? k[1] + 2.0 * k[2] * t + 3.0 * k[3] * t * t : static_cast<double>(k[1]);
+  return d / span * static_cast<double>(c.scale());
+}
+}  // namespace
+
 double curve::slope(double f, bool from_left, std::size_t& lower, std::size_t& cursor) const {
   if (type() != curve_type::cubic && type() != curve_type::linear) return 0;
   if (num_keys < 2) return 0;
@@ -788,16 +847,95 @@ double curve::slope(double f, bool from_left, std::size_t& lower, std::size_t& c
     i = segment(*this, f, cursor);
     if (f < frames.front()) return 0;
   }
-  if (i + 1 >= num_keys) return 0;
-  const double span = static_cast<double>(frames[i + 1]) - frames[i];
-  if (!(span > 0)) return 0;
-  const double t = std::clamp((f - frames[i]) / span, 0.0, 1.0);
-  const float* k = &keys[i * static_cast<std::size_t>(elements_per_key())];
-  const double d = type() == curve_type::cubic ? k[1] + 2.0 * k[2] * t + 3.0 * k[3] * t * t : static_cast<double>(k[1]);
-  return d / span * static_cast<double>(scale());
+  return slope_in(*this, i, f);
+}
+
+curve_sample sample_at(const curve& c, double f, std::size_t& lower, std::size_t& cursor) {
+  const std::size_t n = c.num_keys;
+  if ((c.type() != curve_type::cubic && c.type() != curve_type::linear) || n < 2 || !(f >= c.start && f <= c.end))
+    return {c.slope(f, true, lower, cursor), c.value(f, cursor), c.slope(f, false, lower, cursor), jumps_at(c, f, lower, cursor)};
+  // Inside [start, end] value() does not wrap, so value() and slope(f, false) share one
+  // segment search; lower_key's index follows from it: the segment's key when it is below
+  // f, else the first of the keys equal to f (or 0 before the first key).
+  const float* fr = c.frames.data();
+  const std::size_t i = segment(c, f, cursor);
+  std::size_t at;
+  if (f < fr[0]) at = 0;
+  else if (fr[i] < f) at = i + 1;
+  else for (at = i; at > 0 && !(fr[at - 1] < f); --at) {}
+  lower = at;
+  curve_sample s{};
+  double t = 0;
+  if (i + 1 < n && f > fr[i]) {
+    const double span = static_cast<double>(fr[i + 1]) - fr[i];
+    t = span > 0 ? (f - fr[i]) / span : 0;
+  }
+  const double sc = static_cast<double>(c.scale()), off = static_cast<double>(c.offset());
+  s.value = poly(c, i, t) * sc + off;
+  s.right = f < fr[0] ? 0 : slope_in(c, i, f);
+  s.left = at == 0 ? 0 : slope_in(c, at - 1, f);
+  // jumps_at: a key at f (not the first or past the last) ending a segment of positive length.
+  s.jump = f > c.start && at != 0 && at != n && fr[at] == f && fr[at] > fr[at - 1] && poly(c, at - 1, 1.0) * sc + off != s.value;
+  return s;
 }
 
 float curve::derivative(float f, bool from_left) const { return static_cast<float>(slope(f, from_left)); }
+
+curve_sampler::curve_sampler(const curve& c) : c_(&c) {
+  const curve_type ty = c.type();
+  fast_ = (ty == curve_type::cubic || ty == curve_type::linear) && c.num_keys >= 2 && c.frames.size() == c.num_keys &&
+          c.keys.size() >= std::size_t{c.num_keys} * static_cast<std::size_t>(c.elements_per_key());
+  cubic_ = ty == curve_type::cubic;
+  frames_ = c.frames.data(), keys_ = c.keys.data(), n_ = c.num_keys;
+  start_ = c.start, end_ = c.end;
+  scale_ = static_cast<double>(c.scale()), offset_ = static_cast<double>(c.offset());
+}
+
+// sample_at's fast path with the curve's type, scale and offset known: the same
+// operations in the same order (poly, slope_in, value's t), so the same doubles.
+curve_sample curve_sampler::at(double f) {
+  if (!fast_ || !(f >= start_ && f <= end_)) return sample_at(*c_, f, lower_, seg_);
+  const float* fr = frames_;
+  const std::size_t n = n_;
+  // segment(): the last key <= f (0 before the first), the only index that `holds`;
+  // frames mostly increase, so try the previous one and its neighbours before searching.
+  auto holds = [&](std::size_t k) { return k < n && fr[k] <= f && (k + 1 == n || f < fr[k + 1]); };
+  std::size_t i = seg_;
+  if (!holds(i)) i = holds(i + 1) ? i + 1 : i > 0 && holds(i - 1) ? i - 1 : segment(*c_, f);
+  seg_ = i;
+  std::size_t at;
+  if (f < fr[0]) at = 0;
+  else if (fr[i] < f) at = i + 1;
+  else for (at = i; at > 0 && !(fr[at - 1] < f); --at) {}
+  lower_ = at;
+  const std::size_t per = cubic_ ? 4 : 2;
+  auto poly_at = [&](std::size_t s, double t) {
+    const float* k = keys_ + s * per;
+    if (cubic_) return ((static_cast<double>(k[3]) * t + k[2]) * t + k[1]) * t + k[0];
+    return static_cast<double>(k[1]) * t + k[0];
+  };
+  auto slope_at = [&](std::size_t s) {
+    if (s + 1 >= n) return 0.0;
+    const double span = static_cast<double>(fr[s + 1]) - fr[s];
+    if (!(span > 0)) return 0.0;
+    const double t = std::clamp((f - fr[s]) / span, 0.0, 1.0);
+    const float* k = keys_ + s * per;
+    const double d = cubic_ ? k[1] + 2.0 * k[2] * t + 3.0 * k[3] * t * t : static_cast<double>(k[1]);
+    return d / span * scale_;
+  };
+  curve_sample r{};
+  double t = 0;
+  if (i + 1 < n && f > fr[i]) {
+    const double span = static_cast<double>(fr[i + 1]) - fr[i];
+    t = span > 0 ? (f - fr[i]) / span : 0;
+  }
+  r.value = poly_at(i, t) * scale_ + offset_;
+  r.right = f < fr[0] ? 0 : slope_at(i);
+  // Strictly inside segment i the left slope is the same call (at - 1 == i).
+  r.left = at == 0 ? 0 : at - 1 == i ? r.right : slope_at(at - 1);
+  r.jump = f > start_ && at != 0 && at != n && fr[at] == f && fr[at] > fr[at - 1] && poly_at(at - 1, 1.0) * scale_ + offset_ != r.value;
+  return r;
+}
 
 std::string file::version_string() const {
   return std::to_string(version >> 24) + "." + std::to_string((version >> 16) & 0xFF) + "." +
@@ -808,6 +946,11 @@ platform detect_platform(std::span<const std::uint8_t> d) {
   if (d.size() < 8 || std::memcmp(d.data(), "FRES", 4) != 0) return platform::unknown;
   if (std::memcmp(d.data() + 4, "    ", 4) == 0) return platform::switch_;
   return platform::wiiu;
+}
+
+file parse_for_scene(std::vector<std::uint8_t> image) {
+  const detail::raw_arrays_scope scope(false);
+  return parse(std::move(image));
 }
 
 file parse(std::vector<std::uint8_t> image) {

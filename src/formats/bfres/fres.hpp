@@ -343,6 +343,9 @@ struct file {
 
 // Parses a decompressed FRES image (Wii U, or Switch through parse_switch). Throws core::failure with offsets on damage.
 [[nodiscard]] file parse(std::vector<std::uint8_t> image);
+// parse() without the stored copies of float curves' arrays (their frames_raw and keys_raw
+// stay empty): enough for evaluating curves (to_scene), not for serialise() or patching.
+[[nodiscard]] file parse_for_scene(std::vector<std::uint8_t> image);
 // Writes every parsed field back over a copy of the image.
 [[nodiscard]] std::vector<std::uint8_t> serialise(const file& f);
 // The Switch raw layer (fres_switch.cpp): header, dictionaries, FSKA / bone animations /

@@ -15,7 +15,7 @@ int detect(byte_view d, std::string_view name) {
   return detect_platform(d) != platform::unknown ? score::magic : score::none;
 }
 
-result<scene> read(const read_context& ctx) { return to_scene(load(ctx.data), ctx); }
+result<scene> read(const read_context& ctx) { return to_scene(load_for_scene(ctx.data), ctx); }
 
 result<nlohmann::json> dump(const read_context& ctx) {
   auto j = to_json(load(ctx.data));
