@@ -743,9 +743,19 @@ struct frame_solver {
     return plain[i];
   }
 
-  void run(const pose& sampled, pose& p, residual& res) {
-    std::fill(have_world.begin(), have_world.end(), 0);
+  // `all`: every bone's target world is wanted (kept for the report): made in bone order up
+  // front (the same bone_world calls target makes, without its recursion).
+  void run(const pose& sampled, pose& p, residual& res, bool all) {
     std::fill(inverted.begin(), inverted.end(), 0);
+    if (all) {
+      for (std::size_t i = 0; i < world.size(); ++i) {
+        const int par = parent_index(sk, i);
+        world[i] = bone_world(sk, sampled, i, par >= 0 ? world[static_cast<std::size_t>(par)] : world[i]);
+      }
+      std::fill(have_world.begin(), have_world.end(), 1);
+    } else {
+      std::fill(have_world.begin(), have_world.end(), 0);
+    }
     for (const std::size_t i : solved) {
       const int par = parent_index(sk, i);
       exact[i] = 1;
@@ -889,13 +899,13 @@ double bake_animation(const skeleton& sk0, const skeleton& sk, const animation& 
     }
     sample_channels(rest, ch, tm, keep ? all_bones : sampled_bones, cursors, sampled);
     p = sampled;
-    solver.run(sampled, p, res);
+    solver.run(sampled, p, res, keep);
     if (keep) {  // every bone's original local and world (the solver made some already)
       cache->times.push_back(tm);
       cache->t.insert(cache->t.end(), sampled.translation.begin(), sampled.translation.end());
       cache->r.insert(cache->r.end(), sampled.rotation.begin(), sampled.rotation.end());
       cache->s.insert(cache->s.end(), sampled.scale.begin(), sampled.scale.end());
-      for (std::size_t i = 0; i < n; ++i) cache->world.push_back(solver.target(sampled, i));
+      cache->world.insert(cache->world.end(), solver.world.begin(), solver.world.end());
       cache->bt.insert(cache->bt.end(), p.translation.begin(), p.translation.end());
       cache->br.insert(cache->br.end(), p.rotation.begin(), p.rotation.end());
       cache->bs.insert(cache->bs.end(), p.scale.begin(), p.scale.end());
