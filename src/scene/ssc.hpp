@@ -3,6 +3,7 @@
 // writers that cannot store it.
 #pragma once
 
+#include <array>
 #include <vector>
 
 #include "rigrip/error.hpp"
@@ -55,6 +56,13 @@ measured_bake bake_and_measure(scene& s, diagnostics& diags, std::size_t budget)
 // replaced (det3 and inverse3 per step): the same result and the same doubles, or both false.
 bool polar_rotation(const double a[3][3], double r[3][3]);
 bool polar_rotation_plain(const double a[3][3], double r[3][3]);
+// measure_bake_error's step for one bone's original and baked worlds: the largest
+// translation difference into `position`, the smallest cosine between the images of a local
+// axis into `min_cos`. SSE2 where available, and the portable form beside it (the same doubles).
+void accumulate_pair(const std::array<float, 16>& x, const std::array<float, 16>& y, double& position,
+                     double& min_cos);
+void accumulate_pair_scalar(const std::array<float, 16>& x, const std::array<float, 16>& y, double& position,
+                            double& min_cos);
 // The bake's and the report's time lists: `times` plus every array appended, sorted, exact
 // duplicates removed (or, `within_1e5`, values within 1e-5 of the last kept one). `share`
 // skips arrays bit-equal to one already appended when that cannot change the result.

@@ -14,6 +14,10 @@
 #include <optional>
 #include <string>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "core/math.hpp"
 #include "rigrip/bone_lookup.hpp"
 #include "scene/pose.hpp"
@@ -228,7 +232,10 @@ affine pseudo_inverse(const affine& m) {
 // The rotation of A's polar decomposition (A = R * P, P symmetric positive definite) by
 // Newton's iteration X <- (X + X^-T) / 2 (Higham), for det A > 0 and well conditioned: then
 // it is the U * V^T of A's SVD. False when A is not such a matrix or the iteration does not
-// settle (the caller falls back to the SVD).
+// settle (the caller falls back to the SVD). Convergence is quadratic (the error after a
+// step is about the square of that step's size, times at most the condition bound 1e3), so
+// the iterate after a step below 1e-6 is within about 1e-9 of the limit, well below the
+// float rounding of the stored quaternion (6e-8): it is returned without further steps.
 // The Newton loop as first written (det3 and inverse3 each step): polar_rotation's reference.
 bool polar_rotation_plain(const double a[3][3], double r[3][3]) {
   double det = det3(a);
@@ -236,7 +243,6 @@ bool polar_rotation_plain(const double a[3][3], double r[3][3]) {
   double x[3][3], inv[3][3];
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) x[i][j] = a[i][j];
-  bool last = false;  // convergence is quadratic: one step after a 1e-9 step is at rounding level
   for (int iter = 0; iter < 40; ++iter) {
     inverse3(x, det, inv);
     // Scaling the first step by (|X^-1|_F / |X|_F)^(1/2) brings the singular values near 1
@@ -258,12 +264,11 @@ bool polar_rotation_plain(const double a[3][3], double r[3][3]) {
           x[i][j] = next;
         }
     }
-    if (last || delta < 1e-15) {
+    if (delta < 1e-6) {
       for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) r[i][j] = x[i][j];
       return true;
     }
-    last = delta < 1e-9;
     det = det3(x);
     if (!(det > 0)) return false;
   }
@@ -281,7 +286,6 @@ bool polar_rotation(const double a[3][3], double r[3][3]) {
   if (!well_conditioned_f(fa, det)) return false;
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) x[i][j] = a[i][j];
-  bool last = false;  // convergence is quadratic: one step after a 1e-9 step is at rounding level
   for (int iter = 0; iter < 40; ++iter) {
     if (iter > 0) {
       det = cofactors(x, n);
@@ -309,12 +313,11 @@ bool polar_rotation(const double a[3][3], double r[3][3]) {
           x[i][j] = next;
         }
     }
-    if (last || delta < 1e-15) {
+    if (delta < 1e-6) {
       for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) r[i][j] = x[i][j];
       return true;
     }
-    last = delta < 1e-9;
   }
   return false;
 }
@@ -564,6 +567,12 @@ struct original_samples {
   std::vector<vec3> t, s;
   std::vector<quat> r;
   std::vector<mat4> world;
+  // The baked locals at the kept times ([k * bones + i], as the bake stored them) and the
+  // bones whose three tracks the bake made from them (key times: the bake's times, so a kept
+  // time is a key of each). Empty when some baked value is not finite.
+  std::vector<vec3> bt, bs;
+  std::vector<quat> br;
+  std::vector<char> solved;
 };
 
 track make_track(const std::string& bone, path p, std::vector<float> times, std::vector<float> values) {
@@ -676,6 +685,12 @@ quat like_quat_cast(const quat& q) {
   return q;
 }
 
+bool all_finite(const std::vector<float>& v) {
+  float sum = 0;  // inf - inf and NaN propagate: finite iff every element is
+  for (const float x : v) sum += x * 0.0f;
+  return sum == 0;
+}
+
 bool positive(const vec3& v) {
   return v[0] > 0 && v[1] > 0 && v[2] > 0;
 }
@@ -728,9 +743,19 @@ struct frame_solver {
     return plain[i];
   }
 
-  void run(const pose& sampled, pose& p, residual& res) {
-    std::fill(have_world.begin(), have_world.end(), 0);
+  // `all`: every bone's target world is wanted (kept for the report): made in bone order up
+  // front (the same bone_world calls target makes, without its recursion).
+  void run(const pose& sampled, pose& p, residual& res, bool all) {
     std::fill(inverted.begin(), inverted.end(), 0);
+    if (all) {
+      for (std::size_t i = 0; i < world.size(); ++i) {
+        const int par = parent_index(sk, i);
+        world[i] = bone_world(sk, sampled, i, par >= 0 ? world[static_cast<std::size_t>(par)] : world[i]);
+      }
+      std::fill(have_world.begin(), have_world.end(), 1);
+    } else {
+      std::fill(have_world.begin(), have_world.end(), 0);
+    }
     for (const std::size_t i : solved) {
       const int par = parent_index(sk, i);
       exact[i] = 1;
@@ -849,8 +874,7 @@ double bake_animation(const skeleton& sk0, const skeleton& sk, const animation& 
   pose sampled, p;
   for (std::size_t i = 0; i < n; ++i)
     if (solve[i])
-      tv[i].reserve(3 * times.size()), rv[i].reserve(4 * times.size()),
-          sv[i].reserve(3 * times.size());
+      tv[i].resize(3 * times.size()), rv[i].resize(4 * times.size()), sv[i].resize(3 * times.size());
   std::vector<std::size_t> all_bones;
   std::size_t wi = 0;  // into cache->wanted
   if (cache) {
@@ -864,8 +888,10 @@ double bake_animation(const skeleton& sk0, const skeleton& sk, const animation& 
     const std::size_t kept = n ? std::min(shared, cache->budget / n) : 0;
     cache->times.reserve(kept), cache->t.reserve(kept * n), cache->r.reserve(kept * n);
     cache->s.reserve(kept * n), cache->world.reserve(kept * n);
+    cache->bt.reserve(kept * n), cache->br.reserve(kept * n), cache->bs.reserve(kept * n);
   }
-  for (float tm : times) {
+  for (std::size_t k = 0; k < times.size(); ++k) {
+    const float tm = times[k];
     bool keep = false;
     if (cache && cache->t.size() + n <= cache->budget) {
       while (wi < cache->wanted.size() && cache->wanted[wi] < tm) ++wi;
@@ -873,18 +899,32 @@ double bake_animation(const skeleton& sk0, const skeleton& sk, const animation& 
     }
     sample_channels(rest, ch, tm, keep ? all_bones : sampled_bones, cursors, sampled);
     p = sampled;
-    solver.run(sampled, p, res);
+    solver.run(sampled, p, res, keep);
     if (keep) {  // every bone's original local and world (the solver made some already)
       cache->times.push_back(tm);
       cache->t.insert(cache->t.end(), sampled.translation.begin(), sampled.translation.end());
       cache->r.insert(cache->r.end(), sampled.rotation.begin(), sampled.rotation.end());
       cache->s.insert(cache->s.end(), sampled.scale.begin(), sampled.scale.end());
-      for (std::size_t i = 0; i < n; ++i) cache->world.push_back(solver.target(sampled, i));
+      cache->world.insert(cache->world.end(), solver.world.begin(), solver.world.end());
+      cache->bt.insert(cache->bt.end(), p.translation.begin(), p.translation.end());
+      cache->br.insert(cache->br.end(), p.rotation.begin(), p.rotation.end());
+      cache->bs.insert(cache->bs.end(), p.scale.begin(), p.scale.end());
     }
-    for (const std::size_t i : solver.solved) {  // (push_back into reserved storage: no range insert per key)
-      for (const float v : p.translation[i]) tv[i].push_back(v);
-      for (const float v : p.rotation[i]) rv[i].push_back(v);
-      for (const float v : p.scale[i]) sv[i].push_back(v);
+    for (const std::size_t i : solver.solved) {  // (sized once: each key written in place)
+      std::copy_n(p.translation[i].data(), 3, tv[i].data() + 3 * k);
+      std::copy_n(p.rotation[i].data(), 4, rv[i].data() + 4 * k);
+      std::copy_n(p.scale[i].data(), 3, sv[i].data() + 3 * k);
+    }
+  }
+  if (cache) {
+    bool finite_values = true;  // (a key next to a non-finite one would not sample to itself)
+    for (std::size_t i = 0; i < n; ++i)
+      if (solve[i]) finite_values = finite_values && all_finite(tv[i]) && all_finite(rv[i]) && all_finite(sv[i]);
+    if (finite_values) {
+      cache->solved.assign(n, 0);
+      for (std::size_t i = 0; i < n; ++i) cache->solved[i] = solve[i] ? 1 : 0;
+    } else {
+      cache->bt.clear(), cache->br.clear(), cache->bs.clear();
     }
   }
   for (std::size_t i = 0; i < n; ++i) {
@@ -1007,20 +1047,7 @@ void accumulate(const std::vector<mat4>& a, const std::vector<mat4>& b,
   for (std::size_t k = 0; k < count; ++k) {
     const std::size_t i = bones ? (*bones)[k] : k;
     if (i >= a.size() || i >= b.size()) continue;
-    const auto& x = a[i];
-    const auto& y = b[i];
-    for (int r = 0; r < 3; ++r)
-      e.position = std::max(e.position, static_cast<double>(std::fabs(x[static_cast<std::size_t>(12 + r)] -
-                                                                      y[static_cast<std::size_t>(12 + r)])));
-    for (int c = 0; c < 3; ++c) {  // angle between the images of each local axis
-      double dx = 0, nx = 0, ny = 0;
-      for (int r = 0; r < 3; ++r) {
-        const double u = x[static_cast<std::size_t>(c * 4 + r)], v = y[static_cast<std::size_t>(c * 4 + r)];
-        dx += u * v, nx += u * u, ny += v * v;
-      }
-      if (nx < 1e-20 || ny < 1e-20) continue;  // a collapsed axis has no direction
-      min_cos = std::min(min_cos, std::clamp(dx / std::sqrt(nx * ny), -1.0, 1.0));
-    }
+    detail::accumulate_pair(a[i], b[i], e.position, min_cos);
   }
 }
 
@@ -1146,7 +1173,18 @@ bake_error measure_clip(const scene& original, std::size_t ai, const skeleton& s
   pose pa, pb;
   std::vector<std::size_t> cura(3 * sa.bones.size(), 0), curb(3 * sb.bones.size(), 0);
   std::vector<mat4> wa(n), wb(n);
+  // Each bone's worlds at t: the cache's, or wa/wb (also a bone never sampled, whose world
+  // stays the zeros a parent index of b's own may reach), or (b) a's.
+  std::vector<const mat4*> xa(n), xb(n);
+  for (std::size_t i = 0; i < n; ++i) xa[i] = &wa[i], xb[i] = &wb[i];
   const bool cached = cache && cache->bones == sa.bones.size() && !cache->times.empty();
+  // At a kept time, a bone the bake solved takes its baked locals from the cache: the values
+  // its tracks hold at that key, which sampling there gives back (a rotation up to the
+  // rounding of slerp at 0, which divides sin(angle) * q by sin(angle)).
+  const bool baked_kept = cached && sb.bones.size() == n && cache->solved.size() == n &&
+                          cache->bt.size() == cache->t.size();
+  std::vector<std::size_t> from_cache, rest_b;  // only_b split by that
+  for (const std::size_t i : only_b) (baked_kept && cache->solved[i] ? from_cache : rest_b).push_back(i);
   std::size_t ci = 0;  // into cache->times
   for (float t : times) {
     const vec3 *ta = nullptr, *sca = nullptr;  // a's locals at t: sampled, or the bake's
@@ -1169,18 +1207,36 @@ bake_error measure_clip(const scene& original, std::size_t ai, const skeleton& s
       if (same[i][1]) pb.rotation[i] = ra[i];
       if (same[i][2]) pb.scale[i] = sca[i];
     }
-    sample_channels(restb, chb, t, only_b, curb, pb, &same);
+    if (cw && baked_kept) {
+      const std::size_t base = ci * cache->bones;
+      for (const std::size_t i : from_cache) {  // (sample_channels normalises a sampled rotation)
+        if (!same[i][0]) pb.translation[i] = cache->bt[base + i];
+        if (!same[i][1]) pb.rotation[i] = normalize(cache->br[base + i]);
+        if (!same[i][2]) pb.scale[i] = cache->bs[base + i];
+      }
+      sample_channels(restb, chb, t, rest_b, curb, pb, &same);
+    } else {
+      sample_channels(restb, chb, t, only_b, curb, pb, &same);
+    }
     for (const std::size_t i : sampled) {
       const int par = parent_index(sa, i);
       const int pbi = parent_index(sb, i);
-      if (cw) wa[i] = cw[i];
-      else wa[i] = bone_world(sa, pa, i, par >= 0 ? wa[static_cast<std::size_t>(par)] : wa[i]);
+      if (cw) {
+        xa[i] = &cw[i];
+      } else {
+        wa[i] = bone_world(sa, pa, i, par >= 0 ? *xa[static_cast<std::size_t>(par)] : wa[i]);
+        xa[i] = &wa[i];
+      }
       // Not `differs`: the same locals (same[i] all set), parent and flag, and a parent world
-      // that is a copy too, so bone_world would make the same floats again.
-      if (!differs[i]) wb[i] = wa[i];
-      else wb[i] = bone_world(sb, pb, i, pbi >= 0 ? wb[static_cast<std::size_t>(pbi)] : wb[i]);
+      // that is the same too, so bone_world would make the same floats again.
+      if (!differs[i]) {
+        xb[i] = xa[i];
+      } else {
+        wb[i] = bone_world(sb, pb, i, pbi >= 0 ? *xb[static_cast<std::size_t>(pbi)] : wb[i]);
+        xb[i] = &wb[i];
+      }
     }
-    accumulate(wa, wb, &measured, e, min_cos);
+    for (const std::size_t i : measured) detail::accumulate_pair(*xa[i], *xb[i], e.position, min_cos);
   }
   finish(e, min_cos);
   return e;
@@ -1189,6 +1245,60 @@ bake_error measure_clip(const scene& original, std::size_t ai, const skeleton& s
 
 
 namespace detail {
+void accumulate_pair_scalar(const mat4& x, const mat4& y, double& position, double& min_cos) {
+  for (std::size_t r = 0; r < 3; ++r)
+    position = std::max(position, static_cast<double>(std::fabs(x[12 + r] - y[12 + r])));
+  for (std::size_t c = 0; c < 3; ++c) {  // angle between the images of each local axis
+    double dx = 0, nx = 0, ny = 0;
+    for (std::size_t r = 0; r < 3; ++r) {
+      const double u = x[c * 4 + r], v = y[c * 4 + r];
+      dx += u * v, nx += u * u, ny += v * v;
+    }
+    if (nx < 1e-20 || ny < 1e-20) continue;  // a collapsed axis has no direction
+    min_cos = std::min(min_cos, std::clamp(dx / std::sqrt(nx * ny), -1.0, 1.0));
+  }
+}
+
+#if defined(__SSE2__)
+// The scalar form's operations in the same order, two doubles a step: per axis, lanes
+// (x_r, y_r) give (nx, ny) as one sum of squares and x_r * y_r (twice) as the dot product.
+// maxsd(v, m) is std::max(m, v) and minsd(v, m) std::min(m, v), NaN v included (the second
+// operand is returned when one is NaN); maxsd(-1, v) then minsd(1, .) is std::clamp.
+void accumulate_pair(const mat4& x, const mat4& y, double& position, double& min_cos) {
+  const __m128 d = _mm_sub_ps(_mm_loadu_ps(x.data() + 12), _mm_loadu_ps(y.data() + 12));
+  const __m128 ad = _mm_and_ps(d, _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff)));
+  __m128d pos = _mm_set_sd(position);
+  pos = _mm_max_sd(_mm_cvtss_sd(pos, ad), pos);
+  pos = _mm_max_sd(_mm_cvtss_sd(pos, _mm_shuffle_ps(ad, ad, 1)), pos);
+  pos = _mm_max_sd(_mm_cvtss_sd(pos, _mm_shuffle_ps(ad, ad, 2)), pos);
+  position = _mm_cvtsd_f64(pos);
+  const __m128d zero = _mm_setzero_pd();
+  __m128d m = _mm_set_sd(min_cos);
+  for (std::size_t c = 0; c < 3; ++c) {
+    const __m128 xc = _mm_loadu_ps(x.data() + 4 * c), yc = _mm_loadu_ps(y.data() + 4 * c);
+    const __m128d xy01 = _mm_cvtps_pd(_mm_unpacklo_ps(xc, yc));                    // (x0, y0)
+    const __m128d xy1 = _mm_cvtps_pd(_mm_movehl_ps(_mm_unpacklo_ps(xc, yc), _mm_unpacklo_ps(xc, yc)));  // (x1, y1)
+    const __m128d xy2 = _mm_cvtps_pd(_mm_unpackhi_ps(xc, yc));                      // (x2, y2)
+    __m128d n = _mm_add_pd(zero, _mm_mul_pd(xy01, xy01));
+    n = _mm_add_pd(n, _mm_mul_pd(xy1, xy1));
+    n = _mm_add_pd(n, _mm_mul_pd(xy2, xy2));                                        // (nx, ny)
+    __m128d dot = _mm_add_pd(zero, _mm_mul_pd(xy01, _mm_shuffle_pd(xy01, xy01, 1)));
+    dot = _mm_add_pd(dot, _mm_mul_pd(xy1, _mm_shuffle_pd(xy1, xy1, 1)));
+    dot = _mm_add_pd(dot, _mm_mul_pd(xy2, _mm_shuffle_pd(xy2, xy2, 1)));            // (dx, dx)
+    if (_mm_movemask_pd(_mm_cmplt_pd(n, _mm_set1_pd(1e-20))) != 0) continue;
+    const __m128d nn = _mm_mul_sd(n, _mm_unpackhi_pd(n, n));
+    __m128d cosine = _mm_div_sd(dot, _mm_sqrt_sd(nn, nn));
+    cosine = _mm_min_sd(_mm_set_sd(1.0), _mm_max_sd(_mm_set_sd(-1.0), cosine));
+    m = _mm_min_sd(cosine, m);
+  }
+  min_cos = _mm_cvtsd_f64(m);
+}
+#else
+void accumulate_pair(const mat4& x, const mat4& y, double& position, double& min_cos) {
+  accumulate_pair_scalar(x, y, position, min_cos);
+}
+#endif
+
 bool polar_rotation(const double a[3][3], double r[3][3]) { return scene_ops::polar_rotation(a, r); }
 bool polar_rotation_plain(const double a[3][3], double r[3][3]) { return scene_ops::polar_rotation_plain(a, r); }
 

@@ -1,6 +1,9 @@
 // bake_and_measure (the bake keeps the original samples for the error report) must give what
-// bake_segment_scale_compensate followed by measure_bake_error gives: the same baked scene,
-// warnings and error doubles, bit for bit.
+// bake_segment_scale_compensate followed by measure_bake_error gives: the same baked scene and
+// warnings, and the same error doubles, bit for bit when it keeps nothing. At the times it kept,
+// the report takes the solved bones' baked locals from the bake instead of sampling their
+// tracks there, which differs only by the rounding of slerp at a key: within 1e-4 relative or
+// 1e-6 absolute then.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,6 +20,9 @@ using namespace rigrip;
 namespace {
 
 bool same_bits(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
+bool close(double x, double want) {
+  return same_bits(x, want) || std::abs(x - want) <= 1e-6 || std::abs(x - want) <= 1e-4 * std::abs(want);
+}
 
 bool same_floats(const std::vector<float>& x, const std::vector<float>& y) {
   return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0);
@@ -134,7 +140,7 @@ void expect_same_scene(const scene& x, const scene& y) {
 
 TEST(SscShare, BakeAndMeasureEqualsBakeThenMeasure) {
   std::mt19937 rng(1616);
-  std::size_t nonzero = 0;
+  std::size_t nonzero = 0, exact = 0, kept = 0;
   for (int round = 0; round < 300; ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
     const scene s = random_scene(rng);
@@ -156,8 +162,15 @@ TEST(SscShare, BakeAndMeasureEqualsBakeThenMeasure) {
       expect_same_scene(plain, shared);
       ASSERT_EQ(m.animations.size(), want.size());
       for (std::size_t ai = 0; ai < want.size(); ++ai) {
-        EXPECT_TRUE(same_bits(m.animations[ai].position, want[ai].position)) << ai;
-        EXPECT_TRUE(same_bits(m.animations[ai].degrees, want[ai].degrees)) << ai;
+        if (budget < n) {  // nothing kept: the same path
+          EXPECT_TRUE(same_bits(m.animations[ai].position, want[ai].position)) << ai;
+          EXPECT_TRUE(same_bits(m.animations[ai].degrees, want[ai].degrees)) << ai;
+        } else {
+          EXPECT_TRUE(close(m.animations[ai].position, want[ai].position)) << ai << " " << m.animations[ai].position << " " << want[ai].position;
+          EXPECT_TRUE(close(m.animations[ai].degrees, want[ai].degrees)) << ai << " " << m.animations[ai].degrees << " " << want[ai].degrees;
+          exact += same_bits(m.animations[ai].position, want[ai].position) && same_bits(m.animations[ai].degrees, want[ai].degrees);
+          kept += 1;
+        }
         nonzero += want[ai].degrees > 0;
       }
       EXPECT_TRUE(same_bits(m.rest.position, rest.position));
@@ -167,4 +180,5 @@ TEST(SscShare, BakeAndMeasureEqualsBakeThenMeasure) {
     }
   }
   EXPECT_GT(nonzero, 100u);  // the measurements were not all trivially 0
+  EXPECT_GT(exact, kept / 2);  // and mostly the very same doubles
 }

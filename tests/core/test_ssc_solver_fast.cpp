@@ -1,6 +1,7 @@
 // The SSC bake's fast paths against the plain formulas they replaced, bit for bit.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <algorithm>
@@ -105,5 +106,43 @@ TEST(SscSolverFast, MergeTimesSharingEqualsAppendingAll) {
       const auto plain = scene_ops::detail::merge_times(grid, arrays, within, false);
       ASSERT_TRUE(same_floats(fast, plain)) << n << " " << within;
     }
+  }
+}
+
+// The error report's per-bone step in SSE2 against the portable form: the same position and
+// smallest-cosine doubles from random world pairs, near-equal ones (cosines at the clamp),
+// collapsed axes (below and at the 1e-20 cut), signed zeros, and NaN and infinities, which the
+// maxima and minima must skip as std::max/std::min/std::clamp do.
+TEST(SscSolverFast, AccumulatePairSse2EqualsScalar) {
+  std::mt19937 rng(1661);
+  std::uniform_real_distribution<float> u(-1, 1), unit(0, 1);
+  const float specials[] = {0.0f, -0.0f, NAN, INFINITY, -INFINITY, 1e-11f, -1e-10f, 1e30f, 1.0f};
+  auto same = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  for (int n = 0; n < 300000; ++n) {
+    std::array<float, 16> x{}, y{};
+    const float scale = unit(rng) < 0.5f ? 1.0f : std::pow(10.0f, 8 * u(rng));
+    for (std::size_t k = 0; k < 16; ++k) x[k] = u(rng) * scale;
+    const float kind = unit(rng);
+    for (std::size_t k = 0; k < 16; ++k) {
+      if (kind < 0.4f) y[k] = x[k] * (1 + 1e-7f * u(rng));  // near-equal: cosines at 1
+      else if (kind < 0.5f) y[k] = -x[k];                  // opposite: cosines at -1
+      else y[k] = u(rng) * scale;
+    }
+    for (auto* m : {&x, &y})
+      if (unit(rng) < 0.3f) {
+        const int count = 1 + static_cast<int>(unit(rng) * 4);
+        for (int c = 0; c < count; ++c)
+          (*m)[static_cast<std::size_t>(unit(rng) * 15.99f)] = specials[static_cast<std::size_t>(unit(rng) * 8.99f)];
+      }
+    if (unit(rng) < 0.1f) {  // a collapsed axis
+      const std::size_t c = static_cast<std::size_t>(unit(rng) * 2.99f);
+      for (std::size_t r = 0; r < 3; ++r) x[c * 4 + r] = unit(rng) < 0.5f ? 0.0f : 1e-10f;
+    }
+    double p1 = unit(rng) < 0.5f ? 0.0 : unit(rng), c1 = unit(rng) < 0.5f ? 2.0 : u(rng);
+    double p2 = p1, c2 = c1;
+    scene_ops::detail::accumulate_pair(x, y, p1, c1);
+    scene_ops::detail::accumulate_pair_scalar(x, y, p2, c2);
+    ASSERT_TRUE(same(p1, p2)) << n << " " << p1 << " " << p2;
+    ASSERT_TRUE(same(c1, c2)) << n << " " << c1 << " " << c2;
   }
 }
