@@ -296,8 +296,8 @@ decoded_textures decode_textures(const model_raw& m) {
   decoded_textures d;
   const auto& e = m.entries[1];
   byte_reader tr(m.data[1], endian::big, m.base + e.offset);
-  d.vram = lzss_decompress(tr, m.vram_size);
-  const byte_vec& vram = d.vram;
+  d.vram = lzss_decode(tr, m.vram_size);
+  const auto& vram = d.vram;
   d.vram_bytes = vram.size();
   d.images.reserve(m.textures.size());
   work_budget budget{2 * static_cast<std::uint64_t>(vram.size()) + 4096};

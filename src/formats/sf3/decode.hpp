@@ -22,7 +22,7 @@ namespace rigrip::sf3 {
 // straight into its rows: no RGBA copy per texture.
 struct decoded_textures {
   std::size_t vram_bytes = 0;  // LZSS output length (equals vram_size in real files)
-  byte_vec vram;               // the LZSS output
+  lzss_bytes vram;             // the LZSS output
   struct image {
     std::uint32_t width = 0, height = 0;
     std::size_t start = 0;  // byte offset of its big-endian RGB555 pixels in vram
