@@ -181,3 +181,50 @@ TEST(Clips, DroppedAndRepairedKeysEqualThePlainCut) {
     }
   }
 }
+
+namespace {
+// Equal values of equal JSON types all the way down (operator== takes 5u and 5 as equal).
+bool same_json(const nlohmann::json& a, const nlohmann::json& b) {
+  if (a.type() != b.type()) return false;
+  if (a.is_object()) {
+    if (a.size() != b.size()) return false;
+    for (auto it = a.begin(), jt = b.begin(); it != a.end(); ++it, ++jt)
+      if (it.key() != jt.key() || !same_json(*it, *jt)) return false;
+    return true;
+  }
+  if (a.is_array()) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (!same_json(a[i], b[i])) return false;
+    return true;
+  }
+  return a == b;
+}
+}  // namespace
+
+// The extras of meshes, bones, skeletons, the atlas and clips are built key by key: the same
+// object, with the same value types, as the initializer-list form they replaced.
+TEST(Extras, KeyByKeyEqualsTheInitializerListForm) {
+  const std::size_t size = 7;
+  const std::uint16_t u16 = 0x1234;
+  const std::uint8_t code = 0x30;
+  const int negative = -3;
+  const std::uint64_t offset = 0x800;
+  const std::string part = "body03";
+  nlohmann::json ev = nlohmann::json::array();
+  ev.push_back({std::uint16_t{12}, std::uint16_t{6}});
+  EXPECT_TRUE(same_json(json_object("sf3_bone", size), nlohmann::json{{"sf3_bone", size}}));
+  EXPECT_TRUE(same_json(json_object("sf3_tag", code, "attachment", true), nlohmann::json{{"sf3_tag", code}, {"attachment", true}}));
+  EXPECT_TRUE(same_json(json_object("sf3_part", part, "textured_faces", size, "flat_faces", std::size_t{0}),
+                        nlohmann::json{{"sf3_part", part}, {"textured_faces", size}, {"flat_faces", std::size_t{0}}}));
+  EXPECT_TRUE(same_json(json_object("sf3_def", size, "id", u16, "first_frame", negative, "frame_count", u16, "distance", u16,
+                                    "events", ev, "sf3_model", part),
+                        nlohmann::json{{"sf3_def", size}, {"id", u16}, {"first_frame", negative}, {"frame_count", u16},
+                                       {"distance", u16}, {"events", ev}, {"sf3_model", part}}));
+  EXPECT_TRUE(same_json(json_object("x8an_segment", size, "group", negative, "first_frame", 5, "offset", offset),
+                        nlohmann::json{{"x8an_segment", size}, {"group", negative}, {"first_frame", 5}, {"offset", offset}}));
+  EXPECT_TRUE(same_json(json_object("sf3_all_frames", true, "sf3_model", part), nlohmann::json{{"sf3_all_frames", true}, {"sf3_model", part}}));
+  EXPECT_TRUE(same_json(json_object(), nlohmann::json::object()));
+  // same_json tells the types apart.
+  EXPECT_FALSE(same_json(json_object("a", 5), json_object("a", 5u)));
+}

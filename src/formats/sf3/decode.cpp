@@ -328,6 +328,7 @@ void set_root_transform(scene& s) {
 // ---- add_model, one step per part of the model ----
 namespace {
 
+
 // Push bones first (index = keyframe slot), then the tags as attachment bones.
 // `weapon_bone` = the first tag with a rotation (0x30/0x81), -1 when none.
 skeleton build_skeleton(const model_geometry& g, const std::string& name, const read_context& ctx, int& weapon_bone) {
@@ -337,7 +338,7 @@ skeleton build_skeleton(const model_geometry& g, const std::string& name, const 
     bone b;
     b.name = "bone_" + std::to_string(i);
     b.parent = g.skel.parent[i];
-    b.extras = {{"sf3_bone", i}};
+    b.extras = json_object("sf3_bone", i);
     sk.bones.push_back(std::move(b));
   }
   std::map<std::string, int> used;
@@ -356,11 +357,11 @@ skeleton build_skeleton(const model_geometry& g, const std::string& name, const 
       b.scale = t.scale;
       if (weapon_bone < 0) weapon_bone = static_cast<int>(sk.bones.size());
     }
-    b.extras = {{"sf3_tag", t.code}, {"attachment", true}};
+    b.extras = json_object("sf3_tag", t.code, "attachment", true);
     for (float v : b.translation) if (!std::isfinite(v)) fail(code::bad_value, name + ": tag position is not finite");
     sk.bones.push_back(std::move(b));
   }
-  sk.extras = {{"sf3_bones", g.skel.parent.size()}, {"sf3_tags", g.skel.tags.size()}};
+  sk.extras = json_object("sf3_bones", g.skel.parent.size(), "sf3_tags", g.skel.tags.size());
   return sk;
 }
 
@@ -420,7 +421,7 @@ atlas_layout add_atlas(scene& s, const model_raw& m, const decoded_textures& tex
                     atlas.rgba.data() + (std::size_t{place[i][1] + row} * width + place[i][0]) * 4);
     rects.push_back({place[i][0], place[i][1], t.width, t.height});
   }
-  atlas.extras = {{"sf3_texture_rects", rects}, {"vram_size", m.vram_size}};
+  atlas.extras = json_object("sf3_texture_rects", std::move(rects), "vram_size", m.vram_size);
   s.textures.push_back(std::move(atlas));
   return {std::move(place), width, height};
 }
@@ -518,7 +519,7 @@ void add_part(scene& s, const mesh_context& mc, const xpdata& x, int bone, const
     for (const auto& p : me.positions)
       if (!core::finite(p)) fail(code::bad_value, name + " " + part + ": vertex is not finite");
     if (me.positions.empty()) continue;
-    me.extras = {{"sf3_part", part}, {"textured_faces", textured}, {"flat_faces", flat}};
+    me.extras = json_object("sf3_part", part, "textured_faces", textured, "flat_faces", flat);
     s.meshes.push_back(std::move(me));
   }
 }
@@ -535,7 +536,7 @@ void add_model_clips(scene& s, const model_raw& m, const model_geometry& g, cons
     return it->second;
   };
   s.animations.push_back(make_clip(channels_for(m.anim.key_refs, m.data[3].data()), skr, skel_index, 0, 0, fps, true, ctx, name + "_all_frames"));
-  s.animations.back().extras = {{"sf3_all_frames", true}, {"sf3_model", name}};
+  s.animations.back().extras = json_object("sf3_all_frames", true, "sf3_model", name);
   static const std::vector<int> no_groups;
   const std::vector<int>& groups = an.file ? an.layout->groups : no_groups;
   int external_index = 0;
@@ -553,8 +554,8 @@ void add_model_clips(scene& s, const model_raw& m, const model_geometry& g, cons
       for (std::size_t k = 0; k < d.events.size(); ++k) nm += (k ? "-" : "") + std::to_string(d.events[k].code);
     }
     for (const auto& e : d.events) ev.push_back({e.frame, e.code});
-    nlohmann::json ex{{"sf3_def", i}, {"id", d.id}, {"first_frame", f0}, {"frame_count", d.count},
-                      {"distance", d.distance}, {"events", ev}, {"sf3_model", name}};
+    nlohmann::json ex = json_object("sf3_def", i, "id", d.id, "first_frame", f0, "frame_count", d.count, "distance", d.distance,
+                                    "events", std::move(ev), "sf3_model", name);
     const key_table_ref* keys = &m.anim.key_refs;
     const std::uint8_t* key_bytes = m.data[3].data();
     if (d.external()) {
@@ -661,7 +662,7 @@ void add_x8an_animations(scene& s, int skel, const x8an_file& f, const x8an_layo
     std::snprintf(nm, sizeof nm, "%sseg%02zu_f%d-%d", prefix.c_str(), i, fr.first, fr.second);
     animation a = make_clip(make_table_channels(seg.key_refs, f.source.data() + seg.offset, std::min(seg.key_refs.bones.size(), sk.bones.size())), sk, skel, fr.first,
                             fr.second, fps, false, ctx, nm);
-    a.extras = {{"x8an_segment", i}, {"group", group}, {"first_frame", fr.first}, {"offset", seg.offset}};
+    a.extras = json_object("x8an_segment", i, "group", group, "first_frame", fr.first, "offset", seg.offset);
     s.animations.push_back(std::move(a));
     ++added;
   }
