@@ -125,8 +125,9 @@ struct table_channels {
     std::size_t first = 0, count = 0;  // keys kept: frames[first, first + count)
     std::size_t value_first = 0;       // their values from values[value_first], ncomp each
   };
-  std::vector<int> frames;
-  std::vector<float> values;
+  // Sized from the counts before the keys are read, then written key by key: not zero-filled.
+  std::vector<int, no_init_allocator<int>> frames;
+  std::vector<float, no_init_allocator<float>> values;
   std::vector<std::array<chan, 3>> bones;
   std::vector<std::size_t> dropped, repaired;
   [[nodiscard]] channel_view view(std::size_t b, int c) const {
