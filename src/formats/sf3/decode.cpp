@@ -552,7 +552,10 @@ void add_model_clips(scene& s, const model_raw& m, const model_geometry& g, cons
     nlohmann::json ev = nlohmann::json::array();
     if (!d.events.empty()) {
       nm += "_ev";
-      for (std::size_t k = 0; k < d.events.size(); ++k) nm += (k ? "-" : "") + std::to_string(d.events[k].code);
+      for (std::size_t k = 0; k < d.events.size(); ++k) {
+        if (k) nm += '-';
+        nm += std::to_string(d.events[k].code);
+      }
     }
     for (const auto& e : d.events) ev.push_back({e.frame, e.code});
     nlohmann::json ex = json_object("sf3_def", i, "id", d.id, "first_frame", f0, "frame_count", d.count, "distance", d.distance,
