@@ -107,6 +107,53 @@ TEST(Lzss, BlockFastPathDecodesLikeTheCheckedReader) {
   EXPECT_GT(ok, 200);
 }
 
+// The decoder's own fast cases: blocks of 16 literals (one 32-byte copy, also when the limit
+// falls inside the block) and copies 1-3 words back (period 2, 4 or 6 bytes, repeated 8 bytes at
+// a time after the first period multiple), in both byte orders, against the checked reader.
+TEST(Lzss, LiteralBlocksAndShortPeriodCopiesDecodeLikeTheCheckedReader) {
+  std::mt19937 rng(16);
+  int ok = 0;
+  for (int iter = 0; iter < 5000; ++iter) {
+    bytes in;
+    const int blocks = 1 + static_cast<int>(rng() % 12);
+    std::size_t words = 0;
+    for (int b = 0; b < blocks; ++b) {
+      const unsigned kind = rng() % 4;
+      const std::uint16_t ctrl = kind == 0 ? 0 : kind == 1 ? 0xFFFF : static_cast<std::uint16_t>(rng());
+      in.push_back(static_cast<std::uint8_t>(ctrl >> 8));
+      in.push_back(static_cast<std::uint8_t>(ctrl));
+      for (int bit = 15; bit >= 0; --bit) {
+        std::uint16_t w;
+        if (ctrl & (1u << bit)) {
+          const std::size_t back = rng() % 8 == 0 ? 1 + rng() % (words + 2) : 1 + rng() % 4;
+          w = static_cast<std::uint16_t>((back << 5) | (rng() % 32));
+          if (rng() % 900 == 0) w = 0;  // end marker
+          words += (w & 31u) + 2;
+        } else {
+          w = static_cast<std::uint16_t>(rng());
+          ++words;
+        }
+        in.push_back(static_cast<std::uint8_t>(w >> 8));
+        in.push_back(static_cast<std::uint8_t>(w));
+      }
+    }
+    if (rng() % 4) in.insert(in.end(), {0x80, 0x00, 0x00, 0x00});  // end
+    if (rng() % 6 == 0) in.resize(rng() % (in.size() + 1));
+    const std::size_t max_bytes = rng() % 3 == 0 ? 2 * (rng() % (words + 1)) : 1u << 20;
+    const auto order = rng() % 3 == 0 ? core::endian::little : core::endian::big;
+    core::byte_reader r(in, order, 7);
+    bytes a, b;
+    std::size_t ua = 0, ub = 0;
+    const auto ea = outcome([&] { return lzss_decompress(r, max_bytes, &ua); }, a);
+    const auto eb = outcome([&] { return reference_lzss(r, max_bytes, &ub); }, b);
+    ASSERT_EQ(ea, eb) << iter;
+    ASSERT_EQ(a, b) << iter;
+    ASSERT_EQ(ua, ub) << iter;
+    ok += ea == "ok";
+  }
+  EXPECT_GT(ok, 300);
+}
+
 TEST(Texture, Rgb555RowsEqualThePerPixelFormulaForEveryPixel) {
   bytes src;
   for (unsigned p = 0; p < 65536; ++p) {

@@ -264,3 +264,150 @@ TEST(KeyTableRef, U16MinMaxEqualsThePlainLoop) {
     ASSERT_EQ(hi, rhi) << iter;
   }
 }
+
+namespace {
+// scan_key_table as it was: every array checked and charged to the budget one by one, the
+// layout followed along.
+key_table_ref reference_scan(const core::byte_reader& r, std::uint32_t table_offset, std::uint32_t data_start,
+                             work_budget* budget) {
+  key_table_ref t;
+  t.order = r.byte_order();
+  if (table_offset > r.size())
+    core::fail(code::bad_offset, "keyframe table offset " + hex(table_offset) + " past the end (" +
+                                     std::to_string(r.size()) + " bytes)", r.base());
+  std::size_t max_bones = r.checked_count_at(table_offset, (r.size() - table_offset) / 64, 64, "keyframe table");
+  std::uint32_t pos = data_start, at = table_offset;
+  const std::uint8_t* bytes = r.data().data();
+  while (true) {
+    if (r.u32_at(at) == end_marker) break;
+    if (t.bones.size() >= max_bones)
+      core::fail(code::truncated, "keyframe table at " + hex(r.base() + table_offset) + " has no 0xFFFFFFFF end marker",
+                 r.base() + at);
+    key_record_ref k;
+    for (int i = 0; i < 3; ++i) k.n[i] = r.u32_at(at + 4 * i);
+    for (int i = 0; i < 13; ++i) k.off[i] = r.u32_at(at + 12 + 4 * i);
+    const std::size_t bone = t.bones.size();
+    auto expect = [&](int i, std::uint32_t n) {
+      if (k.off[i] != pos) t.canonical = false;
+      pos = k.off[i] + n;
+    };
+    auto count = [&](std::uint32_t c, std::uint32_t elem, int field) {
+      std::size_t n = r.checked_count_at(k.off[field], c, elem, ("keyframes of bone " + std::to_string(bone)).c_str());
+      budget->spend(std::uint64_t{n} * elem, r.base() + at, "keyframe table");
+    };
+    auto pad_zero = [&]() {
+      std::uint32_t aligned = align_up(pos, 4);
+      for (std::uint32_t p = pos; p < aligned && p < r.size(); ++p)
+        if (bytes[p] != 0) t.canonical = false;
+      pos = aligned;
+    };
+    for (int c = 0; c < 3; ++c) count(k.n[c], 2, c), expect(c, k.n[c] * 2);
+    pad_zero();
+    for (int c = 0; c < 3; ++c) count(k.n[0], 4, 3 + c), expect(3 + c, k.n[0] * 4);
+    for (int c = 0; c < 4; ++c) count(k.n[1], 2, 6 + c), expect(6 + c, k.n[1] * 2);
+    pad_zero();
+    for (int c = 0; c < 3; ++c) count(k.n[2], 4, 10 + c), expect(10 + c, k.n[2] * 4);
+    t.bones.push_back(k);
+    at += 64;
+  }
+  if (pos != table_offset) t.canonical = false;
+  t.end = at + 4;
+  return t;
+}
+}  // namespace
+
+// The scan charges a record's 13 arrays at once when all lie inside the bytes and the budget
+// holds them: with damaged records (counts and offsets out of range, lost terminators) and
+// budgets from nothing to plenty it fails with the same error, leaves the same budget and finds
+// the same records and layout as the array-by-array check.
+TEST(KeyTableRef, ScanChargingARecordAtOnceEqualsTheArrayByArrayCheck) {
+  std::mt19937 rng(1602);
+  int ok = 0, failed = 0, budget_failed = 0;
+  for (int iter = 0; iter < 4000; ++iter) {
+    key_table t;
+    const std::size_t bones = rng() % 7;
+    for (std::size_t b = 0; b < bones; ++b) t.bones.push_back(synthetic::random_record(rng, 0));
+    const auto order = iter % 2 ? core::endian::little : core::endian::big;
+    core::byte_writer w(order);
+    w.u32(0);
+    const auto table = write_key_table(w, 0, t);
+    w.patch_u32(0, table);
+    bytes b = w.take();
+    if (iter % 3) {
+      const int flips = 1 + static_cast<int>(rng() % 3);
+      for (int f = 0; f < flips; ++f) {
+        const std::size_t p = table + rng() % (b.size() - table);
+        b[p] = static_cast<std::uint8_t>(rng() % 4 == 0 ? 0xFF : rng() % 4 == 0 ? 0 : rng());
+      }
+    }
+    if (iter % 5 == 0 && table >= 8) {  // a record pointing at an earlier bone's arrays (non-canonical)
+      const std::size_t p = table + 12 + 4 * (rng() % 13);
+      if (p + 4 <= b.size()) b[p + (order == core::endian::big ? 3 : 0)] ^= 4;
+    }
+    if (iter % 11 == 0) b.resize(rng() % (b.size() + 1));
+    core::byte_reader r(b, order, 0x40);
+    const std::uint64_t left = iter % 4 == 0 ? rng() % (b.size() + 1) : 2 * b.size() + 4096;
+    work_budget fast{left}, slow{left};
+    key_table_ref a, c;
+    const std::string ea = outcome([&] { a = scan_key_table(r, table, 4, &fast); });
+    const std::string ec = outcome([&] { c = reference_scan(r, table, 4, &slow); });
+    ASSERT_EQ(ea, ec) << iter;
+    if (ea != "ok") {
+      ++failed;
+      budget_failed += ea.find("overlapping arrays") != std::string::npos;
+      continue;
+    }
+    ++ok;
+    EXPECT_EQ(fast.left, slow.left) << iter;
+    ASSERT_EQ(a.bones.size(), c.bones.size()) << iter;
+    EXPECT_EQ(a.canonical, c.canonical) << iter;
+    EXPECT_EQ(a.end, c.end) << iter;
+    for (std::size_t i = 0; i < a.bones.size(); ++i) {
+      EXPECT_EQ(std::memcmp(a.bones[i].n, c.bones[i].n, sizeof a.bones[i].n), 0) << iter;
+      EXPECT_EQ(std::memcmp(a.bones[i].off, c.bones[i].off, sizeof a.bones[i].off), 0) << iter;
+    }
+  }
+  EXPECT_GT(ok, 500);
+  EXPECT_GT(failed, 300);
+  EXPECT_GT(budget_failed, 50);
+}
+
+// frame_range of a scanned table (one pair of SSE2 accumulators for the table, the last block of
+// an array overlapping the one before) against the copied table's plain loop: arrays of every
+// length 0..40, both byte orders, values up to 0xFFFF.
+TEST(KeyTableRef, FrameRangeOfLongAndShortArraysEqualsThePlainLoop) {
+  std::mt19937 rng(1603);
+  for (int iter = 0; iter < 600; ++iter) {
+    key_table t;
+    const std::size_t bones = 1 + rng() % 4;
+    for (std::size_t b = 0; b < bones; ++b) {
+      key_record k;
+      const std::size_t n[3] = {rng() % 41, rng() % 41, rng() % 41};
+      const unsigned span = rng() % 3 == 0 ? 0x10000u : 1u + rng() % 500;
+      const unsigned first = rng() % (0x10000u - std::min(span, 0xFFFFu));
+      auto frame = [&] { return static_cast<std::uint16_t>(std::min<unsigned>(0xFFFFu, first + static_cast<unsigned>(rng() % span))); };
+      for (std::size_t i = 0; i < n[0]; ++i) {
+        k.t_frames.push_back(frame());
+        for (auto& c : k.t) c.push_back(0);
+      }
+      for (std::size_t i = 0; i < n[1]; ++i) {
+        k.r_frames.push_back(frame());
+        for (auto& c : k.r) c.push_back(0);
+      }
+      for (std::size_t i = 0; i < n[2]; ++i) {
+        k.s_frames.push_back(frame());
+        for (auto& c : k.s) c.push_back(0);
+      }
+      t.bones.push_back(std::move(k));
+    }
+    const auto order = iter % 2 ? core::endian::little : core::endian::big;
+    core::byte_writer w(order);
+    w.u32(0);
+    const auto table = write_key_table(w, 0, t);
+    w.patch_u32(0, table);
+    const bytes b = w.take();
+    core::byte_reader r(b, order, 0);
+    const key_table_ref ref = scan_key_table(r, table, 4);
+    ASSERT_EQ(frame_range(ref, b.data()), frame_range(t)) << iter;
+  }
+}

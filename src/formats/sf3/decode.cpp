@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cctype>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -82,21 +83,29 @@ std::array<std::uint8_t, 4> rgb555_reference(std::uint16_t p) { return rgb555(p)
 
 namespace {
 // ---- animation sampling over stored keys ----
-struct channel {
-  std::vector<int> frames;
-  std::vector<std::array<float, 4>> values;  // 3 or 4 used
+// One channel's keys inside a table_channels: `n` strictly increasing frames and n * ncomp values.
+struct channel_view {
+  const int* frames = nullptr;
+  const float* values = nullptr;
+  std::size_t n = 0;
   int ncomp = 3;
 };
 
-std::array<float, 4> sample(const channel& c, double frame) {
-  const auto& f = c.frames;
-  if (frame <= f.front()) return c.values.front();
-  if (frame >= f.back()) return c.values.back();
-  auto it = std::upper_bound(f.begin(), f.end(), frame);
-  std::size_t hi = static_cast<std::size_t>(it - f.begin()), lo = hi - 1;
+std::array<float, 4> sample(const channel_view& c, double frame) {
+  const int* f = c.frames;
+  const std::size_t nc = static_cast<std::size_t>(c.ncomp);
+  auto value = [&](std::size_t k) {
+    std::array<float, 4> v{0, 0, 0, 0};
+    std::memcpy(v.data(), c.values + k * nc, nc * sizeof(float));
+    return v;
+  };
+  if (frame <= f[0]) return value(0);
+  if (frame >= f[c.n - 1]) return value(c.n - 1);
+  const int* it = std::upper_bound(f, f + c.n, frame);
+  std::size_t hi = static_cast<std::size_t>(it - f), lo = hi - 1;
   float t = static_cast<float>((frame - f[lo]) / (f[hi] - f[lo]));
-  const auto& a = c.values[lo];
-  const auto& b = c.values[hi];
+  const auto a = value(lo);
+  const auto b = value(hi);
   if (c.ncomp == 4) {
     quat q = core::slerp({a[0], a[1], a[2], a[3]}, {b[0], b[1], b[2], b[3]}, t);
     return {q[0], q[1], q[2], q[3]};
@@ -104,62 +113,88 @@ std::array<float, 4> sample(const channel& c, double frame) {
   return {a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t, 0};
 }
 
-
-// One bone's three channels from a stored record (read from the table's bytes `data`); keys
-// with non-increasing frames dropped.
-std::array<channel, 3> channels(const key_record_ref& k, const std::uint8_t* data, endian order, std::size_t& dropped,
-                                std::size_t& repaired) {
-  std::array<channel, 3> out;
-  out[1].ncomp = 4;
-  auto push = [&](channel& c, int frame, std::array<float, 4> v) {
-    if (!c.frames.empty() && frame <= c.frames.back()) {
-      ++dropped;
-      return;
-    }
-    c.frames.push_back(frame);
-    c.values.push_back(v);
-  };
-  // Sized once: at most one entry per stored key.
-  for (int c = 0; c < 3; ++c) {
-    out[static_cast<std::size_t>(c)].frames.reserve(k.n[c]);
-    out[static_cast<std::size_t>(c)].values.reserve(k.n[c]);
-  }
-  auto frame = [&](int c, std::uint32_t i) { return static_cast<int>(load_at<std::uint16_t>(data + k.off[c] + 2 * i, order)); };
-  auto fixed = [&](int field, std::uint32_t i) { return fixed_to_float(load_at<std::int32_t>(data + k.off[field] + 4 * i, order)); };
-  auto rot = [&](int field, std::uint32_t i) { return rot_to_float(load_at<std::int16_t>(data + k.off[field] + 2 * i, order)); };
-  for (std::uint32_t i = 0; i < k.n[0]; ++i) push(out[0], frame(0, i), {fixed(3, i), fixed(4, i), fixed(5, i), 0});
-  for (std::uint32_t i = 0; i < k.n[1]; ++i) {
-    quat q{rot(6, i), rot(7, i), rot(8, i), rot(9, i)};
-    // Stored norms are 0.9999..1.0001: keep the values exactly as stored (so pack gives the
-    // same integers back) and repair only what is not a rotation at all.
-    float len = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    if (!(std::fabs(len - 1.0f) < 5e-4f)) {
-      q = len > 1e-6f && std::isfinite(len) ? core::normalize(q) : quat{0, 0, 0, 1};
-      ++repaired;
-    }
-    push(out[1], frame(1, i), {q[0], q[1], q[2], q[3]});
-  }
-  for (std::uint32_t i = 0; i < k.n[2]; ++i) push(out[2], frame(2, i), {fixed(10, i), fixed(11, i), fixed(12, i), 0});
-  return out;
-}
-
 const path kPaths[3] = {path::translation, path::rotation, path::scale};
 
 // The channels of a key table's first `nb` bones, made once per table: every clip of a
 // model cuts its frames out of the same table, and re-making the channels per clip was
-// most of make_clip. Per-bone counts let each clip report what it did before.
+// most of make_clip. All channels share two flat arrays (six vectors per bone were most of
+// the cost of making them); a clip copies a channel's values in one piece. Per-bone counts
+// let each clip report what it did before.
 struct table_channels {
-  std::vector<std::array<channel, 3>> bones;
+  struct chan {
+    std::size_t first = 0, count = 0;  // keys kept: frames[first, first + count)
+    std::size_t value_first = 0;       // their values from values[value_first], ncomp each
+  };
+  // Sized from the counts before the keys are read, then written key by key: not zero-filled.
+  std::vector<int, no_init_allocator<int>> frames;
+  std::vector<float, no_init_allocator<float>> values;
+  std::vector<std::array<chan, 3>> bones;
   std::vector<std::size_t> dropped, repaired;
+  [[nodiscard]] channel_view view(std::size_t b, int c) const {
+    const chan& ch = bones[b][static_cast<std::size_t>(c)];
+    return {frames.data() + ch.first, values.data() + ch.value_first, ch.count, c == 1 ? 4 : 3};
+  }
 };
 
-// `data` = the bytes the table's offsets count from.
+// `data` = the bytes the table's offsets count from. Keys with non-increasing frames dropped;
+// rotations that are not unit quaternions repaired.
 table_channels make_table_channels(const key_table_ref& keys, const std::uint8_t* data, std::size_t nb) {
   table_channels tc;
-  tc.bones.reserve(nb);
+  const endian order = keys.order;
+  // Sized once from the scanned counts (each array checked against the file's bytes).
+  std::size_t nkeys = 0, nvalues = 0;
+  for (std::size_t b = 0; b < nb; ++b) {
+    const auto& k = keys.bones[b];
+    nkeys += std::size_t{k.n[0]} + k.n[1] + k.n[2];
+    nvalues += 3 * std::size_t{k.n[0]} + 4 * std::size_t{k.n[1]} + 3 * std::size_t{k.n[2]};
+  }
+  tc.frames.resize(nkeys);
+  tc.values.resize(nvalues);
+  tc.bones.resize(nb);
   tc.dropped.assign(nb, 0);
   tc.repaired.assign(nb, 0);
-  for (std::size_t b = 0; b < nb; ++b) tc.bones.push_back(channels(keys.bones[b], data, keys.order, tc.dropped[b], tc.repaired[b]));
+  int* fo = tc.frames.data();
+  float* vo = tc.values.data();
+  for (std::size_t b = 0; b < nb; ++b) {
+    const auto& k = keys.bones[b];
+    auto frame = [&](int c, std::uint32_t i) { return static_cast<int>(load_at<std::uint16_t>(data + k.off[c] + 2 * i, order)); };
+    auto fixed = [&](int field, std::uint32_t i) { return fixed_to_float(load_at<std::int32_t>(data + k.off[field] + 4 * i, order)); };
+    auto rot = [&](int field, std::uint32_t i) { return rot_to_float(load_at<std::int16_t>(data + k.off[field] + 2 * i, order)); };
+    for (int c = 0; c < 3; ++c) {
+      auto& ch = tc.bones[b][static_cast<std::size_t>(c)];
+      ch.first = static_cast<std::size_t>(fo - tc.frames.data());
+      ch.value_first = static_cast<std::size_t>(vo - tc.values.data());
+      int* const f0 = fo;
+      auto keep = [&](int fr) {
+        if (fo != f0 && fr <= fo[-1]) {
+          ++tc.dropped[b];
+          return false;
+        }
+        *fo++ = fr;
+        return true;
+      };
+      for (std::uint32_t i = 0; i < k.n[c]; ++i) {
+        if (c == 1) {
+          quat q{rot(6, i), rot(7, i), rot(8, i), rot(9, i)};
+          // Stored norms are 0.9999..1.0001: keep the values exactly as stored (so pack gives the
+          // same integers back) and repair only what is not a rotation at all. (Counted also
+          // for a key dropped below, as before.)
+          float len = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+          if (!(std::fabs(len - 1.0f) < 5e-4f)) {
+            q = len > 1e-6f && std::isfinite(len) ? core::normalize(q) : quat{0, 0, 0, 1};
+            ++tc.repaired[b];
+          }
+          if (!keep(frame(c, i))) continue;
+          for (int j = 0; j < 4; ++j) *vo++ = q[static_cast<std::size_t>(j)];
+        } else {
+          if (!keep(frame(c, i))) continue;
+          const int field = c == 0 ? 3 : 10;
+          for (int j = 0; j < 3; ++j) *vo++ = fixed(field + j, i);
+        }
+      }
+      ch.count = static_cast<std::size_t>(fo - f0);
+    }
+  }
   return tc;
 }
 
@@ -171,47 +206,49 @@ animation make_clip(const table_channels& tc, const skeleton& sk, int skel_index
   a.name = name;
   a.skeleton = skel_index;
   a.fps = fps;
-  std::size_t dropped = 0, repaired = 0;
+  std::size_t dropped = 0, repaired = 0, ntracks = 0;
+  for (const auto& ch : tc.bones)
+    for (const auto& c : ch) ntracks += c.count ? 1 : 0;
+  a.tracks.reserve(ntracks);
   int max_frame = 0;
   for (std::size_t b = 0; b < tc.bones.size(); ++b) {
-    const auto& ch = tc.bones[b];
     dropped += tc.dropped[b];
     repaired += tc.repaired[b];
     for (int c = 0; c < 3; ++c) {
-      const auto& cc = ch[static_cast<std::size_t>(c)];
-      if (cc.frames.empty()) continue;
+      const channel_view cc = tc.view(b, c);
+      if (!cc.n) continue;
       track t;
       t.bone = sk.bones[b].name;
       t.path = kPaths[c];
       t.interpolation = interpolation::linear;
-      const bool four = cc.ncomp == 4;
-      // push_back into storage reserved below (a range insert per key was a memcpy call).
-      auto add = [&](double frame, const std::array<float, 4>& v) {
-        t.times.push_back(static_cast<float>(frame / fps));
-        t.values.push_back(v[0]);
-        t.values.push_back(v[1]);
-        t.values.push_back(v[2]);
-        if (four) t.values.push_back(v[3]);
-      };
+      const std::size_t nc = static_cast<std::size_t>(cc.ncomp);
       // Sized once: every key (all), else the keys strictly inside (f0, f1) (frames are
       // strictly increasing, so they are the index range [inside0, inside1)) plus the one or
-      // two boundary keys.
-      std::size_t nkeys = cc.frames.size(), inside0 = 0, inside1 = 0;
+      // two boundary keys. Times written in place, the values of the keys copied in one piece.
+      std::size_t nkeys = cc.n, inside0 = 0, inside1 = cc.n;
       if (!all) {
-        inside0 = static_cast<std::size_t>(std::upper_bound(cc.frames.begin(), cc.frames.end(), f0) - cc.frames.begin());
-        inside1 = static_cast<std::size_t>(std::lower_bound(cc.frames.begin(), cc.frames.end(), f1) - cc.frames.begin());
-        nkeys = (inside1 > inside0 ? inside1 - inside0 : 0) + (f1 > f0 ? 2 : 1);
+        inside0 = static_cast<std::size_t>(std::upper_bound(cc.frames, cc.frames + cc.n, f0) - cc.frames);
+        inside1 = static_cast<std::size_t>(std::lower_bound(cc.frames, cc.frames + cc.n, f1) - cc.frames);
+        if (inside1 < inside0) inside1 = inside0;
+        nkeys = (inside1 - inside0) + (f1 > f0 ? 2 : 1);
       }
-      t.times.reserve(nkeys);
-      t.values.reserve(nkeys * (four ? 4 : 3));
-      if (all) {
-        for (std::size_t k = 0; k < cc.frames.size(); ++k) add(cc.frames[k], cc.values[k]);
-        max_frame = std::max(max_frame, cc.frames.back());
-      } else {
-        add(0, sample(cc, f0));
-        for (std::size_t k = inside0; k < inside1; ++k) add(cc.frames[k] - f0, cc.values[k]);
-        if (f1 > f0) add(f1 - f0, sample(cc, f1));
-      }
+      t.times.resize(nkeys);
+      t.values.resize(nkeys * nc);
+      float* tm = t.times.data();
+      float* tv = t.values.data();
+      auto put_sample = [&](double frame, double at) {
+        const auto v = sample(cc, at);
+        *tm++ = static_cast<float>(frame / fps);
+        std::memcpy(tv, v.data(), nc * sizeof(float));
+        tv += nc;
+      };
+      if (!all) put_sample(0, f0);
+      const int base = all ? 0 : f0;
+      for (std::size_t k = inside0; k < inside1; ++k) *tm++ = static_cast<float>(static_cast<double>(cc.frames[k] - base) / fps);
+      if (inside1 > inside0) std::memcpy(tv, cc.values + inside0 * nc, (inside1 - inside0) * nc * sizeof(float));
+      tv += (inside1 - inside0) * nc;
+      if (all) max_frame = std::max(max_frame, cc.frames[cc.n - 1]);
+      else if (f1 > f0) put_sample(f1 - f0, f1);
       a.tracks.push_back(std::move(t));
     }
   }
@@ -260,8 +297,8 @@ decoded_textures decode_textures(const model_raw& m) {
   decoded_textures d;
   const auto& e = m.entries[1];
   byte_reader tr(m.data[1], endian::big, m.base + e.offset);
-  d.vram = lzss_decompress(tr, m.vram_size);
-  const byte_vec& vram = d.vram;
+  d.vram = lzss_decode(tr, m.vram_size);
+  const auto& vram = d.vram;
   d.vram_bytes = vram.size();
   d.images.reserve(m.textures.size());
   work_budget budget{2 * static_cast<std::uint64_t>(vram.size()) + 4096};
@@ -292,6 +329,7 @@ void set_root_transform(scene& s) {
 // ---- add_model, one step per part of the model ----
 namespace {
 
+
 // Push bones first (index = keyframe slot), then the tags as attachment bones.
 // `weapon_bone` = the first tag with a rotation (0x30/0x81), -1 when none.
 skeleton build_skeleton(const model_geometry& g, const std::string& name, const read_context& ctx, int& weapon_bone) {
@@ -301,7 +339,7 @@ skeleton build_skeleton(const model_geometry& g, const std::string& name, const 
     bone b;
     b.name = "bone_" + std::to_string(i);
     b.parent = g.skel.parent[i];
-    b.extras = {{"sf3_bone", i}};
+    b.extras = json_object("sf3_bone", i);
     sk.bones.push_back(std::move(b));
   }
   std::map<std::string, int> used;
@@ -320,11 +358,11 @@ skeleton build_skeleton(const model_geometry& g, const std::string& name, const 
       b.scale = t.scale;
       if (weapon_bone < 0) weapon_bone = static_cast<int>(sk.bones.size());
     }
-    b.extras = {{"sf3_tag", t.code}, {"attachment", true}};
+    b.extras = json_object("sf3_tag", t.code, "attachment", true);
     for (float v : b.translation) if (!std::isfinite(v)) fail(code::bad_value, name + ": tag position is not finite");
     sk.bones.push_back(std::move(b));
   }
-  sk.extras = {{"sf3_bones", g.skel.parent.size()}, {"sf3_tags", g.skel.tags.size()}};
+  sk.extras = json_object("sf3_bones", g.skel.parent.size(), "sf3_tags", g.skel.tags.size());
   return sk;
 }
 
@@ -384,7 +422,7 @@ atlas_layout add_atlas(scene& s, const model_raw& m, const decoded_textures& tex
                     atlas.rgba.data() + (std::size_t{place[i][1] + row} * width + place[i][0]) * 4);
     rects.push_back({place[i][0], place[i][1], t.width, t.height});
   }
-  atlas.extras = {{"sf3_texture_rects", rects}, {"vram_size", m.vram_size}};
+  atlas.extras = json_object("sf3_texture_rects", std::move(rects), "vram_size", m.vram_size);
   s.textures.push_back(std::move(atlas));
   return {std::move(place), width, height};
 }
@@ -482,7 +520,7 @@ void add_part(scene& s, const mesh_context& mc, const xpdata& x, int bone, const
     for (const auto& p : me.positions)
       if (!core::finite(p)) fail(code::bad_value, name + " " + part + ": vertex is not finite");
     if (me.positions.empty()) continue;
-    me.extras = {{"sf3_part", part}, {"textured_faces", textured}, {"flat_faces", flat}};
+    me.extras = json_object("sf3_part", part, "textured_faces", textured, "flat_faces", flat);
     s.meshes.push_back(std::move(me));
   }
 }
@@ -499,7 +537,7 @@ void add_model_clips(scene& s, const model_raw& m, const model_geometry& g, cons
     return it->second;
   };
   s.animations.push_back(make_clip(channels_for(m.anim.key_refs, m.data[3].data()), skr, skel_index, 0, 0, fps, true, ctx, name + "_all_frames"));
-  s.animations.back().extras = {{"sf3_all_frames", true}, {"sf3_model", name}};
+  s.animations.back().extras = json_object("sf3_all_frames", true, "sf3_model", name);
   static const std::vector<int> no_groups;
   const std::vector<int>& groups = an.file ? an.layout->groups : no_groups;
   int external_index = 0;
@@ -514,11 +552,14 @@ void add_model_clips(scene& s, const model_raw& m, const model_geometry& g, cons
     nlohmann::json ev = nlohmann::json::array();
     if (!d.events.empty()) {
       nm += "_ev";
-      for (std::size_t k = 0; k < d.events.size(); ++k) nm += (k ? "-" : "") + std::to_string(d.events[k].code);
+      for (std::size_t k = 0; k < d.events.size(); ++k) {
+        if (k) nm += '-';
+        nm += std::to_string(d.events[k].code);
+      }
     }
     for (const auto& e : d.events) ev.push_back({e.frame, e.code});
-    nlohmann::json ex{{"sf3_def", i}, {"id", d.id}, {"first_frame", f0}, {"frame_count", d.count},
-                      {"distance", d.distance}, {"events", ev}, {"sf3_model", name}};
+    nlohmann::json ex = json_object("sf3_def", i, "id", d.id, "first_frame", f0, "frame_count", d.count, "distance", d.distance,
+                                    "events", std::move(ev), "sf3_model", name);
     const key_table_ref* keys = &m.anim.key_refs;
     const std::uint8_t* key_bytes = m.data[3].data();
     if (d.external()) {
@@ -557,7 +598,7 @@ void add_model_clips(scene& s, const model_raw& m, const model_geometry& g, cons
     for (const auto& t : a.tracks) clip_keys += t.times.size();
     if (clip_keys > (4u << 20))
       fail(code::limit_exceeded, name + ": the animation clips would hold more than 4M keys", m.base + m.entries[3].offset);
-    a.extras = ex;
+    a.extras = std::move(ex);
     s.animations.push_back(std::move(a));
   }
 }
@@ -625,7 +666,7 @@ void add_x8an_animations(scene& s, int skel, const x8an_file& f, const x8an_layo
     std::snprintf(nm, sizeof nm, "%sseg%02zu_f%d-%d", prefix.c_str(), i, fr.first, fr.second);
     animation a = make_clip(make_table_channels(seg.key_refs, f.source.data() + seg.offset, std::min(seg.key_refs.bones.size(), sk.bones.size())), sk, skel, fr.first,
                             fr.second, fps, false, ctx, nm);
-    a.extras = {{"x8an_segment", i}, {"group", group}, {"first_frame", fr.first}, {"offset", seg.offset}};
+    a.extras = json_object("x8an_segment", i, "group", group, "first_frame", fr.first, "offset", seg.offset);
     s.animations.push_back(std::move(a));
     ++added;
   }

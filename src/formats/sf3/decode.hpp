@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "formats/sf3/lzss.hpp"
@@ -22,7 +23,7 @@ namespace rigrip::sf3 {
 // straight into its rows: no RGBA copy per texture.
 struct decoded_textures {
   std::size_t vram_bytes = 0;  // LZSS output length (equals vram_size in real files)
-  byte_vec vram;               // the LZSS output
+  lzss_bytes vram;             // the LZSS output
   struct image {
     std::uint32_t width = 0, height = 0;
     std::size_t start = 0;  // byte offset of its big-endian RGB555 pixels in vram
@@ -36,6 +37,22 @@ void rgb555_pixels(const std::uint8_t* src, std::size_t n, std::uint8_t* dst);
 // Linear value of a flat face's 5-bit colour channel (a table), and the formula it equals.
 [[nodiscard]] float flat_linear(unsigned v5);
 [[nodiscard]] float flat_linear_reference(unsigned v5);
+
+// A JSON object filled key by key (key, value, key, value, ...), equal to the initializer-list
+// form {{key, value}, ...} with the same value types; that form builds a two-element array per
+// key and copies it into the object (most of the cost of the extras of meshes, bones and clips).
+inline void put_all(nlohmann::json::object_t&) {}
+template <typename V, typename... Rest>
+void put_all(nlohmann::json::object_t& o, const char* key, V&& value, Rest&&... rest) {
+  o.emplace(key, nlohmann::json(std::forward<V>(value)));
+  put_all(o, std::forward<Rest>(rest)...);
+}
+template <typename... Kv>
+[[nodiscard]] nlohmann::json json_object(Kv&&... kv) {
+  nlohmann::json j(nlohmann::json::value_t::object);
+  put_all(j.get_ref<nlohmann::json::object_t&>(), std::forward<Kv>(kv)...);
+  return j;
+}
 
 struct sibling_animations {
   const x8an_file* file = nullptr;

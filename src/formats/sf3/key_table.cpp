@@ -101,42 +101,47 @@ key_table_ref scan_key_table(const byte_reader& r, std::uint32_t table_offset, s
     for (int i = 0; i < 3; ++i) k.n[i] = load_at<std::uint32_t>(rec + 4 * i, order);
     for (int i = 0; i < 13; ++i) k.off[i] = load_at<std::uint32_t>(rec + 12 + 4 * i, order);
     const std::size_t bone = t.bones.size();
-    auto expect = [&](int i, std::uint32_t bytes) {
-      if (k.off[i] != pos) t.canonical = false;
-      pos = k.off[i] + bytes;
-    };
-    auto count = [&](std::uint32_t c, std::uint32_t elem, int field) {
-      // The label is built only when the check fails (checked_count_at then throws).
-      const bool fits = k.off[field] <= r.size() && c <= (r.size() - k.off[field]) / elem;
-      std::size_t n = fits ? std::size_t{c}
-                           : r.checked_count_at(k.off[field], c, elem, ("keyframes of bone " + std::to_string(bone)).c_str());
-      budget->spend(std::uint64_t{n} * elem, r.base() + at, "keyframe table");
-    };
     // off[0..2] frame arrays T R S, off[3..5] Tx Ty Tz, off[6..9] Rx Ry Rz Rw, off[10..12] Sx Sy Sz.
-    for (int c = 0; c < 3; ++c) {
-      count(k.n[c], 2, c);
-      expect(c, k.n[c] * 2);
+    static constexpr int count_of[13] = {0, 1, 2, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2};
+    static constexpr std::uint32_t elem_of[13] = {2, 2, 2, 4, 4, 4, 2, 2, 2, 2, 4, 4, 4};
+    // Every array inside the bytes and the budget enough for all 13: charged at once (the
+    // common case). Otherwise array by array as below, which fails where it failed before.
+    std::uint64_t total = 0;
+    bool all_fit = true;
+    for (int i = 0; i < 13; ++i) {
+      const std::uint64_t b = std::uint64_t{k.n[count_of[i]]} * elem_of[i];
+      all_fit &= std::uint64_t{k.off[i]} + b <= r.size();
+      total += b;
     }
+    if (all_fit && total <= budget->left) {
+      budget->left -= total;
+    } else {
+      auto count = [&](std::uint32_t c, std::uint32_t elem, int field) {
+        // The label is built only when the check fails (checked_count_at then throws).
+        const bool fits = k.off[field] <= r.size() && c <= (r.size() - k.off[field]) / elem;
+        std::size_t n = fits ? std::size_t{c}
+                             : r.checked_count_at(k.off[field], c, elem, ("keyframes of bone " + std::to_string(bone)).c_str());
+        budget->spend(std::uint64_t{n} * elem, r.base() + at, "keyframe table");
+      };
+      for (int i = 0; i < 13; ++i) count(k.n[count_of[i]], elem_of[i], i);
+    }
+    // The canonical layout: the arrays in field order, zero padding to 4 after the frames
+    // and after the rotations.
+    auto expect = [&](int i) {
+      if (k.off[i] != pos) t.canonical = false;
+      pos = k.off[i] + k.n[count_of[i]] * elem_of[i];
+    };
     auto pad_zero = [&]() {
       std::uint32_t aligned = align_up(pos, 4);
       for (std::uint32_t p = pos; p < aligned && p < r.size(); ++p)
         if (bytes[p] != 0) t.canonical = false;
       pos = aligned;
     };
+    for (int i = 0; i < 3; ++i) expect(i);
     pad_zero();
-    for (int c = 0; c < 3; ++c) {
-      count(k.n[0], 4, 3 + c);
-      expect(3 + c, k.n[0] * 4);
-    }
-    for (int c = 0; c < 4; ++c) {
-      count(k.n[1], 2, 6 + c);
-      expect(6 + c, k.n[1] * 2);
-    }
+    for (int i = 3; i < 10; ++i) expect(i);
     pad_zero();
-    for (int c = 0; c < 3; ++c) {
-      count(k.n[2], 4, 10 + c);
-      expect(10 + c, k.n[2] * 4);
-    }
+    for (int i = 10; i < 13; ++i) expect(i);
     t.bones.push_back(k);
     at += 64;
   }
@@ -269,12 +274,49 @@ std::pair<int, int> frame_range(const key_table_ref& t, const std::uint8_t* data
   unsigned lo = 0x10000, hi = 0;
   bool any = false;
   const bool big = t.order == endian::big;
+#if defined(__SSE2__)
+  // One pair of accumulators for the whole table, reduced once (per array it was most of the
+  // cost: the arrays are short). An array of eight or more ends with an 8-wide block that
+  // overlaps the one before (min and max do not mind seeing a value twice); shorter arrays go
+  // one value at a time.
+  const __m128i bias = _mm_set1_epi16(static_cast<short>(0x8000));
+  __m128i mn = _mm_set1_epi16(0x7FFF), mx = _mm_set1_epi16(static_cast<short>(0x8000));
+  auto block = [&](const std::uint8_t* q) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
+    if (big) v = _mm_or_si128(_mm_slli_epi16(v, 8), _mm_srli_epi16(v, 8));
+    v = _mm_xor_si128(v, bias);
+    mn = _mm_min_epi16(mn, v);
+    mx = _mm_max_epi16(mx, v);
+  };
+  for (const auto& b : t.bones)
+    for (int c = 0; c < 3; ++c) {
+      const std::size_t n = b.n[c];
+      if (!n) continue;
+      any = true;
+      const std::uint8_t* p = data + b.off[c];
+      if (n >= 8) {
+        std::size_t i = 0;
+        for (; i + 8 <= n; i += 8) block(p + 2 * i);
+        if (i < n) block(p + 2 * (n - 8));
+      } else {
+        u16_min_max(p, n, big, lo, hi);
+      }
+    }
+  alignas(16) std::int16_t a[8], m[8];
+  _mm_store_si128(reinterpret_cast<__m128i*>(a), mn);
+  _mm_store_si128(reinterpret_cast<__m128i*>(m), mx);
+  for (int k = 0; k < 8; ++k) {
+    lo = std::min(lo, static_cast<unsigned>(static_cast<std::uint16_t>(a[k]) ^ 0x8000u));
+    hi = std::max(hi, static_cast<unsigned>(static_cast<std::uint16_t>(m[k]) ^ 0x8000u));
+  }
+#else
   for (const auto& b : t.bones)
     for (int c = 0; c < 3; ++c)
       if (b.n[c]) {
         any = true;
         u16_min_max(data + b.off[c], b.n[c], big, lo, hi);
       }
+#endif
   if (!any) return {-1, -1};
   return {static_cast<int>(lo), static_cast<int>(hi)};
 }
