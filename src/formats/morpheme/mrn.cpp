@@ -92,9 +92,9 @@ bool looks_like_sdk_bundle(std::span<const std::uint8_t> d) {
   return header_sane(d, bundle_variant::sdk_x64) || header_sane(d, bundle_variant::sdk_win32);
 }
 
-mrn_file parse_mrn(std::span<const std::uint8_t> data) {
+mrn_view scan_mrn(std::span<const std::uint8_t> data) {
   byte_reader r(data);
-  mrn_file f;
+  mrn_view f;
   if (data.size() < 8) fail(code::truncated, "a packet file needs at least one 40-byte header", 0);
   if (le32(data, 0) == magic_sdk_x64[0] && le32(data, 4) == magic_sdk_x64[1]) f.variant = bundle_variant::sdk_x64;
   else if (le32(data, 0) == magic_x86[0] && le32(data, 4) == magic_x86[1]) f.variant = bundle_variant::sdk_win32;
@@ -105,15 +105,14 @@ mrn_file parse_mrn(std::span<const std::uint8_t> data) {
     bool blank_rest = std::all_of(data.begin() + static_cast<std::ptrdiff_t>(pos), data.end(),
                                   [](std::uint8_t b) { return b == 0 || b == 0xCD; });
     if (!f.packets.empty() && blank_rest) {
-      auto t = data.subspan(static_cast<std::size_t>(pos));
-      f.tail.assign(t.begin(), t.end());
+      f.tail = data.subspan(static_cast<std::size_t>(pos));
       break;
     }
     if (left < L.header_size)
       fail(code::truncated, "packet header needs " + std::to_string(L.header_size) + " bytes, " +
                                 std::to_string(left) + " left", pos);
     auto h = r.peek(pos);
-    packet p;
+    packet_view p;
     p.offset = pos;
     p.header_size = L.header_size;
     p.magic0 = h.u32();
@@ -134,14 +133,12 @@ mrn_file parse_mrn(std::span<const std::uint8_t> data) {
     std::uint64_t pad = L.absolute_alignment ? align_up(pos + L.header_size, p.alignment) - (pos + L.header_size)
                                              : (p.alignment - L.header_size % p.alignment) % p.alignment;
     if (pad > h.remaining()) fail(code::truncated, "packet header padding runs past the end of the file", pos);
-    auto hp = h.bytes(pad);
-    p.header_pad.assign(hp.begin(), hp.end());
+    p.header_pad = h.bytes(pad);
     if (len > h.remaining())
       fail(code::bad_count, "packet " + std::to_string(f.packets.size()) + " (type " + hexs::hex(p.type) +
                                 ") payload of " + std::to_string(len) + " bytes exceeds the " +
                                 std::to_string(h.remaining()) + " bytes left", pos + 0x20);
-    auto pl = h.bytes(len);
-    p.payload.assign(pl.begin(), pl.end());
+    p.payload = h.bytes(len);
     std::uint64_t end = h.abs();
     std::uint64_t next = std::min<std::uint64_t>(align_up(end, L.next_alignment), data.size());
     // Take another 4/8/16-aligned position when the usual one holds no header but that one does.
@@ -155,12 +152,36 @@ mrn_file parse_mrn(std::span<const std::uint8_t> data) {
           next = align_up(end, a);
           break;
         }
-    auto fl = data.subspan(static_cast<std::size_t>(end), static_cast<std::size_t>(next - end));
-    p.fill.assign(fl.begin(), fl.end());
-    f.packets.push_back(std::move(p));
+    p.fill = data.subspan(static_cast<std::size_t>(end), static_cast<std::size_t>(next - end));
+    f.packets.push_back(p);
     pos = next;
   }
   if (f.packets.empty()) fail(code::truncated, "no packet in the file", 0);
+  return f;
+}
+
+mrn_file parse_mrn(std::span<const std::uint8_t> data) {
+  const auto v = scan_mrn(data);
+  mrn_file f;
+  f.variant = v.variant;
+  f.packets.reserve(v.packets.size());
+  for (const auto& pv : v.packets) {
+    packet p;
+    p.offset = pv.offset;
+    p.magic0 = pv.magic0;
+    p.magic1 = pv.magic1;
+    p.type = pv.type;
+    p.index = pv.index;
+    p.unknown = pv.unknown;
+    p.alignment = pv.alignment;
+    p.header_extra = pv.header_extra;
+    p.header_size = pv.header_size;
+    p.header_pad.assign(pv.header_pad.begin(), pv.header_pad.end());
+    p.payload.assign(pv.payload.begin(), pv.payload.end());
+    p.fill.assign(pv.fill.begin(), pv.fill.end());
+    f.packets.push_back(std::move(p));
+  }
+  f.tail.assign(v.tail.begin(), v.tail.end());
   return f;
 }
 
