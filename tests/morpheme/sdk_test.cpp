@@ -851,3 +851,38 @@ TEST(SdkRig, DuplicateBoneNameIsRenamed) {
   for (const auto& b : sk.bones) unique.insert(b.name);
   EXPECT_EQ(unique.size(), sk.bones.size());
 }
+
+// Times are cached per (count, rate): constant channels (one key: 0 and the duration) and
+// sampled ones (sample i at i / rate, clamped to the duration) interleave in every source.
+TEST(SdkSources, TrackTimesFollowTheirOwnKeyCount) {
+  RIGRIP_REQUIRE_SAMPLE(root, "morpheme/sdk");
+  int constant = 0, sampled = 0;
+  for (const auto& ext : {".nsa", ".qsa"})
+    for (const auto& f : sample_files(root, ext)) {
+      auto r = read_file(f, read_source5_scene);
+      ASSERT_TRUE(r.s.ok()) << f << ": " << r.s.error().to_string();
+      const auto& a = r.s.value().animations.at(0);
+      const double rate = *a.fps;
+      const auto dur = static_cast<float>(a.duration);
+      bool last_constant = false, switched = false;
+      for (const auto& t : a.tracks) {
+        if (t.bone == a.extras["root_motion"][0]) continue;  // the trajectory has its own rate
+        const bool c = t.times.size() == 2 && a.extras["sample_count"] != 2;
+        switched |= c != last_constant;
+        last_constant = c;
+        ASSERT_EQ(t.values.size(), t.times.size() * (t.path == path::rotation ? 4u : 3u));
+        if (c) {
+          ++constant;
+          EXPECT_EQ(t.times, (std::vector<float>{0.0f, dur})) << f;
+        } else {
+          ++sampled;
+          ASSERT_EQ(t.times.size(), a.extras["sample_count"].get<std::size_t>()) << f;
+          for (std::size_t i = 0; i < t.times.size(); ++i)
+            ASSERT_EQ(t.times[i], std::min(static_cast<float>(static_cast<double>(i) / rate), dur)) << f << " key " << i;
+        }
+      }
+      EXPECT_TRUE(switched) << f;
+    }
+  EXPECT_GT(constant, 1000);
+  EXPECT_GT(sampled, 1000);
+}

@@ -161,23 +161,28 @@ animation build_animation(const nsa_plan& pl, const nsa5_file* raw, const built_
     }
     return t;
   };
-  // Every channel of a source shares its sample count and rate: the times are computed once
-  // per (count, rate) and copied.
-  std::vector<float> times_cache;
-  std::size_t cache_n = 0;
-  double cache_rate = 0;
-  bool cached = false;
+  // Channels share a few (count, rate) pairs (the source's samples, one key for a constant
+  // channel, the trajectory's): each pair's times are computed once and copied. Constant and
+  // sampled channels interleave, so one cache entry per pair, not just the last.
+  struct times_entry {
+    std::size_t n;
+    double rate;
+    std::vector<float> times;
+  };
+  std::vector<times_entry> times_cache;
+  times_cache.reserve(4);
+  auto cached_times = [&](std::size_t n, double rate) -> const std::vector<float>& {
+    for (const auto& e : times_cache)
+      if (e.n == n && e.rate == rate) return e.times;
+    if (times_cache.size() == 4) times_cache.erase(times_cache.begin());
+    times_cache.push_back({n, rate, times_for(n, rate)});
+    return times_cache.back().times;
+  };
   auto add = [&](const std::string& bone, path p, const float* v, std::size_t n, std::size_t comps, double rate) {
     track t;
     t.bone = bone;
     t.path = p;
-    if (!cached || cache_n != n || cache_rate != rate) {
-      times_cache = times_for(n, rate);
-      cache_n = n;
-      cache_rate = rate;
-      cached = true;
-    }
-    t.times = times_cache;
+    t.times = cached_times(n, rate);
     if (n == 1) {
       t.values.reserve(t.times.size() * comps);
       for (std::size_t k = 0; k < t.times.size(); ++k) t.values.insert(t.values.end(), v, v + comps);
@@ -193,13 +198,7 @@ animation build_animation(const nsa_plan& pl, const nsa5_file* raw, const built_
     t.bone = bone;
     t.path = p;
     const std::size_t n = S;
-    if (!cached || cache_n != n || cache_rate != d.sample_rate) {
-      times_cache = times_for(n, d.sample_rate);
-      cache_n = n;
-      cache_rate = d.sample_rate;
-      cached = true;
-    }
-    t.times = times_cache;
+    t.times = cached_times(n, d.sample_rate);
     if (p == path::translation) {
       t.values.resize(n * 3);
       fill_nsa5_translation(*raw, entry, t.values.data());
