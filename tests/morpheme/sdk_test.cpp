@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/bit_reader.hpp"
 #include "core/failure.hpp"
 #include "core/math.hpp"
 #include "formats/morpheme/anim_source.hpp"
@@ -885,4 +887,68 @@ TEST(SdkSources, TrackTimesFollowTheirOwnKeyCount) {
     }
   EXPECT_GT(constant, 1000);
   EXPECT_GT(sampled, 1000);
+}
+
+namespace {
+// The QSA section samples as first written: every term of range_value per sample (the init
+// rotation too). decode_qsa hoists the per-channel terms; the floats must not change.
+float ref_range(const std::array<float, 6>& mm, int c, std::uint32_t q, unsigned bits) {
+  if (bits == 0) return mm[c];
+  double full = bits >= 32 ? 4294967295.0 : static_cast<double>((1ull << bits) - 1);
+  return static_cast<float>(mm[c] + (static_cast<double>(mm[3 + c]) - mm[c]) * (q / full));
+}
+void ref_qsa_sections(const qsa_file& f, nsa_decoded& d) {
+  for (const auto& s : f.sections) {
+    const std::uint32_t ns = s.sample_count(), start = s.start_frame();
+    for (std::uint32_t t = 0; t < ns; ++t) {
+      core::bit_reader br(std::span(s.position_rows).subspan(std::size_t{t} * s.position_row_bytes(), s.position_row_bytes()),
+                          core::bit_order::lsb_first);
+      for (std::uint16_t j = 0; j < s.position_count(); ++j) {
+        const auto& inf = s.position_info[j];
+        vec3 v{};
+        for (int c = 0; c < 3; ++c)
+          v[c] = ref_range(s.position_init, c, inf.init[c], 8) +
+                 ref_range(s.position_sets[inf.index[c]], c, br.read(inf.bits[c]), inf.bits[c]);
+        d.channels[f.lists[2][j]].translation[start + t] = v;
+      }
+      core::bit_reader bq(std::span(s.rotation_rows).subspan(std::size_t{t} * s.rotation_row_bytes(), s.rotation_row_bytes()),
+                          core::bit_order::lsb_first);
+      for (std::uint16_t j = 0; j < s.rotation_count(); ++j) {
+        const auto& inf = s.rotation_info[j];
+        std::array<float, 3> iv{}, v{};
+        for (int c = 0; c < 3; ++c) {
+          iv[c] = inf.init[c] / 128.0f - 1.0f;
+          v[c] = ref_range(s.rotation_sets[inf.index[c]], c, bq.read(inf.bits[c]), inf.bits[c]);
+        }
+        d.channels[f.lists[3][j]].rotation[start + t] = core::normalize(core::multiply(mrp_to_quat(iv), mrp_to_quat(v)));
+      }
+    }
+  }
+}
+bool same_bits(float a, float b) { return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b); }
+}  // namespace
+
+TEST(SdkSources, QsaSamplesEqualThePerSampleFormula) {
+  RIGRIP_REQUIRE_SAMPLE(root, "morpheme/sdk");
+  std::size_t compared = 0;
+  for (const auto& path : sample_files(root, ".qsa")) {
+    const auto data = test::read_bytes(path);
+    const auto f = parse_qsa(core::byte_reader(data));
+    const auto d = decode_qsa(f);
+    auto ref = d;  // static channels and sizes as decoded; the sections' samples overwritten
+    for (auto c : f.lists[2]) std::fill(ref.channels[c].translation.begin(), ref.channels[c].translation.end(), vec3{9, 9, 9});
+    for (auto c : f.lists[3]) std::fill(ref.channels[c].rotation.begin(), ref.channels[c].rotation.end(), quat{9, 9, 9, 9});
+    ref_qsa_sections(f, ref);
+    for (std::size_t c = 0; c < d.channels.size(); ++c) {
+      const auto &a = d.channels[c], &b = ref.channels[c];
+      ASSERT_EQ(a.translation.size(), b.translation.size());
+      ASSERT_EQ(a.rotation.size(), b.rotation.size());
+      for (std::size_t i = 0; i < a.translation.size(); ++i)
+        for (int k = 0; k < 3; ++k) ASSERT_TRUE(same_bits(a.translation[i][k], b.translation[i][k])) << path << " ch " << c;
+      for (std::size_t i = 0; i < a.rotation.size(); ++i)
+        for (int k = 0; k < 4; ++k) ASSERT_TRUE(same_bits(a.rotation[i][k], b.rotation[i][k])) << path << " ch " << c;
+      compared += a.translation.size() + a.rotation.size();
+    }
+  }
+  EXPECT_GT(compared, 10000u);
 }
