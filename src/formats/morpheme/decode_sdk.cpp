@@ -541,7 +541,6 @@ scene read_source5_scene(const read_context& ctx) {
   auto rig = make_skeleton(r, mo, pi, b.raw.packets[pi].payload_offset(), ctx);
   scene s;
   s.format = res.kind == "nsa" ? "morpheme-nsa" : "morpheme-qsa";
-  s.skeletons.push_back(rig.sk);
   std::string name = stem_of(file_name);
   if (b.names) {
     auto it = std::find(b.names->files.begin(), b.names->files.end(), file_name);
@@ -550,6 +549,7 @@ scene read_source5_scene(const read_context& ctx) {
   if (name.empty()) name = "animation";
   auto bone_of = channel_bones(mo, rig, static_cast<std::uint32_t>(res.plan.d.channels.size()), name, ctx);
   auto a = build_animation(res.plan, res.nsa5 ? &*res.nsa5 : nullptr, rig, 0, bone_of, name, ctx);
+  s.skeletons.push_back(std::move(rig.sk));  // moved in after its last use, not copied
   a.extras["file_name"] = file_name;
   a.extras["source_kind"] = res.kind;
   s.animations.push_back(std::move(a));
