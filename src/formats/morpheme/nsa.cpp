@@ -413,12 +413,6 @@ nsa_file parse_nsa(const byte_reader& r) {
 
 // ------------------------------------------------------------------ maths
 
-quat mrp_to_quat(const std::array<float, 3>& v) {
-  float n = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-  float s = 2.0f / (1.0f + n);
-  return quat{s * v[0], s * v[1], s * v[2], (1.0f - n) / (1.0f + n)};
-}
-
 std::array<float, 3> quat_to_mrp(quat q) {
   q = core::normalize(q);
   if (q[3] < 0) q = {-q[0], -q[1], -q[2], -q[3]};
