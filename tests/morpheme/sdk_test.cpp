@@ -952,3 +952,24 @@ TEST(SdkSources, QsaSamplesEqualThePerSampleFormula) {
   }
   EXPECT_GT(compared, 10000u);
 }
+
+// The packet walk reads header fields straight from the bytes: its errors are the ones the
+// byte_reader walk gave (values from the earlier build on this cut), and the mrp formula
+// inlined for the QSA loop is mrp_to_quat's.
+TEST(SdkBundle, ScanErrorsAsBefore) {
+  RIGRIP_REQUIRE_SAMPLE(f, "morpheme/sdk/RuntimeBasic1/x64/Network_RuntimeBasic1.nmb");
+  auto data = test::read_bytes(f);
+  data.resize(866);
+  auto v = core::guarded("x", "morpheme-nmb", [&] { return scan_mrn(data); });
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.error().code, code::bad_count);
+  EXPECT_EQ(v.error().offset, 0xC4u);
+  EXPECT_EQ(v.error().message, "packet 2 (type 0x1) payload of 3760 bytes exceeds the 642 bytes left");
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-1.5f, 1.5f);
+  for (int i = 0; i < 1000; ++i) {
+    std::array<float, 3> m{u(rng), u(rng), u(rng)};
+    auto a = mrp_to_quat(m), b = mrp_quat_inline(m);
+    for (int k = 0; k < 4; ++k) ASSERT_EQ(std::bit_cast<std::uint32_t>(a[k]), std::bit_cast<std::uint32_t>(b[k]));
+  }
+}

@@ -336,7 +336,7 @@ nsa_decoded decode_qsa(const qsa_file& f) {
         const auto& ax = axes[np + j];
         std::array<float, 3> v{};
         for (int c = 0; c < 3; ++c) v[c] = ax[c].value(bq.read(ax[c].bits));
-        rot_out[j][t] = core::normalize(core::multiply(rot_init[j], mrp_to_quat(v)));
+        rot_out[j][t] = core::normalize(core::multiply(rot_init[j], mrp_quat_inline(v)));
       }
     }
   }

@@ -413,6 +413,8 @@ nsa_file parse_nsa(const byte_reader& r) {
 
 // ------------------------------------------------------------------ maths
 
+quat mrp_to_quat(const std::array<float, 3>& v) { return mrp_quat_inline(v); }
+
 std::array<float, 3> quat_to_mrp(quat q) {
   q = core::normalize(q);
   if (q[3] < 0) q = {-q[0], -q[1], -q[2], -q[3]};
