@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/bit_reader.hpp"
 #include "core/failure.hpp"
 #include "core/math.hpp"
 #include "formats/morpheme/anim_source.hpp"
@@ -527,7 +529,7 @@ TEST(SdkDamage, TruncatedAndCorruptedBundlesFailCleanly) {
     for (int k = 0; k < 4; ++k) b[rng() % b.size()] = static_cast<std::uint8_t>(rng());
     (void)core::guarded("x", "morpheme-nmb", [&] {
       auto sb = load_sdk_bundle(b);
-      return nmb_to_json(sb.raw).size();
+      return sb.rigs.size() + nmb_to_json(parse_mrn(b)).size();
     });
   }
 }
@@ -705,5 +707,269 @@ TEST(SdkNames, NmbNameFollowsTheFilesystemExtensionRule) {
     std::string ext = std::filesystem::path(n).extension().string();
     for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     EXPECT_EQ(nmb_name(n), ext == ".nmb") << n;
+  }
+}
+
+// ---------------------------------------------------------------- decode-speed paths
+
+// animation_name(fn, i) skips the renaming rules only when no entry would be renamed: it must
+// equal the rules' name for every entry, with duplicates (the rules run) and without (skipped).
+TEST(SdkNames, SingleNameEqualsTheRules) {
+  std::mt19937 rng(11);
+  const std::vector<std::string> parts = {"a", "b", "Walk", ".", "/", "\\", "x.y", "", "_1", ".fbx", "c:", "A", "_untitled"};
+  auto word = [&](int n) {
+    std::string s;
+    for (int k = 0; k < n; ++k) s += parts[rng() % parts.size()];
+    return s;
+  };
+  int fast = 0;
+  for (int round = 0; round < 3000; ++round) {
+    sdk_file_names fn;
+    const std::size_t n = 1 + rng() % 12;
+    const bool distinct = round % 2 == 0;  // half the rounds: distinct stems (the fast path)
+    for (std::size_t i = 0; i < n; ++i) {
+      fn.files.push_back(distinct ? "dir/f" + std::to_string(i) + word(1) + ".nsa" : word(static_cast<int>(rng() % 3)));
+      if (rng() % 4) fn.sources.push_back(distinct ? "c:\\src\\s" + std::to_string(i) + ".xmd" : word(static_cast<int>(rng() % 3)));
+      if (rng() % 3) fn.takes.push_back(rng() % 2 ? "untitled" : word(1));
+    }
+    const auto all = old_names(fn);
+    std::set<std::string> first;
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(animation_name(fn, i), all[i]) << "round " << round << " entry " << i;
+      first.insert(i < fn.sources.size() && !fn.sources[i].empty() ? old_stem(fn.sources[i]) : old_stem(fn.files[i]));
+    }
+    fast += first.size() == n && !first.count("");
+  }
+  EXPECT_GT(fast, 1000);
+  // A take suffix that makes a later, distinct stem a duplicate: the rules must run.
+  sdk_file_names fn;
+  fn.files = {"a.nsa", "a.qsa", "a_t.nsa"};
+  fn.takes = {"t", "u", "v"};
+  EXPECT_EQ(animation_name(fn, 2), old_names(fn)[2]);
+  EXPECT_EQ(animation_name(fn, 2), "a_t_v");  // not its stem "a_t"
+}
+
+// scan_mrn (views) and parse_mrn (copies) are one walk: the same packets, parts and tail, and
+// the same error (code and offset) on damaged bundles.
+TEST(SdkBundle, ScanEqualsParse) {
+  RIGRIP_REQUIRE_SAMPLE(root, "morpheme/sdk");
+  auto same = [](std::span<const std::uint8_t> d) {
+    auto p = core::guarded("x", "morpheme-nmb", [&] { return parse_mrn(d); });
+    auto v = core::guarded("x", "morpheme-nmb", [&] { return scan_mrn(d); });
+    ASSERT_EQ(p.ok(), v.ok());
+    if (!p.ok()) {
+      EXPECT_EQ(p.error().code, v.error().code);
+      EXPECT_EQ(p.error().offset, v.error().offset);
+      EXPECT_EQ(p.error().message, v.error().message);
+      return;
+    }
+    const auto& f = p.value();
+    const auto& g = v.value();
+    ASSERT_EQ(f.packets.size(), g.packets.size());
+    EXPECT_EQ(f.variant, g.variant);
+    EXPECT_TRUE(std::ranges::equal(f.tail, g.tail));
+    for (std::size_t i = 0; i < f.packets.size(); ++i) {
+      const auto& a = f.packets[i];
+      const auto& b = g.packets[i];
+      EXPECT_EQ(a.offset, b.offset);
+      EXPECT_EQ(a.type, b.type);
+      EXPECT_EQ(a.index, b.index);
+      EXPECT_EQ(a.unknown, b.unknown);
+      EXPECT_EQ(a.alignment, b.alignment);
+      EXPECT_EQ(a.header_extra, b.header_extra);
+      EXPECT_EQ(a.payload_offset(), b.payload_offset());
+      EXPECT_TRUE(std::ranges::equal(a.header_pad, b.header_pad));
+      EXPECT_TRUE(std::ranges::equal(a.payload, b.payload));
+      EXPECT_TRUE(std::ranges::equal(a.fill, b.fill));
+      // The views lie in the walked bytes.
+      EXPECT_EQ(b.payload.data(), d.data() + b.payload_offset());
+    }
+  };
+  std::mt19937 rng(5);
+  int files = 0;
+  for (const auto& f : sample_files(root, ".nmb")) {
+    ++files;
+    auto data = test::read_bytes(f);
+    same(data);
+    for (std::size_t cut = 1; cut < data.size(); cut += 211) same(std::span(data).first(cut));
+    for (int i = 0; i < 40; ++i) {
+      auto b = data;
+      for (int k = 0; k < 3; ++k) b[rng() % std::min<std::size_t>(b.size(), 4096)] = static_cast<std::uint8_t>(rng());
+      same(b);
+    }
+  }
+  EXPECT_EQ(files, 8);
+}
+
+// A bundle loaded from moved-in bytes owns them: its packet views stay valid after moves.
+TEST(SdkBundle, OwnedBytesKeepTheViewsValid) {
+  RIGRIP_REQUIRE_SAMPLE(f, "morpheme/sdk/RuntimeBasic1/x64/Network_RuntimeBasic1.nmb");
+  const auto data = test::read_bytes(f);
+  auto b = load_sdk_bundle(bytes(data));
+  sdk_bundle moved = std::move(b);
+  ASSERT_FALSE(moved.raw.packets.empty());
+  for (const auto& p : moved.raw.packets) {
+    EXPECT_EQ(p.payload.data(), moved.owned.data() + p.payload_offset());
+    EXPECT_TRUE(std::equal(p.payload.begin(), p.payload.end(), data.begin() + static_cast<std::ptrdiff_t>(p.payload_offset())));
+  }
+}
+
+// Bone names are checked for duplicates up front; a rig with two equal names still gets the
+// second one renamed "<name>_<index>" with a warning, as the per-bone set did.
+TEST(SdkRig, DuplicateBoneNameIsRenamed) {
+  RIGRIP_REQUIRE_SAMPLE(f, "morpheme/sdk/RuntimeBasic1/x64/Network_RuntimeBasic1.nmb");
+  auto data = test::read_bytes(f);
+  auto m = parse_mrn(data);
+  std::size_t rig = 0;
+  while (m.packets[rig].type != 1) ++rig;
+  auto r = read_sdk_rig(sized_reader{core::byte_reader(m.packets[rig].payload), 8});
+  // Overwrite bone j's name characters with bone i's name (i's not longer) and a NUL.
+  std::size_t i = 0, j = 0;
+  for (std::size_t a = 2; a < r.names.size() && !j; ++a)
+    for (std::size_t c = a + 1; c < r.names.size(); ++c)
+      if (!r.names[a].empty() && r.names[a].size() <= r.names[c].size()) {
+        i = a, j = c;
+        break;
+      }
+  ASSERT_GT(j, 0u);
+  const std::string from = std::string(1, '\0') + r.names[j] + '\0';
+  auto pos = std::search(data.begin() + static_cast<std::ptrdiff_t>(m.packets[rig].payload_offset()), data.end(), from.begin(), from.end());
+  ASSERT_NE(pos, data.end());
+  std::copy(r.names[i].begin(), r.names[i].end(), pos + 1);
+  *(pos + 1 + static_cast<std::ptrdiff_t>(r.names[i].size())) = 0;
+  read_out out;
+  read_context ctx;
+  ctx.path = f;
+  ctx.data = data;
+  ctx.diags = &out.diags;
+  ctx.load = [](const std::string& p) -> result<bytes> { return test::read_bytes(p); };
+  out.s = core::guarded(f, "morpheme", [&] { return read_nmb_scene(ctx); });
+  ASSERT_TRUE(out.s.ok()) << out.s.error().to_string();
+  const auto& sk = out.s.value().skeletons.at(0);
+  EXPECT_EQ(sk.bones.at(i).name, r.names[i]);
+  EXPECT_EQ(sk.bones.at(j).name, r.names[i] + "_" + std::to_string(j));
+  EXPECT_TRUE(has_warning(out.diags, code::w_name_mismatch, "duplicate bone name"));
+  std::set<std::string> unique;
+  for (const auto& b : sk.bones) unique.insert(b.name);
+  EXPECT_EQ(unique.size(), sk.bones.size());
+}
+
+// Times are cached per (count, rate): constant channels (one key: 0 and the duration) and
+// sampled ones (sample i at i / rate, clamped to the duration) interleave in every source.
+TEST(SdkSources, TrackTimesFollowTheirOwnKeyCount) {
+  RIGRIP_REQUIRE_SAMPLE(root, "morpheme/sdk");
+  int constant = 0, sampled = 0;
+  for (const auto& ext : {".nsa", ".qsa"})
+    for (const auto& f : sample_files(root, ext)) {
+      auto r = read_file(f, read_source5_scene);
+      ASSERT_TRUE(r.s.ok()) << f << ": " << r.s.error().to_string();
+      const auto& a = r.s.value().animations.at(0);
+      const double rate = *a.fps;
+      const auto dur = static_cast<float>(a.duration);
+      bool last_constant = false, switched = false;
+      for (const auto& t : a.tracks) {
+        if (t.bone == a.extras["root_motion"][0]) continue;  // the trajectory has its own rate
+        const bool c = t.times.size() == 2 && a.extras["sample_count"] != 2;
+        switched |= c != last_constant;
+        last_constant = c;
+        ASSERT_EQ(t.values.size(), t.times.size() * (t.path == path::rotation ? 4u : 3u));
+        if (c) {
+          ++constant;
+          EXPECT_EQ(t.times, (std::vector<float>{0.0f, dur})) << f;
+        } else {
+          ++sampled;
+          ASSERT_EQ(t.times.size(), a.extras["sample_count"].get<std::size_t>()) << f;
+          for (std::size_t i = 0; i < t.times.size(); ++i)
+            ASSERT_EQ(t.times[i], std::min(static_cast<float>(static_cast<double>(i) / rate), dur)) << f << " key " << i;
+        }
+      }
+      EXPECT_TRUE(switched) << f;
+    }
+  EXPECT_GT(constant, 1000);
+  EXPECT_GT(sampled, 1000);
+}
+
+namespace {
+// The QSA section samples as first written: every term of range_value per sample (the init
+// rotation too). decode_qsa hoists the per-channel terms; the floats must not change.
+float ref_range(const std::array<float, 6>& mm, int c, std::uint32_t q, unsigned bits) {
+  if (bits == 0) return mm[c];
+  double full = bits >= 32 ? 4294967295.0 : static_cast<double>((1ull << bits) - 1);
+  return static_cast<float>(mm[c] + (static_cast<double>(mm[3 + c]) - mm[c]) * (q / full));
+}
+void ref_qsa_sections(const qsa_file& f, nsa_decoded& d) {
+  for (const auto& s : f.sections) {
+    const std::uint32_t ns = s.sample_count(), start = s.start_frame();
+    for (std::uint32_t t = 0; t < ns; ++t) {
+      core::bit_reader br(std::span(s.position_rows).subspan(std::size_t{t} * s.position_row_bytes(), s.position_row_bytes()),
+                          core::bit_order::lsb_first);
+      for (std::uint16_t j = 0; j < s.position_count(); ++j) {
+        const auto& inf = s.position_info[j];
+        vec3 v{};
+        for (int c = 0; c < 3; ++c)
+          v[c] = ref_range(s.position_init, c, inf.init[c], 8) +
+                 ref_range(s.position_sets[inf.index[c]], c, br.read(inf.bits[c]), inf.bits[c]);
+        d.channels[f.lists[2][j]].translation[start + t] = v;
+      }
+      core::bit_reader bq(std::span(s.rotation_rows).subspan(std::size_t{t} * s.rotation_row_bytes(), s.rotation_row_bytes()),
+                          core::bit_order::lsb_first);
+      for (std::uint16_t j = 0; j < s.rotation_count(); ++j) {
+        const auto& inf = s.rotation_info[j];
+        std::array<float, 3> iv{}, v{};
+        for (int c = 0; c < 3; ++c) {
+          iv[c] = inf.init[c] / 128.0f - 1.0f;
+          v[c] = ref_range(s.rotation_sets[inf.index[c]], c, bq.read(inf.bits[c]), inf.bits[c]);
+        }
+        d.channels[f.lists[3][j]].rotation[start + t] = core::normalize(core::multiply(mrp_to_quat(iv), mrp_to_quat(v)));
+      }
+    }
+  }
+}
+bool same_bits(float a, float b) { return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b); }
+}  // namespace
+
+TEST(SdkSources, QsaSamplesEqualThePerSampleFormula) {
+  RIGRIP_REQUIRE_SAMPLE(root, "morpheme/sdk");
+  std::size_t compared = 0;
+  for (const auto& path : sample_files(root, ".qsa")) {
+    const auto data = test::read_bytes(path);
+    const auto f = parse_qsa(core::byte_reader(data));
+    const auto d = decode_qsa(f);
+    auto ref = d;  // static channels and sizes as decoded; the sections' samples overwritten
+    for (auto c : f.lists[2]) std::fill(ref.channels[c].translation.begin(), ref.channels[c].translation.end(), vec3{9, 9, 9});
+    for (auto c : f.lists[3]) std::fill(ref.channels[c].rotation.begin(), ref.channels[c].rotation.end(), quat{9, 9, 9, 9});
+    ref_qsa_sections(f, ref);
+    for (std::size_t c = 0; c < d.channels.size(); ++c) {
+      const auto &a = d.channels[c], &b = ref.channels[c];
+      ASSERT_EQ(a.translation.size(), b.translation.size());
+      ASSERT_EQ(a.rotation.size(), b.rotation.size());
+      for (std::size_t i = 0; i < a.translation.size(); ++i)
+        for (int k = 0; k < 3; ++k) ASSERT_TRUE(same_bits(a.translation[i][k], b.translation[i][k])) << path << " ch " << c;
+      for (std::size_t i = 0; i < a.rotation.size(); ++i)
+        for (int k = 0; k < 4; ++k) ASSERT_TRUE(same_bits(a.rotation[i][k], b.rotation[i][k])) << path << " ch " << c;
+      compared += a.translation.size() + a.rotation.size();
+    }
+  }
+  EXPECT_GT(compared, 10000u);
+}
+
+// The packet walk reads header fields straight from the bytes: its errors are the ones the
+// byte_reader walk gave (values from the earlier build on this cut), and the mrp formula
+// inlined for the QSA loop is mrp_to_quat's.
+TEST(SdkBundle, ScanErrorsAsBefore) {
+  RIGRIP_REQUIRE_SAMPLE(f, "morpheme/sdk/RuntimeBasic1/x64/Network_RuntimeBasic1.nmb");
+  auto data = test::read_bytes(f);
+  data.resize(866);
+  auto v = core::guarded("x", "morpheme-nmb", [&] { return scan_mrn(data); });
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.error().code, code::bad_count);
+  EXPECT_EQ(v.error().offset, 0xC4u);
+  EXPECT_EQ(v.error().message, "packet 2 (type 0x1) payload of 3760 bytes exceeds the 642 bytes left");
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-1.5f, 1.5f);
+  for (int i = 0; i < 1000; ++i) {
+    std::array<float, 3> m{u(rng), u(rng), u(rng)};
+    auto a = mrp_to_quat(m), b = mrp_quat_inline(m);
+    for (int k = 0; k < 4; ++k) ASSERT_EQ(std::bit_cast<std::uint32_t>(a[k]), std::bit_cast<std::uint32_t>(b[k]));
   }
 }

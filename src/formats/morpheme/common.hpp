@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -33,9 +34,9 @@ inline std::string lower(std::string s) {
   return b;
 }
 
-// A path's file name without its extension ("a/b/run.nsa" -> "run").
-[[nodiscard]] inline std::string stem_of(const std::string& path) {
-  // One backward scan for the last separator, one for the last dot after it; one copy.
+// A path's file name without its extension ("a/b/run.nsa" -> "run"), as a view into `path`.
+[[nodiscard]] inline std::string_view stem_view(std::string_view path) {
+  // One backward scan for the last separator, one for the last dot after it.
   std::size_t start = path.size();
   while (start > 0 && path[start - 1] != '/' && path[start - 1] != '\\') --start;
   std::size_t end = path.size();
@@ -46,6 +47,7 @@ inline std::string lower(std::string s) {
     }
   return path.substr(start, end - start);
 }
+[[nodiscard]] inline std::string stem_of(const std::string& path) { return std::string(stem_view(path)); }
 
 // Parents must precede children in the scene model; morpheme rigs normally already do.
 // Otherwise the bones are re-ordered (roots first, breadth first), the old index kept in

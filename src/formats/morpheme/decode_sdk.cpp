@@ -25,7 +25,8 @@ namespace {
 
 constexpr std::uint32_t pt_sdk_rig = 1, pt_sdk_map = 2, pt_sdk_network = 10, pt_sdk_file_names = 13;
 
-sized_reader payload_of(const mrn_file& f, const packet& p) {
+template <class File, class Packet>
+sized_reader payload_of(const File& f, const Packet& p) {
   return sized_reader{byte_reader(p.payload, core::endian::little, p.payload_offset()), f.pointer_size()};
 }
 
@@ -52,17 +53,30 @@ built_rig make_skeleton(const sdk_rig& r, const std::optional<sdk_rig_to_anim_ma
   if (r.names.size() != r.bone_count)
     ctx.warn(code::w_name_mismatch, where + ": " + std::to_string(r.names.size()) + " bone names for " +
                                         std::to_string(r.bone_count) + " bones", offset);
+  // The names first: nearly always all distinct, and then the renaming set is not needed.
+  std::vector<std::string> names(r.bone_count);
+  for (std::uint32_t i = 0; i < r.bone_count; ++i) {
+    auto& n = names[i];
+    n = i < r.names.size() && !r.names[i].empty() ? r.names[i] : "bone_" + std::to_string(i);
+    if (ctx.options.upper_case_bones)
+      for (auto& c : n) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
+  bool renames = false;
+  {
+    std::vector<std::string_view> sorted(names.begin(), names.end());
+    std::sort(sorted.begin(), sorted.end());
+    renames = std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
+  }
   std::set<std::string> used;
+  b.sk.bones.reserve(r.bone_count);
   for (std::uint32_t i = 0; i < r.bone_count; ++i) {
     bone bn;
-    bn.name = i < r.names.size() && !r.names[i].empty() ? r.names[i] : "bone_" + std::to_string(i);
-    if (ctx.options.upper_case_bones)
-      for (auto& c : bn.name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    if (used.count(bn.name)) {
+    bn.name = std::move(names[i]);
+    if (renames && used.count(bn.name)) {
       ctx.warn(code::w_name_mismatch, "duplicate bone name '" + bn.name + "' renamed '" + bn.name + "_" + std::to_string(i) + "'");
       bn.name += "_" + std::to_string(i);
     }
-    used.insert(bn.name);
+    if (renames) used.insert(bn.name);
     bn.parent = r.parents[i];
     if (i < r.bind_translation.size()) {
       quat q = r.bind_rotation[i];
@@ -147,23 +161,28 @@ animation build_animation(const nsa_plan& pl, const nsa5_file* raw, const built_
     }
     return t;
   };
-  // Every channel of a source shares its sample count and rate: the times are computed once
-  // per (count, rate) and copied.
-  std::vector<float> times_cache;
-  std::size_t cache_n = 0;
-  double cache_rate = 0;
-  bool cached = false;
+  // Channels share a few (count, rate) pairs (the source's samples, one key for a constant
+  // channel, the trajectory's): each pair's times are computed once and copied. Constant and
+  // sampled channels interleave, so one cache entry per pair, not just the last.
+  struct times_entry {
+    std::size_t n;
+    double rate;
+    std::vector<float> times;
+  };
+  std::vector<times_entry> times_cache;
+  times_cache.reserve(4);
+  auto cached_times = [&](std::size_t n, double rate) -> const std::vector<float>& {
+    for (const auto& e : times_cache)
+      if (e.n == n && e.rate == rate) return e.times;
+    if (times_cache.size() == 4) times_cache.erase(times_cache.begin());
+    times_cache.push_back({n, rate, times_for(n, rate)});
+    return times_cache.back().times;
+  };
   auto add = [&](const std::string& bone, path p, const float* v, std::size_t n, std::size_t comps, double rate) {
     track t;
     t.bone = bone;
     t.path = p;
-    if (!cached || cache_n != n || cache_rate != rate) {
-      times_cache = times_for(n, rate);
-      cache_n = n;
-      cache_rate = rate;
-      cached = true;
-    }
-    t.times = times_cache;
+    t.times = cached_times(n, rate);
     if (n == 1) {
       t.values.reserve(t.times.size() * comps);
       for (std::size_t k = 0; k < t.times.size(); ++k) t.values.insert(t.values.end(), v, v + comps);
@@ -179,13 +198,7 @@ animation build_animation(const nsa_plan& pl, const nsa5_file* raw, const built_
     t.bone = bone;
     t.path = p;
     const std::size_t n = S;
-    if (!cached || cache_n != n || cache_rate != d.sample_rate) {
-      times_cache = times_for(n, d.sample_rate);
-      cache_n = n;
-      cache_rate = d.sample_rate;
-      cached = true;
-    }
-    t.times = times_cache;
+    t.times = cached_times(n, d.sample_rate);
     if (p == path::translation) {
       t.values.resize(n * 3);
       fill_nsa5_translation(*raw, entry, t.values.data());
@@ -200,6 +213,7 @@ animation build_animation(const nsa_plan& pl, const nsa5_file* raw, const built_
   // The first channel that drives a bone's translation / rotation wins (bone indices are
   // scene bones, so flags per bone stand in for sets).
   std::vector<char> seen_t(sk.bones.size(), 0), seen_r(sk.bones.size(), 0);
+  a.tracks.reserve(2 * d.channels.size() + 2);  // at most two per channel and the root motion
   for (std::size_t c = 0; c < d.channels.size(); ++c) {
     const auto& ch = d.channels[c];
     const std::int32_t et = raw ? pl.translation_entry(c) : -1, er = raw ? pl.rotation_entry(c) : -1;
@@ -314,6 +328,21 @@ std::vector<std::string> animation_names(const sdk_file_names& fn) {
   return out;
 }
 
+std::string animation_name(const sdk_file_names& fn, std::size_t i) {
+  // The first names as views; an empty stem ("animation_<i>") or two equal names take the rules.
+  std::vector<std::string_view> first;
+  first.reserve(fn.files.size());
+  for (std::size_t k = 0; k < fn.files.size(); ++k) {
+    auto n = k < fn.sources.size() && !fn.sources[k].empty() ? stem_view(fn.sources[k]) : stem_view(fn.files[k]);
+    if (n.empty()) return animation_names(fn)[i];
+    first.push_back(n);
+  }
+  const std::string_view mine = first[i];
+  std::sort(first.begin(), first.end());
+  if (std::adjacent_find(first.begin(), first.end()) != first.end()) return animation_names(fn)[i];
+  return std::string(mine);  // all distinct: no take suffix, no renaming
+}
+
 namespace {
 
 const sdk_rig_to_anim_map* map_for(const sdk_bundle& b, const sdk_rig& r) {
@@ -324,9 +353,16 @@ const sdk_rig_to_anim_map* map_for(const sdk_bundle& b, const sdk_rig& r) {
 
 }  // namespace
 
+sdk_bundle load_sdk_bundle(bytes&& data) {
+  bytes owned = std::move(data);
+  auto b = load_sdk_bundle(byte_view(owned));
+  b.owned = std::move(owned);  // the buffer moves, its views stay valid
+  return b;
+}
+
 sdk_bundle load_sdk_bundle(byte_view data) {
   sdk_bundle b;
-  b.raw = parse_mrn(data);
+  b.raw = scan_mrn(data);
   if (b.raw.variant == bundle_variant::forgelight_x64)
     fail(code::bad_magic, "a Forgelight MRN (magic 0x1A), not a morpheme 5 bundle", 0);
   for (std::size_t i = 0; i < b.raw.packets.size(); ++i) {
@@ -465,7 +501,7 @@ found_bundle find_bundle(const read_context& ctx, const std::string& file_name) 
     auto data = ctx.load ? ctx.load(b) : result<bytes>(make_error(code::io_error, "no file access"));
     if (!data) continue;
     try {
-      auto sb = load_sdk_bundle(data.value());
+      auto sb = load_sdk_bundle(std::move(data.value()));
       if (sb.names && std::find(sb.names->files.begin(), sb.names->files.end(), file_name) != sb.names->files.end())
         return {b, "bundle listing the file", std::move(sb)};
     } catch (const core::failure&) {
@@ -492,7 +528,7 @@ scene read_source5_scene(const read_context& ctx) {
     auto data = ctx.load ? ctx.load(bundle_path) : result<bytes>(make_error(code::io_error, "no file access"));
     if (!data) fail(data.error().code, "bundle " + bundle_path + ": " + data.error().message, 0);
     try {
-      b = load_sdk_bundle(data.value());
+      b = load_sdk_bundle(std::move(data.value()));
     } catch (const core::failure& e) {
       fail(e.error().code, "bundle " + bundle_path + " @ " + hexs::hex(e.error().offset) + ": " + e.error().message, 0);
     }
@@ -505,16 +541,15 @@ scene read_source5_scene(const read_context& ctx) {
   auto rig = make_skeleton(r, mo, pi, b.raw.packets[pi].payload_offset(), ctx);
   scene s;
   s.format = res.kind == "nsa" ? "morpheme-nsa" : "morpheme-qsa";
-  s.skeletons.push_back(rig.sk);
   std::string name = stem_of(file_name);
   if (b.names) {
-    auto names = animation_names(*b.names);
     auto it = std::find(b.names->files.begin(), b.names->files.end(), file_name);
-    if (it != b.names->files.end()) name = names[static_cast<std::size_t>(it - b.names->files.begin())];
+    if (it != b.names->files.end()) name = animation_name(*b.names, static_cast<std::size_t>(it - b.names->files.begin()));
   }
   if (name.empty()) name = "animation";
   auto bone_of = channel_bones(mo, rig, static_cast<std::uint32_t>(res.plan.d.channels.size()), name, ctx);
   auto a = build_animation(res.plan, res.nsa5 ? &*res.nsa5 : nullptr, rig, 0, bone_of, name, ctx);
+  s.skeletons.push_back(std::move(rig.sk));  // moved in after its last use, not copied
   a.extras["file_name"] = file_name;
   a.extras["source_kind"] = res.kind;
   s.animations.push_back(std::move(a));

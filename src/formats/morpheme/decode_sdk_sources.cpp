@@ -1,5 +1,7 @@
 // Runtime-5 NSA / QSA raw structures -> dequantised channel samples (maths: README.md here).
 #include <algorithm>
+#include <bit>
+#include <cstring>
 #include <cmath>
 
 #include "core/bit_reader.hpp"
@@ -89,6 +91,57 @@ float range_value(const std::array<float, 6>& min_max, int c, std::uint32_t q, u
   if (bits == 0) return min_max[c];
   double full = bits >= 32 ? 4294967295.0 : static_cast<double>((1ull << bits) - 1);
   return static_cast<float>(min_max[c] + (static_cast<double>(min_max[3 + c]) - min_max[c]) * (q / full));
+}
+
+// range_value(min_max, c, q, bits) with its terms computed once per channel: the same
+// operations on the same values, so the same bits.
+struct qsa_axis {
+  double min = 0, span = 0, full = 1;
+  float min_f = 0;
+  unsigned bits = 0;
+  [[nodiscard]] float value(std::uint32_t q) const {
+    if (bits == 0) return min_f;
+    return static_cast<float>(min + span * (q / full));
+  }
+};
+// LSB-first fields of one QSA row, as core::bit_reader reads them, with its errors (parse_qsa
+// already checked that the channels' bits, each at most 32, fit the row; a qsa_file built by
+// hand may not). No byte past the row is loaded.
+class row_bits {
+ public:
+  row_bits(const std::uint8_t* p, std::size_t n) : p_(p), n_(n) {}
+  std::uint32_t read(unsigned bits) {
+    if (bits > 32) fail(code::internal, "bit read wider than 32");
+    if (bits > 8 * n_ - pos_)
+      fail(code::truncated, "bitstream ends: need " + std::to_string(bits) + " bits, " + std::to_string(8 * n_ - pos_) +
+                                " left", pos_ / 8);
+    if (bits == 0) return 0;
+    const std::size_t byte = pos_ >> 3;
+    const unsigned sh = static_cast<unsigned>(pos_ & 7);
+    std::uint64_t w = 0;
+    const std::size_t avail = std::min<std::size_t>(n_ - byte, 8);
+    if (avail == 8 && std::endian::native == std::endian::little)
+      std::memcpy(&w, p_ + byte, 8);  // one load: the eight bytes as a little-endian word
+    else
+      for (std::size_t k = 0; k < avail; ++k) w |= std::uint64_t{p_[byte + k]} << (8 * k);
+    pos_ += bits;
+    return static_cast<std::uint32_t>((w >> sh) & ((std::uint64_t{1} << bits) - 1));  // sh + bits <= 39
+  }
+
+ private:
+  const std::uint8_t* p_;
+  std::size_t n_;
+  std::size_t pos_ = 0;
+};
+
+qsa_axis qsa_axis_of(const std::array<float, 6>& min_max, int c, unsigned bits) {
+  qsa_axis a;
+  a.bits = bits;
+  a.min_f = min_max[c];
+  a.min = min_max[c];
+  a.span = static_cast<double>(min_max[3 + c]) - min_max[c];
+  a.full = bits >= 32 ? 4294967295.0 : static_cast<double>((1ull << bits) - 1);
+  return a;
 }
 
 }  // namespace
@@ -238,33 +291,52 @@ nsa_decoded decode_qsa(const qsa_file& f) {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> spans;
   for (const auto& s : f.sections) spans.push_back({s.start_frame(), s.sample_count()});
   size_dynamic(d, spans.empty() ? 0 : frame_span(spans), f.lists[2], f.lists[3]);
+  // Per section and channel the ranges, bit widths, init values and output rows are fixed:
+  // they are looked up once (range_value's terms kept, so every sample has the same bits).
+  std::vector<std::array<qsa_axis, 3>> axes;
+  std::vector<vec3> pos_init;
+  std::vector<quat> rot_init;
+  std::vector<vec3*> pos_out;
+  std::vector<quat*> rot_out;
   for (const auto& s : f.sections) {
     const std::uint32_t ns = s.sample_count(), start = s.start_frame();
-    for (std::uint32_t t = 0; t < ns; ++t) {
-      core::bit_reader br(std::span(s.position_rows).subspan(static_cast<std::size_t>(t) * s.position_row_bytes(),
-                                                             s.position_row_bytes()),
-                          core::bit_order::lsb_first);
-      for (std::uint16_t j = 0; j < s.position_count(); ++j) {
-        const auto& inf = s.position_info[j];
-        vec3 v{};
-        for (int c = 0; c < 3; ++c) {
-          float init = range_value(s.position_init, c, inf.init[c], 8);
-          v[c] = init + range_value(s.position_sets[inf.index[c]], c, br.read(inf.bits[c]), inf.bits[c]);
-        }
-        d.channels[f.lists[2][j]].translation[start + t] = v;
+    const std::uint16_t np = s.position_count(), nr = s.rotation_count();
+    axes.resize(static_cast<std::size_t>(np) + nr);
+    pos_init.resize(np);
+    rot_init.resize(nr);
+    pos_out.resize(np);
+    rot_out.resize(nr);
+    for (std::uint16_t j = 0; j < np; ++j) {
+      const auto& inf = s.position_info[j];
+      for (int c = 0; c < 3; ++c) {
+        pos_init[j][c] = range_value(s.position_init, c, inf.init[c], 8);
+        axes[j][c] = qsa_axis_of(s.position_sets[inf.index[c]], c, inf.bits[c]);
       }
-      core::bit_reader bq(std::span(s.rotation_rows).subspan(static_cast<std::size_t>(t) * s.rotation_row_bytes(),
-                                                             s.rotation_row_bytes()),
-                          core::bit_order::lsb_first);
-      for (std::uint16_t j = 0; j < s.rotation_count(); ++j) {
-        const auto& inf = s.rotation_info[j];
-        std::array<float, 3> iv{}, v{};
-        for (int c = 0; c < 3; ++c) {
-          iv[c] = inf.init[c] / 128.0f - 1.0f;
-          v[c] = range_value(s.rotation_sets[inf.index[c]], c, bq.read(inf.bits[c]), inf.bits[c]);
-        }
-        d.channels[f.lists[3][j]].rotation[start + t] =
-            core::normalize(core::multiply(mrp_to_quat(iv), mrp_to_quat(v)));
+      pos_out[j] = d.channels[f.lists[2][j]].translation.data() + start;
+    }
+    for (std::uint16_t j = 0; j < nr; ++j) {
+      const auto& inf = s.rotation_info[j];
+      std::array<float, 3> iv{};
+      for (int c = 0; c < 3; ++c) {
+        iv[c] = inf.init[c] / 128.0f - 1.0f;
+        axes[np + j][c] = qsa_axis_of(s.rotation_sets[inf.index[c]], c, inf.bits[c]);
+      }
+      rot_init[j] = mrp_to_quat(iv);
+      rot_out[j] = d.channels[f.lists[3][j]].rotation.data() + start;
+    }
+    for (std::uint32_t t = 0; t < ns; ++t) {
+      row_bits br(s.position_rows.data() + static_cast<std::size_t>(t) * s.position_row_bytes(), s.position_row_bytes());
+      for (std::uint16_t j = 0; j < np; ++j) {
+        vec3 v{};
+        for (int c = 0; c < 3; ++c) v[c] = pos_init[j][c] + axes[j][c].value(br.read(axes[j][c].bits));
+        pos_out[j][t] = v;
+      }
+      row_bits bq(s.rotation_rows.data() + static_cast<std::size_t>(t) * s.rotation_row_bytes(), s.rotation_row_bytes());
+      for (std::uint16_t j = 0; j < nr; ++j) {
+        const auto& ax = axes[np + j];
+        std::array<float, 3> v{};
+        for (int c = 0; c < 3; ++c) v[c] = ax[c].value(bq.read(ax[c].bits));
+        rot_out[j][t] = core::normalize(core::multiply(rot_init[j], mrp_quat_inline(v)));
       }
     }
   }

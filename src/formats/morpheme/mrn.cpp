@@ -92,9 +92,8 @@ bool looks_like_sdk_bundle(std::span<const std::uint8_t> d) {
   return header_sane(d, bundle_variant::sdk_x64) || header_sane(d, bundle_variant::sdk_win32);
 }
 
-mrn_file parse_mrn(std::span<const std::uint8_t> data) {
-  byte_reader r(data);
-  mrn_file f;
+mrn_view scan_mrn(std::span<const std::uint8_t> data) {
+  mrn_view f;
   if (data.size() < 8) fail(code::truncated, "a packet file needs at least one 40-byte header", 0);
   if (le32(data, 0) == magic_sdk_x64[0] && le32(data, 4) == magic_sdk_x64[1]) f.variant = bundle_variant::sdk_x64;
   else if (le32(data, 0) == magic_x86[0] && le32(data, 4) == magic_x86[1]) f.variant = bundle_variant::sdk_win32;
@@ -105,44 +104,45 @@ mrn_file parse_mrn(std::span<const std::uint8_t> data) {
     bool blank_rest = std::all_of(data.begin() + static_cast<std::ptrdiff_t>(pos), data.end(),
                                   [](std::uint8_t b) { return b == 0 || b == 0xCD; });
     if (!f.packets.empty() && blank_rest) {
-      auto t = data.subspan(static_cast<std::size_t>(pos));
-      f.tail.assign(t.begin(), t.end());
+      f.tail = data.subspan(static_cast<std::size_t>(pos));
       break;
     }
     if (left < L.header_size)
       fail(code::truncated, "packet header needs " + std::to_string(L.header_size) + " bytes, " +
                                 std::to_string(left) + " left", pos);
-    auto h = r.peek(pos);
-    packet p;
+    // The whole header is inside the data (checked just above): its fields read directly.
+    const auto at = static_cast<std::size_t>(pos);
+    packet_view p;
     p.offset = pos;
     p.header_size = L.header_size;
-    p.magic0 = h.u32();
-    p.magic1 = h.u32();
+    p.magic0 = le32(data, at);
+    p.magic1 = le32(data, at + 4);
     if (p.magic0 != L.magic0 || p.magic1 != L.magic1)
       fail(code::bad_magic, "packet " + std::to_string(f.packets.size()) + ": magic " + hexs::hex(p.magic0) + "/" +
                                 hexs::hex(p.magic1) + ", expected " + hexs::hex(L.magic0) + "/" + hexs::hex(L.magic1) +
                                 " like the first packet", pos);
-    p.type = h.u32();
-    p.index = h.u32();
-    for (auto& u : p.unknown) u = h.u32();
-    std::uint64_t len = L.u64_length ? h.u64() : h.u32();
-    p.alignment = h.u32();
-    if (L.u64_length) p.header_extra = h.u32();
+    p.type = le32(data, at + 8);
+    p.index = le32(data, at + 12);
+    for (std::size_t k = 0; k < 4; ++k) p.unknown[k] = le32(data, at + 16 + 4 * k);
+    std::uint64_t len = le32(data, at + 0x20);
+    if (L.u64_length) len |= static_cast<std::uint64_t>(le32(data, at + 0x24)) << 32;
+    p.alignment = le32(data, at + (L.u64_length ? 0x28 : 0x24));
+    if (L.u64_length) p.header_extra = le32(data, at + 0x2C);
+    std::uint64_t left_after = left - L.header_size;  // bytes after the header
     if (p.alignment == 0 || p.alignment > 4096)
       fail(code::bad_value, "packet alignment " + std::to_string(p.alignment) + " is not in 1..4096",
            pos + (L.u64_length ? 0x28 : 0x24));
     std::uint64_t pad = L.absolute_alignment ? align_up(pos + L.header_size, p.alignment) - (pos + L.header_size)
                                              : (p.alignment - L.header_size % p.alignment) % p.alignment;
-    if (pad > h.remaining()) fail(code::truncated, "packet header padding runs past the end of the file", pos);
-    auto hp = h.bytes(pad);
-    p.header_pad.assign(hp.begin(), hp.end());
-    if (len > h.remaining())
+    if (pad > left_after) fail(code::truncated, "packet header padding runs past the end of the file", pos);
+    p.header_pad = data.subspan(at + L.header_size, static_cast<std::size_t>(pad));
+    left_after -= pad;
+    if (len > left_after)
       fail(code::bad_count, "packet " + std::to_string(f.packets.size()) + " (type " + hexs::hex(p.type) +
                                 ") payload of " + std::to_string(len) + " bytes exceeds the " +
-                                std::to_string(h.remaining()) + " bytes left", pos + 0x20);
-    auto pl = h.bytes(len);
-    p.payload.assign(pl.begin(), pl.end());
-    std::uint64_t end = h.abs();
+                                std::to_string(left_after) + " bytes left", pos + 0x20);
+    p.payload = data.subspan(at + L.header_size + static_cast<std::size_t>(pad), static_cast<std::size_t>(len));
+    std::uint64_t end = pos + L.header_size + pad + len;
     std::uint64_t next = std::min<std::uint64_t>(align_up(end, L.next_alignment), data.size());
     // Take another 4/8/16-aligned position when the usual one holds no header but that one does.
     auto header_at = [&](std::uint64_t at) {
@@ -155,12 +155,36 @@ mrn_file parse_mrn(std::span<const std::uint8_t> data) {
           next = align_up(end, a);
           break;
         }
-    auto fl = data.subspan(static_cast<std::size_t>(end), static_cast<std::size_t>(next - end));
-    p.fill.assign(fl.begin(), fl.end());
-    f.packets.push_back(std::move(p));
+    p.fill = data.subspan(static_cast<std::size_t>(end), static_cast<std::size_t>(next - end));
+    f.packets.push_back(p);
     pos = next;
   }
   if (f.packets.empty()) fail(code::truncated, "no packet in the file", 0);
+  return f;
+}
+
+mrn_file parse_mrn(std::span<const std::uint8_t> data) {
+  const auto v = scan_mrn(data);
+  mrn_file f;
+  f.variant = v.variant;
+  f.packets.reserve(v.packets.size());
+  for (const auto& pv : v.packets) {
+    packet p;
+    p.offset = pv.offset;
+    p.magic0 = pv.magic0;
+    p.magic1 = pv.magic1;
+    p.type = pv.type;
+    p.index = pv.index;
+    p.unknown = pv.unknown;
+    p.alignment = pv.alignment;
+    p.header_extra = pv.header_extra;
+    p.header_size = pv.header_size;
+    p.header_pad.assign(pv.header_pad.begin(), pv.header_pad.end());
+    p.payload.assign(pv.payload.begin(), pv.payload.end());
+    p.fill.assign(pv.fill.begin(), pv.fill.end());
+    f.packets.push_back(std::move(p));
+  }
+  f.tail.assign(v.tail.begin(), v.tail.end());
   return f;
 }
 

@@ -65,8 +65,27 @@ struct mrn_file {
   [[nodiscard]] unsigned pointer_size() const { return variant == bundle_variant::sdk_win32 ? 4u : 8u; }
 };
 
+// One packet as the packet walk finds it: its header fields and where its parts lie in the
+// walked bytes (views: the bytes must outlive it; parse_mrn copies them into a `packet`).
+struct packet_view {
+  std::uint64_t offset = 0;
+  std::uint32_t magic0 = 0, magic1 = 0, type = 0, index = 0;
+  std::array<std::uint32_t, 4> unknown{0, 0, 0, 0};
+  std::uint32_t alignment = 16, header_extra = 0, header_size = packet_header_size;
+  std::span<const std::uint8_t> header_pad, payload, fill;
+  [[nodiscard]] std::uint64_t payload_offset() const { return offset + header_size + header_pad.size(); }
+};
+struct mrn_view {
+  bundle_variant variant = bundle_variant::forgelight_x64;
+  std::vector<packet_view> packets;
+  std::span<const std::uint8_t> tail;
+  [[nodiscard]] unsigned pointer_size() const { return variant == bundle_variant::sdk_win32 ? 4u : 8u; }
+};
+
 // Any variant (by the first header's magic); malformed input fails with the offset of the
-// packet header concerned.
+// packet header concerned. scan_mrn is the walk itself (views, no copies; same checks and
+// errors); parse_mrn keeps every part as bytes for the byte-exact rewrite.
+[[nodiscard]] mrn_view scan_mrn(std::span<const std::uint8_t> data);
 [[nodiscard]] mrn_file parse_mrn(std::span<const std::uint8_t> data);
 [[nodiscard]] bytes serialise_mrn(const mrn_file& f);
 // Structure check used by detection: first header sane (magic, length, alignment).

@@ -2,6 +2,7 @@
 #include "formats/morpheme/nmb.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 namespace rigrip::morpheme {
@@ -27,6 +28,10 @@ bool msb_bit(const std::vector<std::uint32_t>& words, std::uint32_t i) {
 }
 
 namespace {
+
+std::uint32_t le32_of(const std::uint8_t* p) {
+  return std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 | std::uint32_t{p[3]} << 24;
+}
 
 // {u32 bit_count, u32 word_count, u32 words[]}
 void read_bitset(const sized_reader& s, std::uint64_t at, std::uint32_t& bits, std::vector<std::uint32_t>& words) {
@@ -122,7 +127,12 @@ sdk_rig read_sdk_rig(const sized_reader& s) {
   std::uint64_t parr = s.target(hier, prel ? prel : 2ull * P, 0, "rig parent array", hier + P);
   s.r.checked_count_at(parr, rig.bone_count, 4, "rig parent array");
   rig.parents.resize(rig.bone_count);
-  for (std::uint32_t i = 0; i < rig.bone_count; ++i) rig.parents[i] = static_cast<std::int32_t>(s.r.u32_at(parr + 4ull * i));
+  const bool le = s.r.byte_order() == core::endian::little;
+  const std::uint8_t* bytes = s.r.data().data();
+  if (le)  // checked just above: straight from the bytes
+    for (std::uint32_t i = 0; i < rig.bone_count; ++i) rig.parents[i] = static_cast<std::int32_t>(le32_of(bytes + parr + 4ull * i));
+  else
+    for (std::uint32_t i = 0; i < rig.bone_count; ++i) rig.parents[i] = static_cast<std::int32_t>(s.r.u32_at(parr + 4ull * i));
   if (std::uint64_t np = s.ptr_at(f_names)) rig.names = read_sdk_string_table(s, s.target(0, np, 0, "rig bone names", f_names));
   // Bind pose attribute: x64 {8 bytes, u16, u16 type, pad, ptr buffer}, win32 {4 bytes, u16, u16 type, ptr}.
   if (std::uint64_t bp = s.ptr_at(f_bind)) {
@@ -165,6 +175,16 @@ sdk_rig read_sdk_rig(const sized_reader& s) {
       };
       auto [ta, ts] = array_at(0, 12);
       auto [ra, rs] = array_at(1, 16);
+      rig.bind_translation.reserve(rig.bone_count);
+      rig.bind_rotation.reserve(rig.bone_count);
+      if (le) {  // both arrays checked by array_at (strides at least 12 and 16 bytes)
+        auto f = [&](std::uint64_t at) { return std::bit_cast<float>(le32_of(bytes + at)); };
+        for (std::uint32_t i = 0; i < rig.bone_count; ++i) {
+          const std::uint64_t t = ta + std::uint64_t{ts} * i, q = ra + std::uint64_t{rs} * i;
+          rig.bind_translation.push_back({f(t), f(t + 4), f(t + 8)});
+          rig.bind_rotation.push_back({f(q), f(q + 4), f(q + 8), f(q + 12)});
+        }
+      } else
       for (std::uint32_t i = 0; i < rig.bone_count; ++i) {
         rig.bind_translation.push_back({s.r.f32_at(ta + ts * i), s.r.f32_at(ta + ts * i + 4), s.r.f32_at(ta + ts * i + 8)});
         rig.bind_rotation.push_back({s.r.f32_at(ra + rs * i), s.r.f32_at(ra + rs * i + 4), s.r.f32_at(ra + rs * i + 8),

@@ -413,11 +413,7 @@ nsa_file parse_nsa(const byte_reader& r) {
 
 // ------------------------------------------------------------------ maths
 
-quat mrp_to_quat(const std::array<float, 3>& v) {
-  float n = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-  float s = 2.0f / (1.0f + n);
-  return quat{s * v[0], s * v[1], s * v[2], (1.0f - n) / (1.0f + n)};
-}
+quat mrp_to_quat(const std::array<float, 3>& v) { return mrp_quat_inline(v); }
 
 std::array<float, 3> quat_to_mrp(quat q) {
   q = core::normalize(q);

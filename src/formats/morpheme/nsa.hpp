@@ -102,7 +102,15 @@ inline constexpr std::size_t nsa_header_size = 0xC0;
 [[nodiscard]] std::uint32_t crc32(std::span<const std::uint8_t> data);
 
 // ---- maths
-[[nodiscard]] quat mrp_to_quat(const std::array<float, 3>& v);   // returns (x, y, z, w)
+// The modified Rodrigues parameters' quaternion (x, y, z, w). mrp_quat_inline is the formula,
+// for per-sample loops (the QSA decoder); mrp_to_quat calls it out of line (as before, so the
+// Forgelight decoder's code is unchanged).
+[[nodiscard]] inline quat mrp_quat_inline(const std::array<float, 3>& v) {
+  float n = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+  float s = 2.0f / (1.0f + n);
+  return quat{s * v[0], s * v[1], s * v[2], (1.0f - n) / (1.0f + n)};
+}
+[[nodiscard]] quat mrp_to_quat(const std::array<float, 3>& v);
 [[nodiscard]] std::array<float, 3> quat_to_mrp(quat q);          // picks w >= 0, |v| <= 1
 [[nodiscard]] std::array<std::uint32_t, 3> unpack_111110(std::uint32_t w);
 [[nodiscard]] std::uint32_t pack_111110(std::uint32_t x, std::uint32_t y, std::uint32_t z);
