@@ -64,23 +64,37 @@ std::string outcome(F&& f, bytes& out) {
 }
 }  // namespace
 
-TEST(Lzss, BlockFastPathDecodesLikeTheCheckedReader) {
-  std::mt19937 rng(5);
+namespace {
+// The shape of random LZSS input: the most blocks, each control word, each copy's distance
+// (given the words decoded so far), one end marker in `end_odds` copies, then the odds (one in
+// N) of an end block, of a truncation and of little-endian words, and the reader's base.
+struct lzss_shape {
+  unsigned max_blocks;
+  std::uint16_t (*ctrl)(std::mt19937&);
+  std::size_t (*back)(std::mt19937&, std::size_t words);
+  unsigned end_odds, no_end_block_odds, truncate_odds, little_odds;
+  std::uint64_t base;
+};
+
+// 5,000 random inputs of `shape`: lzss_decompress and the checked reader give the same outcome,
+// bytes and consumed size; returns how many decoded without error.
+int decode_random_like_reference(std::uint32_t seed, const lzss_shape& shape) {
+  std::mt19937 rng(seed);
   int ok = 0;
   for (int iter = 0; iter < 5000; ++iter) {
     bytes in;
-    const int blocks = 1 + static_cast<int>(rng() % 40);
+    const int blocks = 1 + static_cast<int>(rng() % shape.max_blocks);
     std::size_t words = 0;
     for (int b = 0; b < blocks; ++b) {
-      const std::uint16_t ctrl = static_cast<std::uint16_t>(rng() % 3 == 0 ? rng() : rng() & rng());
+      const std::uint16_t ctrl = shape.ctrl(rng);
       in.push_back(static_cast<std::uint8_t>(ctrl >> 8));
       in.push_back(static_cast<std::uint8_t>(ctrl));
       for (int bit = 15; bit >= 0; --bit) {
         std::uint16_t w;
         if (ctrl & (1u << bit)) {
-          const std::size_t back = 1 + rng() % (words + 2);  // sometimes too far back
+          const std::size_t back = shape.back(rng, words);
           w = static_cast<std::uint16_t>((back << 5) | (rng() % 32));
-          if (rng() % 600 == 0) w = 0;  // end marker
+          if (rng() % shape.end_odds == 0) w = 0;  // end marker
           words += (w & 31u) + 2;
         } else {
           w = static_cast<std::uint16_t>(rng());
@@ -90,68 +104,48 @@ TEST(Lzss, BlockFastPathDecodesLikeTheCheckedReader) {
         in.push_back(static_cast<std::uint8_t>(w));
       }
     }
-    if (rng() % 2) in.insert(in.end(), {0x80, 0x00, 0x00, 0x00});  // end
-    if (rng() % 4 == 0) in.resize(rng() % (in.size() + 1));
+    if (rng() % shape.no_end_block_odds) in.insert(in.end(), {0x80, 0x00, 0x00, 0x00});  // end
+    if (rng() % shape.truncate_odds == 0) in.resize(rng() % (in.size() + 1));
     const std::size_t max_bytes = rng() % 3 == 0 ? 2 * (rng() % (words + 1)) : 1u << 20;
-    const auto order = rng() % 5 == 0 ? core::endian::little : core::endian::big;
-    core::byte_reader r(in, order, 100);
+    const auto order = rng() % shape.little_odds == 0 ? core::endian::little : core::endian::big;
+    core::byte_reader r(in, order, shape.base);
     bytes a, b;
     std::size_t ua = 0, ub = 0;
     const auto ea = outcome([&] { return lzss_decompress(r, max_bytes, &ua); }, a);
     const auto eb = outcome([&] { return reference_lzss(r, max_bytes, &ub); }, b);
-    ASSERT_EQ(ea, eb) << iter;
-    ASSERT_EQ(a, b) << iter;
-    ASSERT_EQ(ua, ub) << iter;
+    EXPECT_EQ(ea, eb) << iter;
+    EXPECT_EQ(a, b) << iter;
+    EXPECT_EQ(ua, ub) << iter;
+    if (ea != eb || a != b || ua != ub) return -1;
     ok += ea == "ok";
   }
-  EXPECT_GT(ok, 200);
+  return ok;
+}
+}  // namespace
+
+TEST(Lzss, BlockFastPathDecodesLikeTheCheckedReader) {
+  const lzss_shape shape{
+      40, [](std::mt19937& rng) { return static_cast<std::uint16_t>(rng() % 3 == 0 ? rng() : rng() & rng()); },
+      [](std::mt19937& rng, std::size_t words) -> std::size_t { return 1 + rng() % (words + 2); },  // sometimes too far
+      600, 2, 4, 5, 100};
+  EXPECT_GT(decode_random_like_reference(5, shape), 200);
 }
 
 // The decoder's own fast cases: blocks of 16 literals (one 32-byte copy, also when the limit
 // falls inside the block) and copies 1-3 words back (period 2, 4 or 6 bytes, repeated 8 bytes at
 // a time after the first period multiple), in both byte orders, against the checked reader.
 TEST(Lzss, LiteralBlocksAndShortPeriodCopiesDecodeLikeTheCheckedReader) {
-  std::mt19937 rng(16);
-  int ok = 0;
-  for (int iter = 0; iter < 5000; ++iter) {
-    bytes in;
-    const int blocks = 1 + static_cast<int>(rng() % 12);
-    std::size_t words = 0;
-    for (int b = 0; b < blocks; ++b) {
-      const unsigned kind = rng() % 4;
-      const std::uint16_t ctrl = kind == 0 ? 0 : kind == 1 ? 0xFFFF : static_cast<std::uint16_t>(rng());
-      in.push_back(static_cast<std::uint8_t>(ctrl >> 8));
-      in.push_back(static_cast<std::uint8_t>(ctrl));
-      for (int bit = 15; bit >= 0; --bit) {
-        std::uint16_t w;
-        if (ctrl & (1u << bit)) {
-          const std::size_t back = rng() % 8 == 0 ? 1 + rng() % (words + 2) : 1 + rng() % 4;
-          w = static_cast<std::uint16_t>((back << 5) | (rng() % 32));
-          if (rng() % 900 == 0) w = 0;  // end marker
-          words += (w & 31u) + 2;
-        } else {
-          w = static_cast<std::uint16_t>(rng());
-          ++words;
-        }
-        in.push_back(static_cast<std::uint8_t>(w >> 8));
-        in.push_back(static_cast<std::uint8_t>(w));
-      }
-    }
-    if (rng() % 4) in.insert(in.end(), {0x80, 0x00, 0x00, 0x00});  // end
-    if (rng() % 6 == 0) in.resize(rng() % (in.size() + 1));
-    const std::size_t max_bytes = rng() % 3 == 0 ? 2 * (rng() % (words + 1)) : 1u << 20;
-    const auto order = rng() % 3 == 0 ? core::endian::little : core::endian::big;
-    core::byte_reader r(in, order, 7);
-    bytes a, b;
-    std::size_t ua = 0, ub = 0;
-    const auto ea = outcome([&] { return lzss_decompress(r, max_bytes, &ua); }, a);
-    const auto eb = outcome([&] { return reference_lzss(r, max_bytes, &ub); }, b);
-    ASSERT_EQ(ea, eb) << iter;
-    ASSERT_EQ(a, b) << iter;
-    ASSERT_EQ(ua, ub) << iter;
-    ok += ea == "ok";
-  }
-  EXPECT_GT(ok, 300);
+  const lzss_shape shape{
+      12,
+      [](std::mt19937& rng) {
+        const unsigned kind = rng() % 4;
+        return kind == 0 ? std::uint16_t{0} : kind == 1 ? std::uint16_t{0xFFFF} : static_cast<std::uint16_t>(rng());
+      },
+      [](std::mt19937& rng, std::size_t words) -> std::size_t {
+        return rng() % 8 == 0 ? 1 + rng() % (words + 2) : 1 + rng() % 4;
+      },
+      900, 4, 6, 3, 7};
+  EXPECT_GT(decode_random_like_reference(16, shape), 300);
 }
 
 TEST(Texture, Rgb555RowsEqualThePerPixelFormulaForEveryPixel) {
@@ -204,21 +198,15 @@ void expect_same_record(const key_record& a, const key_record& b) {
 TEST(KeyTable, RandomTablesReadBackInBothByteOrders) {
   std::mt19937 rng(77);
   for (int iter = 0; iter < 300; ++iter) {
-    key_table t;
     const std::size_t bones = rng() % 9;
-    for (std::size_t b = 0; b < bones; ++b) t.bones.push_back(synthetic::random_record(rng, 0));
     const auto order = iter % 2 ? core::endian::little : core::endian::big;
-    core::byte_writer w(order);
-    w.u32(0);
-    const auto table = write_key_table(w, 0, t);
-    w.patch_u32(0, table);
-    const bytes b = w.take();
-    core::byte_reader r(b, order);
-    const key_table back = parse_key_table(r, table, 4);
+    const auto f = synthetic::random_table_file(rng, bones, order);
+    core::byte_reader r(f.b, order);
+    const key_table back = parse_key_table(r, f.table, 4);
     EXPECT_TRUE(back.canonical);
     ASSERT_EQ(back.bones.size(), bones);
-    for (std::size_t i = 0; i < bones; ++i) expect_same_record(back.bones[i], t.bones[i]);
-    EXPECT_EQ(back.end, b.size());
+    for (std::size_t i = 0; i < bones; ++i) expect_same_record(back.bones[i], f.t.bones[i]);
+    EXPECT_EQ(back.end, f.b.size());
   }
 }
 

@@ -75,22 +75,11 @@ TEST(KeyTableRef, ScanPointsAtWhatTheParseCopiesAndFailsAlike) {
   std::mt19937 rng(316);
   int ok = 0, failed = 0;
   for (int iter = 0; iter < 2000; ++iter) {
-    key_table t;
-    const std::size_t bones = rng() % 7;
-    for (std::size_t b = 0; b < bones; ++b) t.bones.push_back(synthetic::random_record(rng, 0));
     const auto order = iter % 2 ? core::endian::little : core::endian::big;
-    core::byte_writer w(order);
-    w.u32(0);
-    const auto table = write_key_table(w, 0, t);
-    w.patch_u32(0, table);
-    bytes b = w.take();
-    if (iter % 3) {
-      const int flips = 1 + static_cast<int>(rng() % 3);
-      for (int f = 0; f < flips; ++f) {
-        const std::size_t p = table + rng() % (b.size() - table);
-        b[p] = static_cast<std::uint8_t>(rng() % 4 == 0 ? 0xFF : rng());
-      }
-    }
+    auto file = synthetic::random_table_file(rng, rng() % 7, order);
+    const std::uint32_t table = file.table;
+    bytes& b = file.b;
+    if (iter % 3) synthetic::damage(rng, b, table, false);
     if (iter % 11 == 0) b.resize(rng() % (b.size() + 1));
     core::byte_reader r(b, order, 0x40);
     key_table_ref ref;
@@ -324,22 +313,11 @@ TEST(KeyTableRef, ScanChargingARecordAtOnceEqualsTheArrayByArrayCheck) {
   std::mt19937 rng(1602);
   int ok = 0, failed = 0, budget_failed = 0;
   for (int iter = 0; iter < 4000; ++iter) {
-    key_table t;
-    const std::size_t bones = rng() % 7;
-    for (std::size_t b = 0; b < bones; ++b) t.bones.push_back(synthetic::random_record(rng, 0));
     const auto order = iter % 2 ? core::endian::little : core::endian::big;
-    core::byte_writer w(order);
-    w.u32(0);
-    const auto table = write_key_table(w, 0, t);
-    w.patch_u32(0, table);
-    bytes b = w.take();
-    if (iter % 3) {
-      const int flips = 1 + static_cast<int>(rng() % 3);
-      for (int f = 0; f < flips; ++f) {
-        const std::size_t p = table + rng() % (b.size() - table);
-        b[p] = static_cast<std::uint8_t>(rng() % 4 == 0 ? 0xFF : rng() % 4 == 0 ? 0 : rng());
-      }
-    }
+    auto file = synthetic::random_table_file(rng, rng() % 7, order);
+    const std::uint32_t table = file.table;
+    bytes& b = file.b;
+    if (iter % 3) synthetic::damage(rng, b, table, true);
     if (iter % 5 == 0 && table >= 8) {  // a record pointing at an earlier bone's arrays (non-canonical)
       const std::size_t p = table + 12 + 4 * (rng() % 13);
       if (p + 4 <= b.size()) b[p + (order == core::endian::big ? 3 : 0)] ^= 4;

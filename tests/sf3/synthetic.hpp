@@ -35,6 +35,33 @@ inline key_record random_record(std::mt19937& rng, std::uint16_t first_frame) {
   return k;
 }
 
+// A key table of `bones` random records (frames from 0) written behind a u32 pointer to it, in
+// `order`: the records, the table's offset and the file bytes.
+struct table_file {
+  key_table t;
+  std::uint32_t table = 0;
+  std::vector<std::uint8_t> b;
+};
+inline table_file random_table_file(std::mt19937& rng, std::size_t bones, core::endian order) {
+  table_file f;
+  for (std::size_t i = 0; i < bones; ++i) f.t.bones.push_back(random_record(rng, 0));
+  core::byte_writer w(order);
+  w.u32(0);
+  f.table = write_key_table(w, 0, f.t);
+  w.patch_u32(0, f.table);
+  f.b = w.take();
+  return f;
+}
+
+// 1-3 bytes from `from` on replaced by 0xFF (one in four), 0 (one in four of the rest, when
+// `zeros`) or a random byte: counts and offsets out of range, overlaps, lost terminators.
+inline void damage(std::mt19937& rng, std::vector<std::uint8_t>& b, std::size_t from, bool zeros) {
+  const int flips = 1 + static_cast<int>(rng() % 3);
+  for (int f = 0; f < flips; ++f) {
+    const std::size_t p = from + rng() % (b.size() - from);
+    b[p] = static_cast<std::uint8_t>(rng() % 4 == 0 ? 0xFF : zeros && rng() % 4 == 0 ? 0 : rng());
+  }
+}
 
 inline std::vector<std::uint8_t> x8pc() {
   using core::byte_writer;

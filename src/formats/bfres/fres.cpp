@@ -694,8 +694,27 @@ double curve::value(double frame, std::size_t& cursor) const {
 float curve::eval(float frame) const { return static_cast<float>(value(frame)); }
 
 namespace {
-// eval_frames' run inside [start, end] for a cubic (Cubic) or linear curve, with the same
-// operations in the same order as value(). Whole frames below 2^24 are exact as floats, so
+// Frame first + j as value() sees it (an int32 frame rounded to float).
+double frame_of(std::int32_t first, std::size_t j) {
+  return static_cast<double>(static_cast<float>(first + static_cast<std::int32_t>(j)));
+}
+
+// Segment i's polynomial at frame f, scaled, for a cubic (Cubic) or linear curve: value()'s
+// operations in its order, the one formula both paths of eval_frames use.
+template <bool Cubic>
+float segment_at(const curve& c, std::size_t i, double f, double sc, double off) {
+  double t = 0;
+  if (i + 1 < c.num_keys && f > c.frames[i]) {
+    const double span = static_cast<double>(c.frames[i + 1]) - c.frames[i];
+    t = span > 0 ? (f - c.frames[i]) / span : 0;
+  }
+  const float* k = &c.keys[i * (Cubic ? 4 : 2)];
+  const double v = Cubic ? ((static_cast<double>(k[3]) * t + k[2]) * t + k[1]) * t + k[0]
+                         : static_cast<double>(k[1]) * t + k[0];
+  return static_cast<float>(v * sc + off);
+}
+
+// eval_frames' run inside [start, end]. Whole frames below 2^24 are exact as floats, so
 // frame first + j as a double is first + j (a double counter) there.
 template <bool Cubic>
 void eval_run(const curve& c, std::int32_t first, std::size_t count, float* out, std::size_t& cursor) {
@@ -703,40 +722,26 @@ void eval_run(const curve& c, std::int32_t first, std::size_t count, float* out,
   const float* frames = c.frames.data();
   const float* keys = c.keys.data();
   const double sc = static_cast<double>(c.scale()), off = static_cast<double>(c.offset());
-  const auto frame_at = [first](std::size_t j) {
-    return static_cast<double>(static_cast<float>(first + static_cast<std::int32_t>(j)));
-  };
-  const auto at = [&](std::size_t i, double f) {
-    double t = 0;
-    if (i + 1 < n && f > frames[i]) {
-      const double span = static_cast<double>(frames[i + 1]) - frames[i];
-      t = span > 0 ? (f - frames[i]) / span : 0;
-    }
-    const float* k = &keys[i * per];
-    const double v = Cubic ? ((static_cast<double>(k[3]) * t + k[2]) * t + k[1]) * t + k[0]
-                           : static_cast<double>(k[1]) * t + k[0];
-    return static_cast<float>(v * sc + off);
-  };
   constexpr std::int64_t exact = std::int64_t{1} << 24;
   const bool counter = first >= -exact && static_cast<std::int64_t>(first) + static_cast<std::int64_t>(count) <= exact;
   // A run inside [start, end] (checked at its ends; frames increase) is never wrapped, and
   // its segment only moves forward: after one search at the first frame, a step over the
   // keys at or before each frame finds what segment() finds (the last key <= f; frames are
-  // non-decreasing). Same t, polynomial and rounding as at(), so the same floats.
-  std::size_t i = segment(c, frame_at(0), cursor);
+  // non-decreasing). Same t, polynomial and rounding as segment_at(), so the same floats.
+  std::size_t i = segment(c, frame_of(first, 0), cursor);
   std::size_t j = 0;
-  double f = frame_at(0);
+  double f = frame_of(first, 0);
   while (j < count) {
     while (i + 1 < nf && frames[i + 1] <= f) ++i;
-    if (i + 1 >= n || !(f >= frames[i])) {  // last key, or before the first: at() per frame
-      out[j] = at(i, f);
+    if (i + 1 >= n || !(f >= frames[i])) {  // last key, or before the first: per frame
+      out[j] = segment_at<Cubic>(c, i, f, sc, off);
       if (++j == count) break;
-      f = counter ? f + 1.0 : frame_at(j);
+      f = counter ? f + 1.0 : frame_of(first, j);
       continue;
     }
     // Frames j, j + 1, ... below frames[i + 1] lie in segment i (frames[i] <= f, so span > 0):
-    // at()'s t = (f - frames[i]) / span for each (+0 at f == frames[i], as at() gives);
-    // every operation is at()'s, in its order. The run ends at the next key or the block.
+    // segment_at()'s t = (f - frames[i]) / span for each (+0 at f == frames[i], as it gives);
+    // every operation is segment_at()'s, in its order. The run ends at the next key or the block.
     const double fi = frames[i], next = frames[i + 1], span = next - fi;
     const float* k = &keys[i * per];
     const double k0 = k[0], k1 = k[1], k2 = Cubic ? k[2] : 0.0, k3 = Cubic ? k[3] : 0.0;
@@ -744,10 +749,23 @@ void eval_run(const curve& c, std::int32_t first, std::size_t count, float* out,
       const double t = (f - fi) / span;
       out[j] = static_cast<float>((Cubic ? ((k3 * t + k2) * t + k1) * t + k0 : k1 * t + k0) * sc + off);
       if (++j == count) break;
-      f = counter ? f + 1.0 : frame_at(j);
+      f = counter ? f + 1.0 : frame_of(first, j);
     } while (f < next);
   }
   cursor = i;
+}
+
+template <bool Cubic>
+void eval_cubic_or_linear(const curve& c, std::int32_t first, std::size_t count, float* out, std::size_t& cursor) {
+  if (frame_of(first, 0) >= c.start && frame_of(first, count - 1) <= c.end) {
+    eval_run<Cubic>(c, first, count, out, cursor);
+    return;
+  }
+  const double sc = static_cast<double>(c.scale()), off = static_cast<double>(c.offset());
+  for (std::size_t j = 0; j < count; ++j) {
+    const double f = wrap(c, frame_of(first, j));
+    out[j] = segment_at<Cubic>(c, segment(c, f, cursor), f, sc, off);
+  }
 }
 }  // namespace
 
@@ -759,35 +777,9 @@ void curve::eval_frames(std::int32_t first, std::size_t count, float* out, std::
       out[j] = eval(static_cast<float>(first + static_cast<std::int32_t>(j)), cursor);
     return;
   }
-  const bool cubic = ty == curve_type::cubic;
-  const std::size_t n = num_keys, per = cubic ? 4 : 2;
-  const double sc = static_cast<double>(scale()), off = static_cast<double>(offset());
   if (count == 0) return;
-  const auto frame_at = [first](std::size_t j) {
-    return static_cast<double>(static_cast<float>(first + static_cast<std::int32_t>(j)));
-  };
-  // Segment i's polynomial at frame f, scaled: the one formula both paths below use.
-  const auto at = [&](std::size_t i, double f) {
-    double t = 0;
-    if (i + 1 < n && f > frames[i]) {
-      const double span = static_cast<double>(frames[i + 1]) - frames[i];
-      t = span > 0 ? (f - frames[i]) / span : 0;
-    }
-    const float* k = &keys[i * per];
-    const double v = cubic ? ((static_cast<double>(k[3]) * t + k[2]) * t + k[1]) * t + k[0]
-                           : static_cast<double>(k[1]) * t + k[0];
-    return static_cast<float>(v * sc + off);
-  };
-  // A run inside [start, end]: eval_run (same floats as at()).
-  if (frame_at(0) >= start && frame_at(count - 1) <= end) {
-    if (cubic) eval_run<true>(*this, first, count, out, cursor);
-    else eval_run<false>(*this, first, count, out, cursor);
-    return;
-  }
-  for (std::size_t j = 0; j < count; ++j) {
-    const double f = wrap(*this, static_cast<double>(static_cast<float>(first + static_cast<std::int32_t>(j))));
-    out[j] = at(segment(*this, f, cursor), f);
-  }
+  if (ty == curve_type::cubic) eval_cubic_or_linear<true>(*this, first, count, out, cursor);
+  else eval_cubic_or_linear<false>(*this, first, count, out, cursor);
 }
 
 double curve::value_left(double frame) const {
