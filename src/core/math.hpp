@@ -40,6 +40,14 @@ void make_hemisphere_continuous(std::vector<float>& xyzw_values, std::size_t str
 [[nodiscard]] mat4 identity();
 inline constexpr float pi = 3.14159265358979323846f;
 
+// Whether every float of a range (an array, a vector) is finite.
+template <class Floats>
+[[nodiscard]] bool all_finite(const Floats& a) {
+  for (const float f : a)
+    if (!std::isfinite(f)) return false;
+  return true;
+}
+
 inline quat normalize(quat q) {
   float n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
   if (!(n > 1e-12f) || !std::isfinite(n)) return {0, 0, 0, 1};

@@ -9,6 +9,7 @@
 
 #include "rigrip/scene.hpp"
 
+#include "core/math.hpp"
 #include "scene/bone_name_index.hpp"
 #include "scene/unit_norm.hpp"
 
@@ -59,12 +60,7 @@ std::optional<interpolation> interpolation_from_string(std::string_view s) {
 int components(path p) { return p == path::rotation ? 4 : 3; }
 
 namespace {
-template <class Arr>
-bool all_finite(const Arr& a) {
-  for (float f : a)
-    if (!std::isfinite(f)) return false;
-  return true;
-}
+using core::all_finite;
 bool unit(const quat& q, float tol = 1e-3f) {
   float n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
   return std::fabs(n - 1.0f) <= tol;

@@ -685,12 +685,6 @@ quat like_quat_cast(const quat& q) {
   return q;
 }
 
-bool all_finite(const std::vector<float>& v) {
-  float sum = 0;  // inf - inf and NaN propagate: finite iff every element is
-  for (const float x : v) sum += x * 0.0f;
-  return sum == 0;
-}
-
 bool positive(const vec3& v) {
   return v[0] > 0 && v[1] > 0 && v[2] > 0;
 }
@@ -919,7 +913,7 @@ double bake_animation(const skeleton& sk0, const skeleton& sk, const animation& 
   if (cache) {
     bool finite_values = true;  // (a key next to a non-finite one would not sample to itself)
     for (std::size_t i = 0; i < n; ++i)
-      if (solve[i]) finite_values = finite_values && all_finite(tv[i]) && all_finite(rv[i]) && all_finite(sv[i]);
+      if (solve[i]) finite_values = finite_values && core::all_finite(tv[i]) && core::all_finite(rv[i]) && core::all_finite(sv[i]);
     if (finite_values) {
       cache->solved.assign(n, 0);
       for (std::size_t i = 0; i < n; ++i) cache->solved[i] = solve[i] ? 1 : 0;

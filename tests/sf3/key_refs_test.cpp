@@ -350,9 +350,9 @@ TEST(KeyTableRef, ScanChargingARecordAtOnceEqualsTheArrayByArrayCheck) {
   EXPECT_GT(budget_failed, 50);
 }
 
-// frame_range of a scanned table (one pair of SSE2 accumulators for the table, the last block of
-// an array overlapping the one before) against the copied table's plain loop: arrays of every
-// length 0..40, both byte orders, values up to 0xFFFF.
+// frame_range of a scanned table (one accumulator for the table, reduced once; the last SSE2
+// block of an array overlapping the one before) against the copied table's plain loop: arrays
+// of every length 0..40, both byte orders, values up to 0xFFFF.
 TEST(KeyTableRef, FrameRangeOfLongAndShortArraysEqualsThePlainLoop) {
   std::mt19937 rng(1603);
   for (int iter = 0; iter < 600; ++iter) {

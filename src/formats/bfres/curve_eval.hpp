@@ -12,16 +12,14 @@ namespace rigrip::bfres {
 [[nodiscard]] bool jumps_at(const curve& c, double frame, std::size_t& lower, std::size_t& cursor);
 
 // What a spline key at `frame` needs from one curve: {c.slope(frame, true), c.value(frame),
-// c.slope(frame, false), jumps_at(c, frame)} with the same hints, from one segment search
-// (frames visited in increasing order, as the hinted members). Same doubles, same answer.
+// c.slope(frame, false), jumps_at(c, frame)}. Same doubles, same answer.
 struct curve_sample {
   double left = 0, value = 0, right = 0;
   bool jump = false;
 };
-[[nodiscard]] curve_sample sample_at(const curve& c, double frame, std::size_t& lower, std::size_t& cursor);
 
-// sample_at for one curve at frames in increasing order, with the curve's constants taken
-// once (the hints live here). Same results as sample_at.
+// curve_sample for one curve at frames mostly in increasing order (the hints live here), from
+// one segment search per frame, with the curve's constants taken once.
 class curve_sampler {
  public:
   explicit curve_sampler(const curve& c);

@@ -109,24 +109,13 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
   // before it would bend towards the new value over all its frames; an extra key just
   // before the key holds the segment's own end (value and slope), so every source frame
   // keeps the file's polynomial exactly (README: curve precision).
-  // Frames only increase: every lookup below walks each curve's keys with cursors (the
-  // segment cursor shared with src.at, and `lower` for lower-bound lookups); same values.
-  std::array<std::size_t, 3> lower{};
-  auto cursor = [&](int k) -> std::size_t& { return src.cursor[static_cast<std::size_t>(first + k)]; };
-  auto jump_at = [&](float f) {
-    if (!exact) return false;
-    for (int k = 0; k < 3; ++k)
-      if (const curve* c = src.curves[static_cast<std::size_t>(first + k)])
-        if (jumps_at(*c, f, lower[static_cast<std::size_t>(k)], cursor(k))) return true;
-    return false;
-  };
   const bool spline = exact && cubic && fr.size() >= 2;
   if (spline) t.interpolation = interpolation::cubic_spline;
   t.times.reserve(fr.size());  // one key per frame, plus any extra keys before jumps
   t.values.reserve(fr.size() * (spline ? 9 : 3));
   if (exact) {
-    // Keyed curves: one sample per curve and frame gives what jump_at, the slopes and
-    // src.at give below (the same doubles, rounded the same way).
+    // Keyed curves: one curve_sampler call per curve and frame gives the jump test, both
+    // slopes and the value (the doubles of jumps_at, curve::slope and curve::value).
     std::array<std::optional<curve_sampler>, 3> sampler;
     for (int k = 0; k < 3; ++k)
       if (const curve* c = src.curves[static_cast<std::size_t>(first + k)]) sampler[static_cast<std::size_t>(k)].emplace(*c);
@@ -178,32 +167,11 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
     out.tracks.push_back(std::move(t));
     return;
   }
-  for (std::size_t i = 0; i < fr.size(); ++i) {
-    const float f = fr[i];
-    const float tf = seconds(f, fps);
-    if (i > 0 && jump_at(f)) {
-      float gap = tf - t.times.back();
-      float pre = tf - std::min(1e-4f, gap * 0.25f);
-      if (pre > t.times.back() && pre < tf) {
-        t.times.push_back(pre);
-        // Values and slopes of the segment that ends at f, taken at the extra key's frame.
-        // In double: a float frame number near 300 is off by up to 1.5e-5 frames.
-        const double pf = std::min(static_cast<double>(pre) * fps, static_cast<double>(f));
-        for (int side = 0; side < (spline ? 3 : 1); ++side)
-          for (int k = 0; k < 3; ++k) {
-            const curve* c = src.curves[static_cast<std::size_t>(first + k)];
-            if (!spline || side == 1) t.values.push_back(c ? static_cast<float>(c->value(pf, cursor(k))) : src.constant[static_cast<std::size_t>(first + k)]);
-            else t.values.push_back(c ? static_cast<float>(c->slope(pf, true, lower[static_cast<std::size_t>(k)], cursor(k)) * fps) : 0.0f);
-          }
-      }
-    }
-    t.times.push_back(tf);
-    for (int side = 0; side < (spline ? 3 : 1); ++side)
-      for (int k = 0; k < 3; ++k) {
-        const curve* c = src.curves[static_cast<std::size_t>(first + k)];
-        if (!spline || side == 1) t.values.push_back(src.at(first + k, f));
-        else t.values.push_back(c ? static_cast<float>(c->slope(f, side == 0, lower[static_cast<std::size_t>(k)], cursor(k)) * fps) : 0.0f);
-      }
+  // Sampled per frame (baked or wrapping curves): no jumps to mark, no slopes; src.at walks
+  // each curve with its cursor (frames only increase).
+  for (const float f : fr) {
+    t.times.push_back(seconds(f, fps));
+    for (int k = 0; k < 3; ++k) t.values.push_back(src.at(first + k, f));
   }
   out.tracks.push_back(std::move(t));
 }

@@ -842,35 +842,6 @@ double curve::slope(double f, bool from_left, std::size_t& lower, std::size_t& c
   return slope_in(*this, i, f);
 }
 
-curve_sample sample_at(const curve& c, double f, std::size_t& lower, std::size_t& cursor) {
-  const std::size_t n = c.num_keys;
-  if ((c.type() != curve_type::cubic && c.type() != curve_type::linear) || n < 2 || !(f >= c.start && f <= c.end))
-    return {c.slope(f, true, lower, cursor), c.value(f, cursor), c.slope(f, false, lower, cursor), jumps_at(c, f, lower, cursor)};
-  // Inside [start, end] value() does not wrap, so value() and slope(f, false) share one
-  // segment search; lower_key's index follows from it: the segment's key when it is below
-  // f, else the first of the keys equal to f (or 0 before the first key).
-  const float* fr = c.frames.data();
-  const std::size_t i = segment(c, f, cursor);
-  std::size_t at;
-  if (f < fr[0]) at = 0;
-  else if (fr[i] < f) at = i + 1;
-  else for (at = i; at > 0 && !(fr[at - 1] < f); --at) {}
-  lower = at;
-  curve_sample s{};
-  double t = 0;
-  if (i + 1 < n && f > fr[i]) {
-    const double span = static_cast<double>(fr[i + 1]) - fr[i];
-    t = span > 0 ? (f - fr[i]) / span : 0;
-  }
-  const double sc = static_cast<double>(c.scale()), off = static_cast<double>(c.offset());
-  s.value = poly(c, i, t) * sc + off;
-  s.right = f < fr[0] ? 0 : slope_in(c, i, f);
-  s.left = at == 0 ? 0 : slope_in(c, at - 1, f);
-  // jumps_at: a key at f (not the first or past the last) ending a segment of positive length.
-  s.jump = f > c.start && at != 0 && at != n && fr[at] == f && fr[at] > fr[at - 1] && poly(c, at - 1, 1.0) * sc + off != s.value;
-  return s;
-}
-
 float curve::derivative(float f, bool from_left) const { return static_cast<float>(slope(f, from_left)); }
 
 curve_sampler::curve_sampler(const curve& c) : c_(&c) {
@@ -883,10 +854,14 @@ curve_sampler::curve_sampler(const curve& c) : c_(&c) {
   scale_ = static_cast<double>(c.scale()), offset_ = static_cast<double>(c.offset());
 }
 
-// sample_at's fast path with the curve's type, scale and offset known: the same
-// operations in the same order (poly, slope_in, value's t), so the same doubles.
+// Inside [start, end] value() does not wrap, so value() and slope(f, false) share one segment
+// search, and lower_key's index follows from it (the segment's key when it is below f, else
+// the first of the keys equal to f, or 0 before the first key). The operations of poly,
+// slope_in and value's t, in their order, with the curve's type, scale and offset known: the
+// same doubles. Elsewhere (wrapping, other curve types) the members themselves.
 curve_sample curve_sampler::at(double f) {
-  if (!fast_ || !(f >= start_ && f <= end_)) return sample_at(*c_, f, lower_, seg_);
+  if (!fast_ || !(f >= start_ && f <= end_))
+    return {c_->slope(f, true, lower_, seg_), c_->value(f, seg_), c_->slope(f, false, lower_, seg_), jumps_at(*c_, f, lower_, seg_)};
   const float* fr = frames_;
   const std::size_t n = n_;
   // segment(): the last key <= f (0 before the first), the only index that `holds`;

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -14,6 +15,12 @@
 #include "rigrip/scene.hpp"
 
 namespace rigrip::morpheme {
+
+// The little-endian u32 at `at` of bytes the caller has already bounds-checked.
+[[nodiscard]] inline std::uint32_t le32(std::span<const std::uint8_t> d, std::size_t at) {
+  return std::uint32_t(d[at]) | std::uint32_t(d[at + 1]) << 8 | std::uint32_t(d[at + 2]) << 16 |
+         std::uint32_t(d[at + 3]) << 24;
+}
 
 inline std::string lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

@@ -1,7 +1,5 @@
 // Runtime-5 NSA / QSA raw structures -> dequantised channel samples (maths: README.md here).
 #include <algorithm>
-#include <bit>
-#include <cstring>
 #include <cmath>
 
 #include "core/bit_reader.hpp"
@@ -104,36 +102,6 @@ struct qsa_axis {
     return static_cast<float>(min + span * (q / full));
   }
 };
-// LSB-first fields of one QSA row, as core::bit_reader reads them, with its errors (parse_qsa
-// already checked that the channels' bits, each at most 32, fit the row; a qsa_file built by
-// hand may not). No byte past the row is loaded.
-class row_bits {
- public:
-  row_bits(const std::uint8_t* p, std::size_t n) : p_(p), n_(n) {}
-  std::uint32_t read(unsigned bits) {
-    if (bits > 32) fail(code::internal, "bit read wider than 32");
-    if (bits > 8 * n_ - pos_)
-      fail(code::truncated, "bitstream ends: need " + std::to_string(bits) + " bits, " + std::to_string(8 * n_ - pos_) +
-                                " left", pos_ / 8);
-    if (bits == 0) return 0;
-    const std::size_t byte = pos_ >> 3;
-    const unsigned sh = static_cast<unsigned>(pos_ & 7);
-    std::uint64_t w = 0;
-    const std::size_t avail = std::min<std::size_t>(n_ - byte, 8);
-    if (avail == 8 && std::endian::native == std::endian::little)
-      std::memcpy(&w, p_ + byte, 8);  // one load: the eight bytes as a little-endian word
-    else
-      for (std::size_t k = 0; k < avail; ++k) w |= std::uint64_t{p_[byte + k]} << (8 * k);
-    pos_ += bits;
-    return static_cast<std::uint32_t>((w >> sh) & ((std::uint64_t{1} << bits) - 1));  // sh + bits <= 39
-  }
-
- private:
-  const std::uint8_t* p_;
-  std::size_t n_;
-  std::size_t pos_ = 0;
-};
-
 qsa_axis qsa_axis_of(const std::array<float, 6>& min_max, int c, unsigned bits) {
   qsa_axis a;
   a.bits = bits;
@@ -325,13 +293,17 @@ nsa_decoded decode_qsa(const qsa_file& f) {
       rot_out[j] = d.channels[f.lists[3][j]].rotation.data() + start;
     }
     for (std::uint32_t t = 0; t < ns; ++t) {
-      row_bits br(s.position_rows.data() + static_cast<std::size_t>(t) * s.position_row_bytes(), s.position_row_bytes());
+      core::bit_reader br(std::span(s.position_rows).subspan(static_cast<std::size_t>(t) * s.position_row_bytes(),
+                                                             s.position_row_bytes()),
+                          core::bit_order::lsb_first);
       for (std::uint16_t j = 0; j < np; ++j) {
         vec3 v{};
         for (int c = 0; c < 3; ++c) v[c] = pos_init[j][c] + axes[j][c].value(br.read(axes[j][c].bits));
         pos_out[j][t] = v;
       }
-      row_bits bq(s.rotation_rows.data() + static_cast<std::size_t>(t) * s.rotation_row_bytes(), s.rotation_row_bytes());
+      core::bit_reader bq(std::span(s.rotation_rows).subspan(static_cast<std::size_t>(t) * s.rotation_row_bytes(),
+                                                             s.rotation_row_bytes()),
+                          core::bit_order::lsb_first);
       for (std::uint16_t j = 0; j < nr; ++j) {
         const auto& ax = axes[np + j];
         std::array<float, 3> v{};

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "core/math.hpp"
+#include "formats/morpheme/common.hpp"
 
 namespace rigrip::morpheme {
 
@@ -30,11 +31,6 @@ const char* packet_type_name(std::uint32_t t) {
 }
 
 namespace {
-
-std::uint32_t le32(std::span<const std::uint8_t> d, std::size_t at) {
-  return std::uint32_t(d[at]) | std::uint32_t(d[at + 1]) << 8 | std::uint32_t(d[at + 2]) << 16 |
-         std::uint32_t(d[at + 3]) << 24;
-}
 
 // Header geometry of each variant.
 struct variant_layout {

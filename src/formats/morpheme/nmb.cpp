@@ -5,6 +5,8 @@
 #include <bit>
 #include <cstring>
 
+#include "formats/morpheme/common.hpp"
+
 namespace rigrip::morpheme {
 
 using core::byte_reader;
@@ -28,10 +30,6 @@ bool msb_bit(const std::vector<std::uint32_t>& words, std::uint32_t i) {
 }
 
 namespace {
-
-std::uint32_t le32_of(const std::uint8_t* p) {
-  return std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 | std::uint32_t{p[3]} << 24;
-}
 
 // {u32 bit_count, u32 word_count, u32 words[]}
 void read_bitset(const sized_reader& s, std::uint64_t at, std::uint32_t& bits, std::vector<std::uint32_t>& words) {
@@ -128,9 +126,9 @@ sdk_rig read_sdk_rig(const sized_reader& s) {
   s.r.checked_count_at(parr, rig.bone_count, 4, "rig parent array");
   rig.parents.resize(rig.bone_count);
   const bool le = s.r.byte_order() == core::endian::little;
-  const std::uint8_t* bytes = s.r.data().data();
+  const std::span<const std::uint8_t> bytes = s.r.data();
   if (le)  // checked just above: straight from the bytes
-    for (std::uint32_t i = 0; i < rig.bone_count; ++i) rig.parents[i] = static_cast<std::int32_t>(le32_of(bytes + parr + 4ull * i));
+    for (std::uint32_t i = 0; i < rig.bone_count; ++i) rig.parents[i] = static_cast<std::int32_t>(le32(bytes, parr + 4ull * i));
   else
     for (std::uint32_t i = 0; i < rig.bone_count; ++i) rig.parents[i] = static_cast<std::int32_t>(s.r.u32_at(parr + 4ull * i));
   if (std::uint64_t np = s.ptr_at(f_names)) rig.names = read_sdk_string_table(s, s.target(0, np, 0, "rig bone names", f_names));
@@ -178,7 +176,7 @@ sdk_rig read_sdk_rig(const sized_reader& s) {
       rig.bind_translation.reserve(rig.bone_count);
       rig.bind_rotation.reserve(rig.bone_count);
       if (le) {  // both arrays checked by array_at (strides at least 12 and 16 bytes)
-        auto f = [&](std::uint64_t at) { return std::bit_cast<float>(le32_of(bytes + at)); };
+        auto f = [&](std::uint64_t at) { return std::bit_cast<float>(le32(bytes, at)); };
         for (std::uint32_t i = 0; i < rig.bone_count; ++i) {
           const std::uint64_t t = ta + std::uint64_t{ts} * i, q = ra + std::uint64_t{rs} * i;
           rig.bind_translation.push_back({f(t), f(t + 4), f(t + 8)});

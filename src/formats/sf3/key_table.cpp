@@ -239,34 +239,67 @@ std::pair<int, int> frame_range(const key_table& t) {
   return {lo, hi};
 }
 
-void u16_min_max(const std::uint8_t* p, std::size_t n, bool big, unsigned& lo, unsigned& hi) {
-  std::size_t i = 0;
+namespace {
+// The smallest and largest of u16 arrays added one after another, reduced once at the end
+// (frame arrays are short: a reduction per array was most of the cost). With SSE2, eight
+// values per step as signed lanes (value ^ 0x8000 keeps the unsigned order); an array of eight
+// or more ends with an 8-wide block overlapping the one before (min and max do not mind
+// seeing a value twice); shorter arrays go one value at a time.
+class u16_range {
+ public:
+  void add(const std::uint8_t* p, std::size_t n, bool big) {
 #if defined(__SSE2__)
-  if (n >= 8) {
-    // Eight values per step as signed lanes (value ^ 0x8000 keeps the unsigned order).
-    const __m128i bias = _mm_set1_epi16(static_cast<short>(0x8000));
-    __m128i mn = _mm_set1_epi16(0x7FFF), mx = _mm_set1_epi16(static_cast<short>(0x8000));
-    for (; i + 8 <= n; i += 8) {
-      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2 * i));
-      if (big) v = _mm_or_si128(_mm_slli_epi16(v, 8), _mm_srli_epi16(v, 8));
-      v = _mm_xor_si128(v, bias);
-      mn = _mm_min_epi16(mn, v);
-      mx = _mm_max_epi16(mx, v);
+    if (n >= 8) {
+      std::size_t i = 0;
+      for (; i + 8 <= n; i += 8) block(p + 2 * i, big);
+      if (i < n) block(p + 2 * (n - 8), big);
+      return;
     }
-    alignas(16) std::int16_t a[8], b[8];
-    _mm_store_si128(reinterpret_cast<__m128i*>(a), mn);
-    _mm_store_si128(reinterpret_cast<__m128i*>(b), mx);
-    for (int k = 0; k < 8; ++k) {
-      lo = std::min(lo, static_cast<unsigned>(static_cast<std::uint16_t>(a[k]) ^ 0x8000u));
-      hi = std::max(hi, static_cast<unsigned>(static_cast<std::uint16_t>(b[k]) ^ 0x8000u));
-    }
-  }
 #endif
-  for (; i < n; ++i) {
-    const unsigned v = big ? (unsigned{p[2 * i]} << 8 | p[2 * i + 1]) : (unsigned{p[2 * i + 1]} << 8 | p[2 * i]);
-    lo = std::min(lo, v);
-    hi = std::max(hi, v);
+    for (std::size_t i = 0; i < n; ++i) {
+      const unsigned v = big ? (unsigned{p[2 * i]} << 8 | p[2 * i + 1]) : (unsigned{p[2 * i + 1]} << 8 | p[2 * i]);
+      lo_ = std::min(lo_, v);
+      hi_ = std::max(hi_, v);
+    }
   }
+  // lo = min(lo, every value added), hi = max(hi, ...); unchanged when nothing was added.
+  void reduce(unsigned& lo, unsigned& hi) const {
+#if defined(__SSE2__)
+    if (blocks_) {
+      alignas(16) std::int16_t a[8], b[8];
+      _mm_store_si128(reinterpret_cast<__m128i*>(a), mn_);
+      _mm_store_si128(reinterpret_cast<__m128i*>(b), mx_);
+      for (int k = 0; k < 8; ++k) {
+        lo = std::min(lo, static_cast<unsigned>(static_cast<std::uint16_t>(a[k]) ^ 0x8000u));
+        hi = std::max(hi, static_cast<unsigned>(static_cast<std::uint16_t>(b[k]) ^ 0x8000u));
+      }
+    }
+#endif
+    lo = std::min(lo, lo_);
+    hi = std::max(hi, hi_);
+  }
+
+ private:
+#if defined(__SSE2__)
+  void block(const std::uint8_t* q, bool big) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
+    if (big) v = _mm_or_si128(_mm_slli_epi16(v, 8), _mm_srli_epi16(v, 8));
+    v = _mm_xor_si128(v, _mm_set1_epi16(static_cast<short>(0x8000)));
+    mn_ = _mm_min_epi16(mn_, v);
+    mx_ = _mm_max_epi16(mx_, v);
+    blocks_ = true;
+  }
+  __m128i mn_ = _mm_set1_epi16(0x7FFF), mx_ = _mm_set1_epi16(static_cast<short>(0x8000));
+  bool blocks_ = false;
+#endif
+  unsigned lo_ = 0x10000, hi_ = 0;
+};
+}  // namespace
+
+void u16_min_max(const std::uint8_t* p, std::size_t n, bool big, unsigned& lo, unsigned& hi) {
+  u16_range r;
+  r.add(p, n, big);
+  r.reduce(lo, hi);
 }
 
 std::pair<int, int> frame_range(const key_table_ref& t, const std::uint8_t* data) {
@@ -274,49 +307,14 @@ std::pair<int, int> frame_range(const key_table_ref& t, const std::uint8_t* data
   unsigned lo = 0x10000, hi = 0;
   bool any = false;
   const bool big = t.order == endian::big;
-#if defined(__SSE2__)
-  // One pair of accumulators for the whole table, reduced once (per array it was most of the
-  // cost: the arrays are short). An array of eight or more ends with an 8-wide block that
-  // overlaps the one before (min and max do not mind seeing a value twice); shorter arrays go
-  // one value at a time.
-  const __m128i bias = _mm_set1_epi16(static_cast<short>(0x8000));
-  __m128i mn = _mm_set1_epi16(0x7FFF), mx = _mm_set1_epi16(static_cast<short>(0x8000));
-  auto block = [&](const std::uint8_t* q) {
-    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
-    if (big) v = _mm_or_si128(_mm_slli_epi16(v, 8), _mm_srli_epi16(v, 8));
-    v = _mm_xor_si128(v, bias);
-    mn = _mm_min_epi16(mn, v);
-    mx = _mm_max_epi16(mx, v);
-  };
-  for (const auto& b : t.bones)
-    for (int c = 0; c < 3; ++c) {
-      const std::size_t n = b.n[c];
-      if (!n) continue;
-      any = true;
-      const std::uint8_t* p = data + b.off[c];
-      if (n >= 8) {
-        std::size_t i = 0;
-        for (; i + 8 <= n; i += 8) block(p + 2 * i);
-        if (i < n) block(p + 2 * (n - 8));
-      } else {
-        u16_min_max(p, n, big, lo, hi);
-      }
-    }
-  alignas(16) std::int16_t a[8], m[8];
-  _mm_store_si128(reinterpret_cast<__m128i*>(a), mn);
-  _mm_store_si128(reinterpret_cast<__m128i*>(m), mx);
-  for (int k = 0; k < 8; ++k) {
-    lo = std::min(lo, static_cast<unsigned>(static_cast<std::uint16_t>(a[k]) ^ 0x8000u));
-    hi = std::max(hi, static_cast<unsigned>(static_cast<std::uint16_t>(m[k]) ^ 0x8000u));
-  }
-#else
+  u16_range r;
   for (const auto& b : t.bones)
     for (int c = 0; c < 3; ++c)
       if (b.n[c]) {
         any = true;
-        u16_min_max(data + b.off[c], b.n[c], big, lo, hi);
+        r.add(data + b.off[c], b.n[c], big);
       }
-#endif
+  r.reduce(lo, hi);
   if (!any) return {-1, -1};
   return {static_cast<int>(lo), static_cast<int>(hi)};
 }

@@ -110,8 +110,8 @@ template <typename T>
 // Lowest and highest frame of any key of a scanned table whose bytes start at `data` (= frame_range
 // of the parsed table).
 [[nodiscard]] std::pair<int, int> frame_range(const key_table_ref& t, const std::uint8_t* data);
-// Smallest and largest of n u16 values at p (big- or little-endian) folded into lo and hi; eight
-// at a time where SSE2 exists, the same result one at a time for the rest.
+// Smallest and largest of n u16 values at p (big- or little-endian) folded into lo and hi:
+// frame_range's accumulator (key_table.cpp) on one array; eight at a time where SSE2 exists.
 void u16_min_max(const std::uint8_t* p, std::size_t n, bool big, unsigned& lo, unsigned& hi);
 // Appends the key data and table starting at w.size() - origin (origin = where offsets count from).
 // Returns the table offset (relative to origin).
