@@ -332,7 +332,10 @@ struct local_trs {
 };
 
 // T * R * S closest to m: R is the polar (closest) rotation, S the best diagonal given R.
-local_trs decompose(const affine& m) {
+// Kept out of line: inlined into solve_bone, GCC 12 -O3 gave local.t (the float-rounded
+// translation widened again) the unrounded doubles of m.t, whose stack slot it shared,
+// and the baked keys moved by an ulp.
+[[gnu::noinline]] local_trs decompose(const affine& m) {
   double r[3][3];
   if (!polar_rotation(m.a, r)) {
     const svd3 d = decompose_svd(m.a);
@@ -387,7 +390,7 @@ void solve_bone(std::size_t i, std::size_t pi, const affine& pw, const affine& g
                 std::vector<char>& inverted, pose& p, std::vector<affine>& plain, residual& res) {
   if (!inverted[pi]) inverse[pi] = pseudo_inverse(pw), inverted[pi] = 1;
   const local_trs l = decompose(mul(inverse[pi], goal));
-  if (core::finite(l.t) && core::finite(l.r) && core::finite(l.s)) {
+  if (core::all_finite(l.t) && core::all_finite(l.r) && core::all_finite(l.s)) {
     p.translation[i] = l.t, p.rotation[i] = l.r, p.scale[i] = l.s;
     affine local;  // compose_d(l.t, l.r, l.s) with the rotation matrix decompose made
     for (int r = 0; r < 3; ++r) {
