@@ -68,6 +68,10 @@ void accumulate_pair(const std::array<float, 16>& x, const std::array<float, 16>
                      double& min_cos);
 void accumulate_pair_scalar(const std::array<float, 16>& x, const std::array<float, 16>& y, double& position,
                             double& min_cos);
+// Whether all 16 floats of a world matrix are finite: SSE2 where available, and
+// core::all_finite beside it (the same answer).
+bool all_finite(const std::array<float, 16>& m);
+bool all_finite_scalar(const std::array<float, 16>& m);
 // The bake's and the report's time lists: `times` plus every array appended, sorted, exact
 // duplicates removed (or, `within_1e5`, values within 1e-5 of the last kept one). `share`
 // skips arrays bit-equal to one already appended when that cannot change the result.

@@ -1246,7 +1246,7 @@ bake_error measure_clip(const scene& original, std::size_t ai, const skeleton& s
       if (!differs[i]) {
         xb[i] = xa[i];
       } else if (twin[i] && xb[static_cast<std::size_t>(par)] == xa[static_cast<std::size_t>(par)] &&
-                 sca[par][0] == 1.0f && sca[par][1] == 1.0f && sca[par][2] == 1.0f && core::all_finite(*xa[i])) {
+                 sca[par][0] == 1.0f && sca[par][1] == 1.0f && sca[par][2] == 1.0f && detail::all_finite(*xa[i])) {
         xb[i] = xa[i];
       } else {
         wb[i] = bone_world(sb, pb, i, pbi >= 0 ? *xb[static_cast<std::size_t>(pbi)] : wb[i]);
@@ -1315,6 +1315,20 @@ void accumulate_pair(const mat4& x, const mat4& y, double& position, double& min
 void accumulate_pair(const mat4& x, const mat4& y, double& position, double& min_cos) {
   accumulate_pair_scalar(x, y, position, min_cos);
 }
+#endif
+
+bool all_finite_scalar(const mat4& m) { return core::all_finite(m); }
+#if defined(__SSE2__)
+// x * 0 is 0 for a finite x and NaN for ±inf and NaN, and NaN stays NaN through the sums.
+bool all_finite(const mat4& m) {
+  const __m128 zero = _mm_setzero_ps();
+  const __m128 a = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(m.data()), zero), _mm_mul_ps(_mm_loadu_ps(m.data() + 4), zero));
+  const __m128 b = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(m.data() + 8), zero), _mm_mul_ps(_mm_loadu_ps(m.data() + 12), zero));
+  const __m128 sum = _mm_add_ps(a, b);
+  return _mm_movemask_ps(_mm_cmpunord_ps(sum, sum)) == 0;
+}
+#else
+bool all_finite(const mat4& m) { return all_finite_scalar(m); }
 #endif
 
 bool polar_rotation(const double a[3][3], double r[3][3]) { return scene_ops::polar_rotation(a, r); }
