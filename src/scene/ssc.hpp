@@ -49,9 +49,14 @@ namespace detail {
 // cofactor inverse, Newton's polar iteration): every affected bone solved by SVD at every
 // frame, as before they existed. The reference the tests compare the bake with.
 float bake_reference(scene& s, diagnostics& diags);
+// measure_bake_error measuring every bone whose worlds may differ (without taking b's world
+// as a's for a bone that compensates only in a under a parent scale of exactly 1): the same
+// doubles. The reference the tests compare the report with.
+bake_error measure_bake_error_plain(const scene& original, const scene& baked, int anim);
 // bake_and_measure keeping at most `budget` bone samples per animation for the measurement
-// (the rest it samples again): the tests' way to reach the partly shared path.
-measured_bake bake_and_measure(scene& s, diagnostics& diags, std::size_t budget);
+// (the rest it samples again): the tests' way to reach the partly shared path. `plain`: as
+// measure_bake_error_plain measures.
+measured_bake bake_and_measure(scene& s, diagnostics& diags, std::size_t budget, bool plain = false);
 // The bake's polar rotation (Newton's iteration, one cofactor pass per step) and the loop it
 // replaced (det3 and inverse3 per step): the same result and the same doubles, or both false.
 bool polar_rotation(const double a[3][3], double r[3][3]);
@@ -63,6 +68,10 @@ void accumulate_pair(const std::array<float, 16>& x, const std::array<float, 16>
                      double& min_cos);
 void accumulate_pair_scalar(const std::array<float, 16>& x, const std::array<float, 16>& y, double& position,
                             double& min_cos);
+// Whether all 16 floats of a world matrix are finite: SSE2 where available, and
+// core::all_finite beside it (the same answer).
+bool all_finite(const std::array<float, 16>& m);
+bool all_finite_scalar(const std::array<float, 16>& m);
 // The bake's and the report's time lists: `times` plus every array appended, sorted, exact
 // duplicates removed (or, `within_1e5`, values within 1e-5 of the last kept one). `share`
 // skips arrays bit-equal to one already appended when that cannot change the result.

@@ -29,6 +29,8 @@ namespace {
 
 // The general solver for every bone and frame, by SVD only (detail::bake_reference).
 thread_local bool reference_only = false;
+// The error report without its twin-bone shortcut (detail::measure_bake_error_plain).
+thread_local bool measure_plain = false;
 
 // ---- double-precision affine algebra (row-major 3x3 + translation) -------------------
 
@@ -330,7 +332,10 @@ struct local_trs {
 };
 
 // T * R * S closest to m: R is the polar (closest) rotation, S the best diagonal given R.
-local_trs decompose(const affine& m) {
+// Kept out of line: inlined into solve_bone, GCC 12 -O3 gave local.t (the float-rounded
+// translation widened again) the unrounded doubles of m.t, whose stack slot it shared,
+// and the baked keys moved by an ulp.
+[[gnu::noinline]] local_trs decompose(const affine& m) {
   double r[3][3];
   if (!polar_rotation(m.a, r)) {
     const svd3 d = decompose_svd(m.a);
@@ -385,7 +390,7 @@ void solve_bone(std::size_t i, std::size_t pi, const affine& pw, const affine& g
                 std::vector<char>& inverted, pose& p, std::vector<affine>& plain, residual& res) {
   if (!inverted[pi]) inverse[pi] = pseudo_inverse(pw), inverted[pi] = 1;
   const local_trs l = decompose(mul(inverse[pi], goal));
-  if (core::finite(l.t) && core::finite(l.r) && core::finite(l.s)) {
+  if (core::all_finite(l.t) && core::all_finite(l.r) && core::all_finite(l.s)) {
     p.translation[i] = l.t, p.rotation[i] = l.r, p.scale[i] = l.s;
     affine local;  // compose_d(l.t, l.r, l.s) with the rotation matrix decompose made
     for (int r = 0; r < 3; ++r) {
@@ -1020,10 +1025,12 @@ measured_bake bake_and_measure(scene& s, diagnostics& diags) {
 }
 
 namespace detail {
-measured_bake bake_and_measure(scene& s, diagnostics& diags, std::size_t budget) {
+measured_bake bake_and_measure(scene& s, diagnostics& diags, std::size_t budget, bool plain) {
   const scene original = s;
   measured_bake out;
+  measure_plain = plain;
   (void)bake_all(s, diags, &original, &out, budget);
+  measure_plain = false;
   return out;
 }
 }  // namespace detail
@@ -1164,6 +1171,19 @@ bake_error measure_clip(const scene& original, std::size_t ai, const skeleton& s
                static_cast<char>(x.scale == y.scale && same_track(cha[i].s, chb[i].s))};
     if (!same[i][0] || !same[i][1] || !same[i][2]) only_b.push_back(i);
   }
+  // A bone that compensates in a only, with the same locals and parent in both: while its
+  // parent's scale is exactly 1 and its parents' worlds are the same in both, a's
+  // W_p * T(t) * S(1) * R * S and b's W_p * (T(t) * R * S) agree up to the signs of zeros when
+  // a's is finite (S(1) is the identity, every other term is the same product; a's being
+  // finite makes W_p and T(t) finite). Such worlds add nothing to either maximum, and the
+  // bones below see no difference (sums and products of them only move the signs of zeros),
+  // so b's world is taken as a's, and the pair is not measured (bits as measuring it).
+  std::vector<char> twin(n, 0);
+  if (!measure_plain && sb.bones.size() == n)
+    for (const std::size_t i : measured)
+      twin[i] = sa.bones[i].segment_scale_compensate && !sb.bones[i].segment_scale_compensate &&
+                sa.bones[i].parent == sb.bones[i].parent && parent_index(sa, i) >= 0 && same[i][0] &&
+                same[i][1] && same[i][2];
   pose pa, pb;
   std::vector<std::size_t> cura(3 * sa.bones.size(), 0), curb(3 * sb.bones.size(), 0);
   std::vector<mat4> wa(n), wb(n);
@@ -1225,12 +1245,16 @@ bake_error measure_clip(const scene& original, std::size_t ai, const skeleton& s
       // that is the same too, so bone_world would make the same floats again.
       if (!differs[i]) {
         xb[i] = xa[i];
+      } else if (twin[i] && xb[static_cast<std::size_t>(par)] == xa[static_cast<std::size_t>(par)] &&
+                 sca[par][0] == 1.0f && sca[par][1] == 1.0f && sca[par][2] == 1.0f && detail::all_finite(*xa[i])) {
+        xb[i] = xa[i];
       } else {
         wb[i] = bone_world(sb, pb, i, pbi >= 0 ? *xb[static_cast<std::size_t>(pbi)] : wb[i]);
         xb[i] = &wb[i];
       }
     }
-    for (const std::size_t i : measured) detail::accumulate_pair(*xa[i], *xb[i], e.position, min_cos);
+    for (const std::size_t i : measured)
+      if (xa[i] != xb[i]) detail::accumulate_pair(*xa[i], *xb[i], e.position, min_cos);
   }
   finish(e, min_cos);
   return e;
@@ -1293,8 +1317,29 @@ void accumulate_pair(const mat4& x, const mat4& y, double& position, double& min
 }
 #endif
 
+bool all_finite_scalar(const mat4& m) { return core::all_finite(m); }
+#if defined(__SSE2__)
+// x * 0 is 0 for a finite x and NaN for ±inf and NaN, and NaN stays NaN through the sums.
+bool all_finite(const mat4& m) {
+  const __m128 zero = _mm_setzero_ps();
+  const __m128 a = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(m.data()), zero), _mm_mul_ps(_mm_loadu_ps(m.data() + 4), zero));
+  const __m128 b = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(m.data() + 8), zero), _mm_mul_ps(_mm_loadu_ps(m.data() + 12), zero));
+  const __m128 sum = _mm_add_ps(a, b);
+  return _mm_movemask_ps(_mm_cmpunord_ps(sum, sum)) == 0;
+}
+#else
+bool all_finite(const mat4& m) { return all_finite_scalar(m); }
+#endif
+
 bool polar_rotation(const double a[3][3], double r[3][3]) { return scene_ops::polar_rotation(a, r); }
 bool polar_rotation_plain(const double a[3][3], double r[3][3]) { return scene_ops::polar_rotation_plain(a, r); }
+
+bake_error measure_bake_error_plain(const scene& original, const scene& baked, int anim) {
+  measure_plain = true;
+  const bake_error e = measure_bake_error(original, baked, anim);
+  measure_plain = false;
+  return e;
+}
 
 float bake_reference(scene& s, diagnostics& diags) {
   reference_only = true;

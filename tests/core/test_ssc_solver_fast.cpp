@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <algorithm>
 #include <random>
 #include <vector>
@@ -145,4 +146,34 @@ TEST(SscSolverFast, AccumulatePairSse2EqualsScalar) {
     ASSERT_TRUE(same(p1, p2)) << n << " " << p1 << " " << p2;
     ASSERT_TRUE(same(c1, c2)) << n << " " << c1 << " " << c2;
   }
+}
+
+// The report's finiteness test of a world matrix (SSE2: the sum of x * 0) answers as
+// core::all_finite: every position, ±inf, NaN, huge, tiny and signed-zero entries.
+TEST(SscSolverFast, WorldFiniteSse2EqualsScalar) {
+  std::mt19937 rng(16);
+  std::uniform_real_distribution<float> u(-1e3f, 1e3f), unit(0, 1);
+  const float specials[] = {std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::quiet_NaN(),
+                            std::numeric_limits<float>::max(), -std::numeric_limits<float>::max(),
+                            std::numeric_limits<float>::denorm_min(), -0.0f, 0.0f};
+  std::size_t finite = 0, cases = 0;
+  for (int round = 0; round < 200000; ++round) {
+    std::array<float, 16> m;
+    for (float& x : m) x = u(rng);
+    const int changes = static_cast<int>(unit(rng) * 4);
+    for (int c = 0; c < changes; ++c)
+      m[static_cast<std::size_t>(unit(rng) * 15.999f)] = specials[static_cast<std::size_t>(unit(rng) * 8.999f)];
+    const bool want = scene_ops::detail::all_finite_scalar(m);
+    ASSERT_EQ(scene_ops::detail::all_finite(m), want) << round;
+    finite += want, ++cases;
+  }
+  for (std::size_t k = 0; k < 16; ++k)  // each position alone
+    for (const float x : specials) {
+      std::array<float, 16> m{};
+      m[k] = x;
+      ASSERT_EQ(scene_ops::detail::all_finite(m), std::isfinite(x)) << k << " " << x;
+    }
+  EXPECT_GT(finite, cases / 4);
+  EXPECT_LT(finite, cases - cases / 4);
 }
