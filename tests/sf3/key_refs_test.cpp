@@ -389,3 +389,21 @@ TEST(KeyTableRef, FrameRangeOfLongAndShortArraysEqualsThePlainLoop) {
     ASSERT_EQ(frame_range(ref, b.data()), frame_range(t)) << iter;
   }
 }
+
+// load_at (one load plus a byte swap) equals the byte-by-byte form for every element type the
+// key tables use, both byte orders, at odd and even addresses.
+TEST(KeyTableRef, LoadAtEqualsTheByteByByteFormInBothOrders) {
+  std::mt19937 rng(1610);
+  std::vector<std::uint8_t> buf(4096);
+  for (auto& b : buf) b = static_cast<std::uint8_t>(rng());
+  for (std::size_t i = 0; i + 4 <= buf.size(); ++i) {
+    const std::uint8_t* p = buf.data() + i;
+    for (auto e : {core::endian::big, core::endian::little}) {
+      ASSERT_EQ(load_at<std::uint8_t>(p, e), at<std::uint8_t>(p, e)) << i;
+      ASSERT_EQ(load_at<std::uint16_t>(p, e), at<std::uint16_t>(p, e)) << i;
+      ASSERT_EQ(load_at<std::int16_t>(p, e), at<std::int16_t>(p, e)) << i;
+      ASSERT_EQ(load_at<std::uint32_t>(p, e), at<std::uint32_t>(p, e)) << i;
+      ASSERT_EQ(load_at<std::int32_t>(p, e), at<std::int32_t>(p, e)) << i;
+    }
+  }
+}

@@ -136,11 +136,76 @@ struct table_channels {
   }
 };
 
+// One channel's keys appended at fo / vo: frames from `fa`, ncomp values per key from the
+// component arrays `va` (FIXED for translation and scale, s16 for rotations); keys whose
+// frame is not above the last kept one are dropped, non-unit rotations repaired (counted also
+// for a dropped key, as before). The byte order is a template argument so each element is
+// one load; the channel kind is one, so the loop has no per-key branch on it.
+template <endian E, bool Rotation>
+void append_channel(const std::uint8_t* fa, const std::uint8_t* const* va, std::uint32_t n, int*& fo, float*& vo,
+                    std::size_t& dropped, std::size_t& repaired) {
+  int last = -1;  // frames are u16: the first key is always kept
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const int fr = static_cast<int>(load_at<std::uint16_t>(fa + 2 * i, E));
+    if constexpr (Rotation) {
+      quat q{rot_to_float(load_at<std::int16_t>(va[0] + 2 * i, E)), rot_to_float(load_at<std::int16_t>(va[1] + 2 * i, E)),
+             rot_to_float(load_at<std::int16_t>(va[2] + 2 * i, E)), rot_to_float(load_at<std::int16_t>(va[3] + 2 * i, E))};
+      // Stored norms are 0.9999..1.0001: keep the values exactly as stored (so pack gives the
+      // same integers back) and repair only what is not a rotation at all.
+      float len = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+      if (!(std::fabs(len - 1.0f) < 5e-4f)) {
+        q = len > 1e-6f && std::isfinite(len) ? core::normalize(q) : quat{0, 0, 0, 1};
+        ++repaired;
+      }
+      if (fr <= last) {
+        ++dropped;
+        continue;
+      }
+      std::memcpy(vo, q.data(), 4 * sizeof(float));
+      vo += 4;
+    } else {
+      if (fr <= last) {
+        ++dropped;
+        continue;
+      }
+      vo[0] = fixed_to_float(load_at<std::int32_t>(va[0] + 4 * i, E));
+      vo[1] = fixed_to_float(load_at<std::int32_t>(va[1] + 4 * i, E));
+      vo[2] = fixed_to_float(load_at<std::int32_t>(va[2] + 4 * i, E));
+      vo += 3;
+    }
+    last = fr;
+    *fo++ = fr;
+  }
+}
+
+template <endian E>
+void fill_table_channels(table_channels& tc, const key_table_ref& keys, const std::uint8_t* data, std::size_t nb) {
+  int* fo = tc.frames.data();
+  float* vo = tc.values.data();
+  for (std::size_t b = 0; b < nb; ++b) {
+    const auto& k = keys.bones[b];
+    for (int c = 0; c < 3; ++c) {
+      auto& ch = tc.bones[b][static_cast<std::size_t>(c)];
+      ch.first = static_cast<std::size_t>(fo - tc.frames.data());
+      ch.value_first = static_cast<std::size_t>(vo - tc.values.data());
+      int* const f0 = fo;
+      if (k.n[c]) {
+        // Component arrays: Tx Ty Tz at off[3..5], Rx Ry Rz Rw at off[6..9], Sx Sy Sz at off[10..12].
+        const int first = c == 0 ? 3 : c == 1 ? 6 : 10;
+        const std::uint8_t* va[4];
+        for (int j = 0; j < (c == 1 ? 4 : 3); ++j) va[j] = data + k.off[first + j];
+        if (c == 1) append_channel<E, true>(data + k.off[c], va, k.n[c], fo, vo, tc.dropped[b], tc.repaired[b]);
+        else append_channel<E, false>(data + k.off[c], va, k.n[c], fo, vo, tc.dropped[b], tc.repaired[b]);
+      }
+      ch.count = static_cast<std::size_t>(fo - f0);
+    }
+  }
+}
+
 // `data` = the bytes the table's offsets count from. Keys with non-increasing frames dropped;
 // rotations that are not unit quaternions repaired.
 table_channels make_table_channels(const key_table_ref& keys, const std::uint8_t* data, std::size_t nb) {
   table_channels tc;
-  const endian order = keys.order;
   // Sized once from the scanned counts (each array checked against the file's bytes).
   std::size_t nkeys = 0, nvalues = 0;
   for (std::size_t b = 0; b < nb; ++b) {
@@ -153,48 +218,8 @@ table_channels make_table_channels(const key_table_ref& keys, const std::uint8_t
   tc.bones.resize(nb);
   tc.dropped.assign(nb, 0);
   tc.repaired.assign(nb, 0);
-  int* fo = tc.frames.data();
-  float* vo = tc.values.data();
-  for (std::size_t b = 0; b < nb; ++b) {
-    const auto& k = keys.bones[b];
-    auto frame = [&](int c, std::uint32_t i) { return static_cast<int>(load_at<std::uint16_t>(data + k.off[c] + 2 * i, order)); };
-    auto fixed = [&](int field, std::uint32_t i) { return fixed_to_float(load_at<std::int32_t>(data + k.off[field] + 4 * i, order)); };
-    auto rot = [&](int field, std::uint32_t i) { return rot_to_float(load_at<std::int16_t>(data + k.off[field] + 2 * i, order)); };
-    for (int c = 0; c < 3; ++c) {
-      auto& ch = tc.bones[b][static_cast<std::size_t>(c)];
-      ch.first = static_cast<std::size_t>(fo - tc.frames.data());
-      ch.value_first = static_cast<std::size_t>(vo - tc.values.data());
-      int* const f0 = fo;
-      auto keep = [&](int fr) {
-        if (fo != f0 && fr <= fo[-1]) {
-          ++tc.dropped[b];
-          return false;
-        }
-        *fo++ = fr;
-        return true;
-      };
-      for (std::uint32_t i = 0; i < k.n[c]; ++i) {
-        if (c == 1) {
-          quat q{rot(6, i), rot(7, i), rot(8, i), rot(9, i)};
-          // Stored norms are 0.9999..1.0001: keep the values exactly as stored (so pack gives the
-          // same integers back) and repair only what is not a rotation at all. (Counted also
-          // for a key dropped below, as before.)
-          float len = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-          if (!(std::fabs(len - 1.0f) < 5e-4f)) {
-            q = len > 1e-6f && std::isfinite(len) ? core::normalize(q) : quat{0, 0, 0, 1};
-            ++tc.repaired[b];
-          }
-          if (!keep(frame(c, i))) continue;
-          for (int j = 0; j < 4; ++j) *vo++ = q[static_cast<std::size_t>(j)];
-        } else {
-          if (!keep(frame(c, i))) continue;
-          const int field = c == 0 ? 3 : 10;
-          for (int j = 0; j < 3; ++j) *vo++ = fixed(field + j, i);
-        }
-      }
-      ch.count = static_cast<std::size_t>(fo - f0);
-    }
-  }
+  if (keys.order == endian::big) fill_table_channels<endian::big>(tc, keys, data, nb);
+  else fill_table_channels<endian::little>(tc, keys, data, nb);
   return tc;
 }
 
