@@ -228,3 +228,20 @@ TEST(Extras, KeyByKeyEqualsTheInitializerListForm) {
   // same_json tells the types apart.
   EXPECT_FALSE(same_json(json_object("a", 5), json_object("a", 5u)));
 }
+
+// The atlas rectangles and event pairs are built element by element: the same array, with the
+// same number types, as the initializer-list form.
+TEST(Extras, ArrayElementByElementEqualsTheInitializerListForm) {
+  const std::uint64_t x = 4, y = 260;
+  const std::uint32_t w = 32, h = 16;
+  const std::uint16_t frame = 12, code = 6;
+  EXPECT_TRUE(same_json(json_array(x, y, w, h), nlohmann::json{x, y, w, h}));
+  EXPECT_TRUE(same_json(json_array(frame, code), nlohmann::json{frame, code}));
+  nlohmann::json list = nlohmann::json::array();
+  list.push_back({frame, code});
+  nlohmann::json built = nlohmann::json::array();
+  built.push_back(json_array(frame, code));
+  EXPECT_TRUE(same_json(built, list));
+  EXPECT_FALSE(same_json(json_array(5), nlohmann::json{-5}));
+  EXPECT_FALSE(same_json(json_array(5u), nlohmann::json{5}));
+}

@@ -462,11 +462,11 @@ atlas_layout add_atlas(scene& s, const model_raw& m, const decoded_textures& tex
     }
     atlas.rgba.insert(atlas.rgba.end(), row.begin(), row.end());
   }
-  nlohmann::json rects = nlohmann::json::array();
-  for (std::size_t i = 0; i < tex.images.size(); ++i) {
-    const auto& t = tex.images[i];
-    rects.push_back({place[i][0], place[i][1], t.width, t.height});
-  }
+  nlohmann::json rects(nlohmann::json::value_t::array);
+  auto& rect_list = rects.get_ref<nlohmann::json::array_t&>();
+  rect_list.reserve(tex.images.size());
+  for (std::size_t i = 0; i < tex.images.size(); ++i)
+    rect_list.push_back(json_array(place[i][0], place[i][1], tex.images[i].width, tex.images[i].height));
   atlas.extras = json_object("sf3_texture_rects", std::move(rects), "vram_size", m.vram_size);
   s.textures.push_back(std::move(atlas));
   return {std::move(place), width, height};
@@ -602,7 +602,7 @@ void add_model_clips(scene& s, const model_raw& m, const model_geometry& g, cons
         nm += std::to_string(d.events[k].code);
       }
     }
-    for (const auto& e : d.events) ev.push_back({e.frame, e.code});
+    for (const auto& e : d.events) ev.push_back(json_array(e.frame, e.code));
     nlohmann::json ex = json_object("sf3_def", i, "id", d.id, "first_frame", f0, "frame_count", d.count, "distance", d.distance,
                                     "events", std::move(ev), "sf3_model", name);
     const key_table_ref* keys = &m.anim.key_refs;

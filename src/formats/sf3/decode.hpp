@@ -54,6 +54,17 @@ template <typename... Kv>
   return j;
 }
 
+// A JSON array of the values in order, equal to the initializer-list form {v, ...} (numbers,
+// not an object) with the same value types, without its list of references.
+template <typename... V>
+[[nodiscard]] nlohmann::json json_array(V&&... v) {
+  nlohmann::json j(nlohmann::json::value_t::array);
+  auto& a = j.get_ref<nlohmann::json::array_t&>();
+  a.reserve(sizeof...(V));
+  (a.emplace_back(std::forward<V>(v)), ...);
+  return j;
+}
+
 struct sibling_animations {
   const x8an_file* file = nullptr;
   const x8an_layout* layout = nullptr;  // x8an_index(*file), set with file
