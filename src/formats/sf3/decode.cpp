@@ -141,11 +141,15 @@ struct table_channels {
 // frame is not above the last kept one are dropped, non-unit rotations repaired (counted also
 // for a dropped key, as before). The byte order is a template argument so each element is
 // one load; the channel kind is one, so the loop has no per-key branch on it.
-template <endian E, bool Rotation>
+// Rotations take four keys at a time in SSE2 (Simd, where it exists) when all four are kept
+// and unit: the same conversions (s16 / 16384 is exact in float), the same sum of squares in
+// the same order and the same (correctly rounded) square root; any other block of four goes
+// key by key.
+template <endian E, bool Rotation, bool Simd = true>
 void append_channel(const std::uint8_t* fa, const std::uint8_t* const* va, std::uint32_t n, int*& fo, float*& vo,
                     std::size_t& dropped, std::size_t& repaired) {
   int last = -1;  // frames are u16: the first key is always kept
-  for (std::uint32_t i = 0; i < n; ++i) {
+  auto one = [&](std::uint32_t i) {
     const int fr = static_cast<int>(load_at<std::uint16_t>(fa + 2 * i, E));
     if constexpr (Rotation) {
       quat q{rot_to_float(load_at<std::int16_t>(va[0] + 2 * i, E)), rot_to_float(load_at<std::int16_t>(va[1] + 2 * i, E)),
@@ -159,14 +163,14 @@ void append_channel(const std::uint8_t* fa, const std::uint8_t* const* va, std::
       }
       if (fr <= last) {
         ++dropped;
-        continue;
+        return;
       }
       std::memcpy(vo, q.data(), 4 * sizeof(float));
       vo += 4;
     } else {
       if (fr <= last) {
         ++dropped;
-        continue;
+        return;
       }
       vo[0] = fixed_to_float(load_at<std::int32_t>(va[0] + 4 * i, E));
       vo[1] = fixed_to_float(load_at<std::int32_t>(va[1] + 4 * i, E));
@@ -175,7 +179,39 @@ void append_channel(const std::uint8_t* fa, const std::uint8_t* const* va, std::
     }
     last = fr;
     *fo++ = fr;
+  };
+  std::uint32_t i = 0;
+#if defined(__SSE2__)
+  if constexpr (Rotation && Simd) {
+    const __m128 scale = _mm_set1_ps(1.0f / 16384.0f), unit = _mm_set1_ps(1.0f), tol = _mm_set1_ps(5e-4f);
+    const __m128 abs_mask = _mm_castsi128_ps(_mm_set1_epi32(0x7FFFFFFF));
+    for (; i + 4 <= n; i += 4) {
+      int fr[4];
+      for (std::uint32_t j = 0; j < 4; ++j) fr[j] = static_cast<int>(load_at<std::uint16_t>(fa + 2 * (i + j), E));
+      __m128 c[4];
+      for (int j = 0; j < 4; ++j) {
+        __m128i v = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(va[j] + 2 * i));
+        if constexpr (E == endian::big) v = _mm_or_si128(_mm_slli_epi16(v, 8), _mm_srli_epi16(v, 8));
+        v = _mm_srai_epi32(_mm_unpacklo_epi16(v, v), 16);  // sign-extended to 32 bits
+        c[j] = _mm_mul_ps(_mm_cvtepi32_ps(v), scale);
+      }
+      const __m128 len2 = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(c[0], c[0]), _mm_mul_ps(c[1], c[1])), _mm_mul_ps(c[2], c[2])),
+                                     _mm_mul_ps(c[3], c[3]));
+      const __m128 off = _mm_and_ps(_mm_sub_ps(_mm_sqrt_ps(len2), unit), abs_mask);
+      if (!(fr[0] > last && fr[1] > fr[0] && fr[2] > fr[1] && fr[3] > fr[2]) || _mm_movemask_ps(_mm_cmplt_ps(off, tol)) != 0xF) {
+        for (std::uint32_t j = 0; j < 4; ++j) one(i + j);
+        continue;
+      }
+      _MM_TRANSPOSE4_PS(c[0], c[1], c[2], c[3]);
+      for (int j = 0; j < 4; ++j) _mm_storeu_ps(vo + 4 * j, c[j]);
+      vo += 16;
+      for (int j = 0; j < 4; ++j) fo[j] = fr[j];
+      fo += 4;
+      last = fr[3];
+    }
   }
+#endif
+  for (; i < n; ++i) one(i);
 }
 
 template <endian E>
@@ -223,6 +259,22 @@ table_channels make_table_channels(const key_table_ref& keys, const std::uint8_t
   return tc;
 }
 
+}  // namespace
+
+std::size_t decode_rotation_keys(const std::uint8_t* frames, const std::array<const std::uint8_t*, 4>& comp, std::uint32_t n,
+                                 bool big, bool simd, int* fo, float* vo, std::size_t& dropped, std::size_t& repaired) {
+  int* const start = fo;
+  if (big) {
+    if (simd) append_channel<endian::big, true, true>(frames, comp.data(), n, fo, vo, dropped, repaired);
+    else append_channel<endian::big, true, false>(frames, comp.data(), n, fo, vo, dropped, repaired);
+  } else {
+    if (simd) append_channel<endian::little, true, true>(frames, comp.data(), n, fo, vo, dropped, repaired);
+    else append_channel<endian::little, true, false>(frames, comp.data(), n, fo, vo, dropped, repaired);
+  }
+  return static_cast<std::size_t>(fo - start);
+}
+
+namespace {
 // A clip over frames [f0, f1] from a key table: the keys inside plus sampled boundary keys,
 // rebased to t = 0. `all` keeps every key at its own frame (t = frame / fps).
 animation make_clip(const table_channels& tc, const skeleton& sk, int skel_index, int f0, int f1, double fps, bool all,
