@@ -407,3 +407,54 @@ TEST(KeyTableRef, LoadAtEqualsTheByteByByteFormInBothOrders) {
     }
   }
 }
+
+// Records in the canonical layout are checked as one span: with budgets around the exact
+// need, pad bytes made nonzero, files cut anywhere in the arrays or the table, and one offset
+// or count nudged (a record that no longer follows), the scan fails alike, leaves the same
+// budget and finds the same records and layout as the array-by-array check.
+TEST(KeyTableRef, ScanOfCanonicalRecordsAsOneSpanEqualsTheArrayByArrayCheck) {
+  std::mt19937 rng(1612);
+  int ok = 0, failed = 0;
+  for (int iter = 0; iter < 4000; ++iter) {
+    const auto order = iter % 2 ? core::endian::little : core::endian::big;
+    auto file = synthetic::random_table_file(rng, 1 + rng() % 6, order);
+    const std::uint32_t table = file.table;
+    bytes& b = file.b;
+    const std::uint64_t need = table - 4;  // the arrays and pads of the canonical layout
+    std::uint64_t left = 2 * b.size() + 4096;
+    switch (iter % 6) {
+      case 0: left = need + (rng() % 9) - 4; break;  // around the need (pads are not charged)
+      case 1:
+        if (table > 4) b[4 + rng() % (table - 4)] ^= static_cast<std::uint8_t>(1 + rng() % 255);  // data or pad
+        break;
+      case 2: b.resize(rng() % (b.size() + 1)); break;
+      case 3: {  // an offset or count one element off
+        const std::size_t p = table + 4 * (rng() % 16);
+        if (p + 4 <= b.size()) b[p + (order == core::endian::big ? 3 : 0)] += static_cast<std::uint8_t>(rng() % 2 ? 2 : 1);
+        break;
+      }
+      default: break;
+    }
+    core::byte_reader r(b, order, 0x40);
+    work_budget fast{left}, slow{left};
+    key_table_ref a, c;
+    const std::string ea = outcome([&] { a = scan_key_table(r, table, 4, &fast); });
+    const std::string ec = outcome([&] { c = reference_scan(r, table, 4, &slow); });
+    ASSERT_EQ(ea, ec) << iter;
+    if (ea != "ok") {
+      ++failed;
+      continue;
+    }
+    ++ok;
+    EXPECT_EQ(fast.left, slow.left) << iter;
+    ASSERT_EQ(a.bones.size(), c.bones.size()) << iter;
+    EXPECT_EQ(a.canonical, c.canonical) << iter;
+    EXPECT_EQ(a.end, c.end) << iter;
+    for (std::size_t i = 0; i < a.bones.size(); ++i) {
+      EXPECT_EQ(std::memcmp(a.bones[i].n, c.bones[i].n, sizeof a.bones[i].n), 0) << iter;
+      EXPECT_EQ(std::memcmp(a.bones[i].off, c.bones[i].off, sizeof a.bones[i].off), 0) << iter;
+    }
+  }
+  EXPECT_GT(ok, 1000);
+  EXPECT_GT(failed, 300);
+}
