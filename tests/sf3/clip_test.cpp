@@ -292,11 +292,51 @@ TEST(Clips, RotationBlocksOfFourEqualKeyByKey) {
     std::vector<int> fa(n + 1, -7), fb(n + 1, -7);
     std::vector<float> va(4 * n + 4, -7.0f), vb(4 * n + 4, -7.0f);
     std::size_t da = 0, ra = 0, db = 0, rb = 0;
-    const std::size_t ka = decode_rotation_keys(frames.data() + o, cp, n, big, true, fa.data(), va.data(), da, ra);
-    const std::size_t kb = decode_rotation_keys(frames.data() + o, cp, n, big, false, fb.data(), vb.data(), db, rb);
+    const std::size_t ka = decode_channel_keys(frames.data() + o, cp, n, true, big, true, fa.data(), va.data(), da, ra);
+    const std::size_t kb = decode_channel_keys(frames.data() + o, cp, n, true, big, false, fb.data(), vb.data(), db, rb);
     ASSERT_EQ(ka, kb) << iter;
     ASSERT_EQ(da, db) << iter;
     ASSERT_EQ(ra, rb) << iter;
+    ASSERT_EQ(ka + da, n) << iter;
+    ASSERT_EQ(fa, fb) << iter;
+    ASSERT_EQ(std::memcmp(va.data(), vb.data(), va.size() * sizeof(float)), 0) << iter;
+  }
+}
+
+// Translation and scale keys (FIXED 16.16) in SSE2 blocks of four equal the key-by-key decode
+// bit for bit: both byte orders, every length 0..41, values over the whole int32 range (float
+// rounding included), small values, frames in order, repeated and going back.
+TEST(Clips, VectorBlocksOfFourEqualKeyByKey) {
+  std::mt19937 rng(1613);
+  for (int iter = 0; iter < 6000; ++iter) {
+    const std::uint32_t n = static_cast<std::uint32_t>(iter % 42);
+    const bool big = iter % 2 == 0;
+    const std::size_t o = (iter / 2) % 4;  // odd and unaligned addresses
+    std::vector<std::uint8_t> frames(2 * n + o), comp[3];
+    for (auto& c : comp) c.assign(4 * n + o, 0);
+    auto put = [&](std::vector<std::uint8_t>& v, std::size_t at, std::uint32_t x, int size) {
+      for (int k = 0; k < size; ++k) v[at + static_cast<std::size_t>(big ? size - 1 - k : k)] = static_cast<std::uint8_t>(x >> (8 * k));
+    };
+    unsigned f = rng() % 50;
+    const unsigned damage = iter % 4;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      f += (damage && rng() % 8 < damage) ? 0 : 1 + rng() % 5;
+      put(frames, o + 2 * i, (damage && rng() % 8 < damage) ? rng() % 0x10000 : f, 2);
+      for (auto& c : comp) {
+        const std::uint32_t v = (iter / 8) % 2 ? static_cast<std::uint32_t>(rng()) : static_cast<std::uint32_t>(static_cast<int>(rng() % 2000001) - 1000000);
+        put(c, o + 4 * i, v, 4);
+      }
+    }
+    const std::array<const std::uint8_t*, 4> cp{comp[0].data() + o, comp[1].data() + o, comp[2].data() + o, nullptr};
+    std::vector<int> fa(n + 1, -7), fb(n + 1, -7);
+    std::vector<float> va(3 * n + 3, -7.0f), vb(3 * n + 3, -7.0f);
+    std::size_t da = 0, ra = 0, db = 0, rb = 0;
+    const std::size_t ka = decode_channel_keys(frames.data() + o, cp, n, false, big, true, fa.data(), va.data(), da, ra);
+    const std::size_t kb = decode_channel_keys(frames.data() + o, cp, n, false, big, false, fb.data(), vb.data(), db, rb);
+    ASSERT_EQ(ka, kb) << iter;
+    ASSERT_EQ(da, db) << iter;
+    ASSERT_EQ(ra, 0u) << iter;
+    ASSERT_EQ(rb, 0u) << iter;
     ASSERT_EQ(ka + da, n) << iter;
     ASSERT_EQ(fa, fb) << iter;
     ASSERT_EQ(std::memcmp(va.data(), vb.data(), va.size() * sizeof(float)), 0) << iter;

@@ -141,10 +141,10 @@ struct table_channels {
 // frame is not above the last kept one are dropped, non-unit rotations repaired (counted also
 // for a dropped key, as before). The byte order is a template argument so each element is
 // one load; the channel kind is one, so the loop has no per-key branch on it.
-// Rotations take four keys at a time in SSE2 (Simd, where it exists) when all four are kept
-// and unit: the same conversions (s16 / 16384 is exact in float), the same sum of squares in
-// the same order and the same (correctly rounded) square root; any other block of four goes
-// key by key.
+// With SSE2 (Simd, where it exists) four keys at a time when all four are kept (and, for
+// rotations, unit): the same conversions (s16 / 16384 and FIXED / 65536 are exact scalings of
+// float(v)), the same sum of squares in the same order and the same (correctly rounded)
+// square root; any other block of four goes key by key.
 template <endian E, bool Rotation, bool Simd = true>
 void append_channel(const std::uint8_t* fa, const std::uint8_t* const* va, std::uint32_t n, int*& fo, float*& vo,
                     std::size_t& dropped, std::size_t& repaired) {
@@ -210,6 +210,39 @@ void append_channel(const std::uint8_t* fa, const std::uint8_t* const* va, std::
       last = fr[3];
     }
   }
+  if constexpr (!Rotation && Simd) {
+    // FIXED / 65536 is float(v) scaled by 2^-16, exactly (scaling commutes with rounding).
+    const __m128 scale = _mm_set1_ps(1.0f / 65536.0f);
+    for (; i + 4 <= n; i += 4) {
+      int fr[4];
+      for (std::uint32_t j = 0; j < 4; ++j) fr[j] = static_cast<int>(load_at<std::uint16_t>(fa + 2 * (i + j), E));
+      if (!(fr[0] > last && fr[1] > fr[0] && fr[2] > fr[1] && fr[3] > fr[2])) {
+        for (std::uint32_t j = 0; j < 4; ++j) one(i + j);
+        continue;
+      }
+      __m128 c[3];
+      for (int j = 0; j < 3; ++j) {
+        __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(va[j] + 4 * i));
+        if constexpr (E == endian::big) {
+          v = _mm_or_si128(_mm_slli_epi16(v, 8), _mm_srli_epi16(v, 8));            // bytes in each half
+          v = _mm_shufflehi_epi16(_mm_shufflelo_epi16(v, 0xB1), 0xB1);              // the halves
+        }
+        c[j] = _mm_mul_ps(_mm_cvtepi32_ps(v), scale);
+      }
+      // x0..x3, y0..y3, z0..z3 -> x0 y0 z0 x1 | y1 z1 x2 y2 | z2 x3 y3 z3
+      const __m128 xy_lo = _mm_unpacklo_ps(c[0], c[1]), xy_hi = _mm_unpackhi_ps(c[0], c[1]);
+      const __m128 z0x1 = _mm_shuffle_ps(c[2], xy_lo, _MM_SHUFFLE(2, 2, 0, 0));
+      const __m128 y1z1 = _mm_shuffle_ps(xy_lo, c[2], _MM_SHUFFLE(1, 1, 3, 3));
+      const __m128 z2z3x3y3 = _mm_shuffle_ps(c[2], xy_hi, _MM_SHUFFLE(3, 2, 3, 2));
+      _mm_storeu_ps(vo, _mm_shuffle_ps(xy_lo, z0x1, _MM_SHUFFLE(2, 0, 1, 0)));
+      _mm_storeu_ps(vo + 4, _mm_shuffle_ps(y1z1, xy_hi, _MM_SHUFFLE(1, 0, 2, 0)));
+      _mm_storeu_ps(vo + 8, _mm_shuffle_ps(z2z3x3y3, z2z3x3y3, _MM_SHUFFLE(1, 3, 2, 0)));
+      vo += 12;
+      for (int j = 0; j < 4; ++j) fo[j] = fr[j];
+      fo += 4;
+      last = fr[3];
+    }
+  }
 #endif
   for (; i < n; ++i) one(i);
 }
@@ -261,16 +294,21 @@ table_channels make_table_channels(const key_table_ref& keys, const std::uint8_t
 
 }  // namespace
 
-std::size_t decode_rotation_keys(const std::uint8_t* frames, const std::array<const std::uint8_t*, 4>& comp, std::uint32_t n,
-                                 bool big, bool simd, int* fo, float* vo, std::size_t& dropped, std::size_t& repaired) {
+std::size_t decode_channel_keys(const std::uint8_t* frames, const std::array<const std::uint8_t*, 4>& comp, std::uint32_t n,
+                                bool rotation, bool big, bool simd, int* fo, float* vo, std::size_t& dropped,
+                                std::size_t& repaired) {
   int* const start = fo;
-  if (big) {
-    if (simd) append_channel<endian::big, true, true>(frames, comp.data(), n, fo, vo, dropped, repaired);
-    else append_channel<endian::big, true, false>(frames, comp.data(), n, fo, vo, dropped, repaired);
-  } else {
-    if (simd) append_channel<endian::little, true, true>(frames, comp.data(), n, fo, vo, dropped, repaired);
-    else append_channel<endian::little, true, false>(frames, comp.data(), n, fo, vo, dropped, repaired);
-  }
+  auto run = [&]<endian E>() {
+    if (rotation) {
+      if (simd) append_channel<E, true, true>(frames, comp.data(), n, fo, vo, dropped, repaired);
+      else append_channel<E, true, false>(frames, comp.data(), n, fo, vo, dropped, repaired);
+    } else {
+      if (simd) append_channel<E, false, true>(frames, comp.data(), n, fo, vo, dropped, repaired);
+      else append_channel<E, false, false>(frames, comp.data(), n, fo, vo, dropped, repaired);
+    }
+  };
+  if (big) run.template operator()<endian::big>();
+  else run.template operator()<endian::little>();
   return static_cast<std::size_t>(fo - start);
 }
 

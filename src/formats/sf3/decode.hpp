@@ -38,13 +38,14 @@ void rgb555_pixels(const std::uint8_t* src, std::size_t n, std::uint8_t* dst);
 [[nodiscard]] float flat_linear(unsigned v5);
 [[nodiscard]] float flat_linear_reference(unsigned v5);
 
-// A rotation channel's keys as the key-table decode appends them: u16 frames and the s16
-// Rx Ry Rz Rw arrays (n each, big- or little-endian) to frames at fo and x y z w at vo, keys
-// whose frame is not above the last kept one dropped, non-unit rotations repaired (both
-// counted). `simd` = SSE2 blocks of four where SSE2 exists, else key by key (the tests
-// compare them). Returns the keys kept.
-std::size_t decode_rotation_keys(const std::uint8_t* frames, const std::array<const std::uint8_t*, 4>& comp, std::uint32_t n,
-                                 bool big, bool simd, int* fo, float* vo, std::size_t& dropped, std::size_t& repaired);
+// A channel's keys as the key-table decode appends them: u16 frames and the component arrays
+// (rotation: s16 Rx Ry Rz Rw; else FIXED x y z, comp[3] unused), n each, big- or little-endian,
+// to frames at fo and the values at vo, keys whose frame is not above the last kept one
+// dropped, non-unit rotations repaired (both counted). `simd` = SSE2 blocks of four where
+// SSE2 exists, else key by key (the tests compare them). Returns the keys kept.
+std::size_t decode_channel_keys(const std::uint8_t* frames, const std::array<const std::uint8_t*, 4>& comp, std::uint32_t n,
+                                bool rotation, bool big, bool simd, int* fo, float* vo, std::size_t& dropped,
+                                std::size_t& repaired);
 
 // A JSON object filled key by key (key, value, key, value, ...), equal to the initializer-list
 // form {{key, value}, ...} with the same value types; that form builds a two-element array per
