@@ -458,3 +458,41 @@ TEST(KeyTableRef, ScanOfCanonicalRecordsAsOneSpanEqualsTheArrayByArrayCheck) {
   EXPECT_GT(ok, 1000);
   EXPECT_GT(failed, 300);
 }
+
+// A bone whose three frame arrays follow each other is taken as one run: with arrays adjacent,
+// apart, empty (their offsets anywhere) and in other orders, frame_range equals the plain loop
+// over the arrays with keys.
+TEST(KeyTableRef, FrameRangeOfAdjacentAndScatteredArraysEqualsThePlainLoop) {
+  std::mt19937 rng(1614);
+  for (int iter = 0; iter < 4000; ++iter) {
+    const bool big = iter % 2 == 0;
+    std::vector<std::uint8_t> data(2048);
+    for (auto& v : data) v = static_cast<std::uint8_t>(rng());
+    key_table_ref t;
+    t.order = big ? core::endian::big : core::endian::little;
+    unsigned lo = 0x10000, hi = 0;
+    bool any = false;
+    const std::size_t bones = rng() % 4;
+    for (std::size_t b = 0; b < bones; ++b) {
+      key_record_ref k;
+      std::uint32_t pos = static_cast<std::uint32_t>(rng() % 512);
+      for (int c = 0; c < 3; ++c) {
+        k.n[c] = rng() % 4 == 0 ? 0 : static_cast<std::uint32_t>(rng() % 40);
+        const unsigned how = rng() % 4;  // 0, 1: adjacent; 2: a gap; 3: anywhere
+        k.off[c] = how < 2 ? pos : how == 2 ? pos + 2 * (1 + rng() % 8) : static_cast<std::uint32_t>(rng() % 1024);
+        pos = k.off[c] + 2 * k.n[c];
+        if (k.n[c] == 0 && rng() % 2) k.off[c] = static_cast<std::uint32_t>(rng());  // unchecked, unused
+        for (std::uint32_t i = 0; i < k.n[c]; ++i) {
+          const std::uint8_t* p = data.data() + k.off[c] + 2 * i;
+          const unsigned v = big ? (unsigned{p[0]} << 8 | p[1]) : (unsigned{p[1]} << 8 | p[0]);
+          lo = std::min(lo, v);
+          hi = std::max(hi, v);
+          any = true;
+        }
+      }
+      t.bones.push_back(k);
+    }
+    const auto expect = any ? std::pair<int, int>{static_cast<int>(lo), static_cast<int>(hi)} : std::pair<int, int>{-1, -1};
+    ASSERT_EQ(frame_range(t, data.data()), expect) << iter;
+  }
+}

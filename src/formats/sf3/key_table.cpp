@@ -355,12 +355,23 @@ std::pair<int, int> frame_range(const key_table_ref& t, const std::uint8_t* data
   bool any = false;
   const bool big = t.order == endian::big;
   u16_range r;
-  for (const auto& b : t.bones)
+  for (const auto& b : t.bones) {
+    // The canonical layout puts a bone's three frame arrays one after another: one run of
+    // n[0] + n[1] + n[2] values (the same values; fewer short tails than three arrays).
+    const std::uint64_t n0 = b.n[0], n1 = b.n[1], n2 = b.n[2];
+    if (std::uint64_t{b.off[1]} == b.off[0] + 2 * n0 && std::uint64_t{b.off[2]} == b.off[1] + 2 * n1) {
+      if (n0 + n1 + n2) {
+        any = true;
+        r.add(data + b.off[0], static_cast<std::size_t>(n0 + n1 + n2), big);
+      }
+      continue;
+    }
     for (int c = 0; c < 3; ++c)
       if (b.n[c]) {
         any = true;
         r.add(data + b.off[c], b.n[c], big);
       }
+  }
   r.reduce(lo, hi);
   if (!any) return {-1, -1};
   return {static_cast<int>(lo), static_cast<int>(hi)};
