@@ -96,7 +96,9 @@ std::array<float, 4> sample(const channel_view& c, double frame) {
   const std::size_t nc = static_cast<std::size_t>(c.ncomp);
   auto value = [&](std::size_t k) {
     std::array<float, 4> v{0, 0, 0, 0};
-    std::memcpy(v.data(), c.values + k * nc, nc * sizeof(float));
+    // Constant sizes: inline moves, not a memcpy call per boundary key.
+    if (nc == 4) std::memcpy(v.data(), c.values + k * 4, 4 * sizeof(float));
+    else std::memcpy(v.data(), c.values + k * 3, 3 * sizeof(float));
     return v;
   };
   if (frame <= f[0]) return value(0);
@@ -354,7 +356,8 @@ animation make_clip(const table_channels& tc, const skeleton& sk, int skel_index
       auto put_sample = [&](double frame, double at) {
         const auto v = sample(cc, at);
         *tm++ = static_cast<float>(frame / fps);
-        std::memcpy(tv, v.data(), nc * sizeof(float));
+        if (nc == 4) std::memcpy(tv, v.data(), 4 * sizeof(float));
+        else std::memcpy(tv, v.data(), 3 * sizeof(float));
         tv += nc;
       };
       if (!all) put_sample(0, f0);
