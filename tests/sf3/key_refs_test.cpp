@@ -2,6 +2,7 @@
 // copies) and convert texture rows straight into the atlas: these must equal the copying parse
 // and the per-texture formula, failures included.
 #include <cstring>
+#include <limits>
 #include <filesystem>
 #include <random>
 #include <string>
@@ -9,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "core/failure.hpp"
+#include "core/math.hpp"
 #include "formats/sf3/decode.hpp"
 #include "formats/sf3/key_table.hpp"
 #include "formats/sf3/x8an.hpp"
@@ -495,4 +497,17 @@ TEST(KeyTableRef, FrameRangeOfAdjacentAndScatteredArraysEqualsThePlainLoop) {
     const auto expect = any ? std::pair<int, int>{static_cast<int>(lo), static_cast<int>(hi)} : std::pair<int, int>{-1, -1};
     ASSERT_EQ(frame_range(t, data.data()), expect) << iter;
   }
+}
+
+// The mesh vertex check uses the inline core::all_finite: it agrees with core::finite on
+// vertices with NaN, infinities, huge, tiny and ordinary components in every position.
+TEST(MeshTables, VertexCheckInlineEqualsCoreFinite) {
+  const float vals[] = {0.0f, -0.0f, 1.5f, -3e38f, 1e-45f, std::numeric_limits<float>::infinity(),
+                        -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()};
+  for (float a : vals)
+    for (float b : vals)
+      for (float c : vals) {
+        const vec3 v{a, b, c};
+        EXPECT_EQ(core::all_finite(v), core::finite(v));
+      }
 }

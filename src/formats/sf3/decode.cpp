@@ -656,7 +656,7 @@ void add_part(scene& s, const mesh_context& mc, const xpdata& x, int bone, const
       }
     }
     for (const auto& p : me.positions)
-      if (!core::finite(p)) fail(code::bad_value, name + " " + part + ": vertex is not finite");
+      if (!core::all_finite(p)) fail(code::bad_value, name + " " + part + ": vertex is not finite");  // inline, per vertex
     if (me.positions.empty()) continue;
     me.extras = json_object("sf3_part", part, "textured_faces", textured, "flat_faces", flat);
     s.meshes.push_back(std::move(me));
