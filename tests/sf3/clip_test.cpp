@@ -228,3 +228,117 @@ TEST(Extras, KeyByKeyEqualsTheInitializerListForm) {
   // same_json tells the types apart.
   EXPECT_FALSE(same_json(json_object("a", 5), json_object("a", 5u)));
 }
+
+// The atlas rectangles and event pairs are built element by element: the same array, with the
+// same number types, as the initializer-list form.
+TEST(Extras, ArrayElementByElementEqualsTheInitializerListForm) {
+  const std::uint64_t x = 4, y = 260;
+  const std::uint32_t w = 32, h = 16;
+  const std::uint16_t frame = 12, code = 6;
+  EXPECT_TRUE(same_json(json_array(x, y, w, h), nlohmann::json{x, y, w, h}));
+  EXPECT_TRUE(same_json(json_array(frame, code), nlohmann::json{frame, code}));
+  nlohmann::json list = nlohmann::json::array();
+  list.push_back({frame, code});
+  nlohmann::json built = nlohmann::json::array();
+  built.push_back(json_array(frame, code));
+  EXPECT_TRUE(same_json(built, list));
+  EXPECT_FALSE(same_json(json_array(5), nlohmann::json{-5}));
+  EXPECT_FALSE(same_json(json_array(5u), nlohmann::json{5}));
+}
+
+// Rotation keys in SSE2 blocks of four equal the key-by-key decode bit for bit: both byte
+// orders, every length 0..41, unit and non-unit rotations (zero, halved, random), frames in
+// order, repeated and going back (dropped keys), blocks where only some keys qualify.
+TEST(Clips, RotationBlocksOfFourEqualKeyByKey) {
+  std::mt19937 rng(1611);
+  for (int iter = 0; iter < 6000; ++iter) {
+    const std::uint32_t n = static_cast<std::uint32_t>(iter % 42);
+    const bool big = iter % 2 == 0;
+    auto put16 = [&](std::vector<std::uint8_t>& v, std::size_t i, unsigned x) {
+      v[2 * i + (big ? 0 : 1)] = static_cast<std::uint8_t>(x >> 8);
+      v[2 * i + (big ? 1 : 0)] = static_cast<std::uint8_t>(x);
+    };
+    std::vector<std::uint8_t> frames(2 * n + 1), comp[4];
+    for (auto& c : comp) c.assign(2 * n + 1, 0);
+    unsigned f = rng() % 50;
+    const unsigned damage = iter % 4;  // 0: clean, else a key in `damage` of 8 is damaged
+    for (std::uint32_t i = 0; i < n; ++i) {
+      f += (damage && rng() % 8 < damage) ? 0 : 1 + rng() % 5;
+      unsigned fr = f;
+      if (damage && rng() % 8 < damage) fr = rng() % 0x10000;  // out of order
+      put16(frames, i, fr);
+      // A random unit quaternion at 1/16384 resolution (as stored), or damaged.
+      std::array<float, 4> q{};
+      float len = 0;
+      do {
+        for (auto& c : q) c = static_cast<float>(static_cast<int>(rng() % 2001) - 1000) / 1000.0f;
+        len = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+      } while (len < 0.1f);
+      std::array<int, 4> s{};
+      for (int j = 0; j < 4; ++j) s[static_cast<std::size_t>(j)] = static_cast<int>(std::lround(q[static_cast<std::size_t>(j)] / len * 16384.0f));
+      if (damage && rng() % 8 < damage) {
+        const unsigned pick = rng() % 3;
+        for (auto& v : s) v = pick == 0 ? 0 : pick == 1 ? v / 2 : static_cast<int>(rng() % 65536) - 32768;
+      }
+      for (int j = 0; j < 4; ++j) put16(comp[j], i, static_cast<unsigned>(s[static_cast<std::size_t>(j)]) & 0xFFFFu);
+    }
+    // Odd addresses too: the arrays start one byte in on odd iterations.
+    const std::size_t o = (iter / 2) % 2;
+    if (o) {
+      frames.insert(frames.begin(), 0);
+      for (auto& c : comp) c.insert(c.begin(), 0);
+    }
+    const std::array<const std::uint8_t*, 4> cp{comp[0].data() + o, comp[1].data() + o, comp[2].data() + o, comp[3].data() + o};
+    std::vector<int> fa(n + 1, -7), fb(n + 1, -7);
+    std::vector<float> va(4 * n + 4, -7.0f), vb(4 * n + 4, -7.0f);
+    std::size_t da = 0, ra = 0, db = 0, rb = 0;
+    const std::size_t ka = decode_channel_keys(frames.data() + o, cp, n, true, big, true, fa.data(), va.data(), da, ra);
+    const std::size_t kb = decode_channel_keys(frames.data() + o, cp, n, true, big, false, fb.data(), vb.data(), db, rb);
+    ASSERT_EQ(ka, kb) << iter;
+    ASSERT_EQ(da, db) << iter;
+    ASSERT_EQ(ra, rb) << iter;
+    ASSERT_EQ(ka + da, n) << iter;
+    ASSERT_EQ(fa, fb) << iter;
+    ASSERT_EQ(std::memcmp(va.data(), vb.data(), va.size() * sizeof(float)), 0) << iter;
+  }
+}
+
+// Translation and scale keys (FIXED 16.16) in SSE2 blocks of four equal the key-by-key decode
+// bit for bit: both byte orders, every length 0..41, values over the whole int32 range (float
+// rounding included), small values, frames in order, repeated and going back.
+TEST(Clips, VectorBlocksOfFourEqualKeyByKey) {
+  std::mt19937 rng(1613);
+  for (int iter = 0; iter < 6000; ++iter) {
+    const std::uint32_t n = static_cast<std::uint32_t>(iter % 42);
+    const bool big = iter % 2 == 0;
+    const std::size_t o = (iter / 2) % 4;  // odd and unaligned addresses
+    std::vector<std::uint8_t> frames(2 * n + o), comp[3];
+    for (auto& c : comp) c.assign(4 * n + o, 0);
+    auto put = [&](std::vector<std::uint8_t>& v, std::size_t at, std::uint32_t x, int size) {
+      for (int k = 0; k < size; ++k) v[at + static_cast<std::size_t>(big ? size - 1 - k : k)] = static_cast<std::uint8_t>(x >> (8 * k));
+    };
+    unsigned f = rng() % 50;
+    const unsigned damage = iter % 4;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      f += (damage && rng() % 8 < damage) ? 0 : 1 + rng() % 5;
+      put(frames, o + 2 * i, (damage && rng() % 8 < damage) ? rng() % 0x10000 : f, 2);
+      for (auto& c : comp) {
+        const std::uint32_t v = (iter / 8) % 2 ? static_cast<std::uint32_t>(rng()) : static_cast<std::uint32_t>(static_cast<int>(rng() % 2000001) - 1000000);
+        put(c, o + 4 * i, v, 4);
+      }
+    }
+    const std::array<const std::uint8_t*, 4> cp{comp[0].data() + o, comp[1].data() + o, comp[2].data() + o, nullptr};
+    std::vector<int> fa(n + 1, -7), fb(n + 1, -7);
+    std::vector<float> va(3 * n + 3, -7.0f), vb(3 * n + 3, -7.0f);
+    std::size_t da = 0, ra = 0, db = 0, rb = 0;
+    const std::size_t ka = decode_channel_keys(frames.data() + o, cp, n, false, big, true, fa.data(), va.data(), da, ra);
+    const std::size_t kb = decode_channel_keys(frames.data() + o, cp, n, false, big, false, fb.data(), vb.data(), db, rb);
+    ASSERT_EQ(ka, kb) << iter;
+    ASSERT_EQ(da, db) << iter;
+    ASSERT_EQ(ra, 0u) << iter;
+    ASSERT_EQ(rb, 0u) << iter;
+    ASSERT_EQ(ka + da, n) << iter;
+    ASSERT_EQ(fa, fb) << iter;
+    ASSERT_EQ(std::memcmp(va.data(), vb.data(), va.size() * sizeof(float)), 0) << iter;
+  }
+}

@@ -2,6 +2,7 @@
 // copies) and convert texture rows straight into the atlas: these must equal the copying parse
 // and the per-texture formula, failures included.
 #include <cstring>
+#include <limits>
 #include <filesystem>
 #include <random>
 #include <string>
@@ -9,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "core/failure.hpp"
+#include "core/math.hpp"
 #include "formats/sf3/decode.hpp"
 #include "formats/sf3/key_table.hpp"
 #include "formats/sf3/x8an.hpp"
@@ -388,4 +390,124 @@ TEST(KeyTableRef, FrameRangeOfLongAndShortArraysEqualsThePlainLoop) {
     const key_table_ref ref = scan_key_table(r, table, 4);
     ASSERT_EQ(frame_range(ref, b.data()), frame_range(t)) << iter;
   }
+}
+
+// load_at (one load plus a byte swap) equals the byte-by-byte form for every element type the
+// key tables use, both byte orders, at odd and even addresses.
+TEST(KeyTableRef, LoadAtEqualsTheByteByByteFormInBothOrders) {
+  std::mt19937 rng(1610);
+  std::vector<std::uint8_t> buf(4096);
+  for (auto& b : buf) b = static_cast<std::uint8_t>(rng());
+  for (std::size_t i = 0; i + 4 <= buf.size(); ++i) {
+    const std::uint8_t* p = buf.data() + i;
+    for (auto e : {core::endian::big, core::endian::little}) {
+      ASSERT_EQ(load_at<std::uint8_t>(p, e), at<std::uint8_t>(p, e)) << i;
+      ASSERT_EQ(load_at<std::uint16_t>(p, e), at<std::uint16_t>(p, e)) << i;
+      ASSERT_EQ(load_at<std::int16_t>(p, e), at<std::int16_t>(p, e)) << i;
+      ASSERT_EQ(load_at<std::uint32_t>(p, e), at<std::uint32_t>(p, e)) << i;
+      ASSERT_EQ(load_at<std::int32_t>(p, e), at<std::int32_t>(p, e)) << i;
+    }
+  }
+}
+
+// Records in the canonical layout are checked as one span: with budgets around the exact
+// need, pad bytes made nonzero, files cut anywhere in the arrays or the table, and one offset
+// or count nudged (a record that no longer follows), the scan fails alike, leaves the same
+// budget and finds the same records and layout as the array-by-array check.
+TEST(KeyTableRef, ScanOfCanonicalRecordsAsOneSpanEqualsTheArrayByArrayCheck) {
+  std::mt19937 rng(1612);
+  int ok = 0, failed = 0;
+  for (int iter = 0; iter < 4000; ++iter) {
+    const auto order = iter % 2 ? core::endian::little : core::endian::big;
+    auto file = synthetic::random_table_file(rng, 1 + rng() % 6, order);
+    const std::uint32_t table = file.table;
+    bytes& b = file.b;
+    const std::uint64_t need = table - 4;  // the arrays and pads of the canonical layout
+    std::uint64_t left = 2 * b.size() + 4096;
+    switch (iter % 6) {
+      case 0: left = need + (rng() % 9) - 4; break;  // around the need (pads are not charged)
+      case 1:
+        if (table > 4) b[4 + rng() % (table - 4)] ^= static_cast<std::uint8_t>(1 + rng() % 255);  // data or pad
+        break;
+      case 2: b.resize(rng() % (b.size() + 1)); break;
+      case 3: {  // an offset or count one element off
+        const std::size_t p = table + 4 * (rng() % 16);
+        if (p + 4 <= b.size()) b[p + (order == core::endian::big ? 3 : 0)] += static_cast<std::uint8_t>(rng() % 2 ? 2 : 1);
+        break;
+      }
+      default: break;
+    }
+    core::byte_reader r(b, order, 0x40);
+    work_budget fast{left}, slow{left};
+    key_table_ref a, c;
+    const std::string ea = outcome([&] { a = scan_key_table(r, table, 4, &fast); });
+    const std::string ec = outcome([&] { c = reference_scan(r, table, 4, &slow); });
+    ASSERT_EQ(ea, ec) << iter;
+    if (ea != "ok") {
+      ++failed;
+      continue;
+    }
+    ++ok;
+    EXPECT_EQ(fast.left, slow.left) << iter;
+    ASSERT_EQ(a.bones.size(), c.bones.size()) << iter;
+    EXPECT_EQ(a.canonical, c.canonical) << iter;
+    EXPECT_EQ(a.end, c.end) << iter;
+    for (std::size_t i = 0; i < a.bones.size(); ++i) {
+      EXPECT_EQ(std::memcmp(a.bones[i].n, c.bones[i].n, sizeof a.bones[i].n), 0) << iter;
+      EXPECT_EQ(std::memcmp(a.bones[i].off, c.bones[i].off, sizeof a.bones[i].off), 0) << iter;
+    }
+  }
+  EXPECT_GT(ok, 1000);
+  EXPECT_GT(failed, 300);
+}
+
+// A bone whose three frame arrays follow each other is taken as one run: with arrays adjacent,
+// apart, empty (their offsets anywhere) and in other orders, frame_range equals the plain loop
+// over the arrays with keys.
+TEST(KeyTableRef, FrameRangeOfAdjacentAndScatteredArraysEqualsThePlainLoop) {
+  std::mt19937 rng(1614);
+  for (int iter = 0; iter < 4000; ++iter) {
+    const bool big = iter % 2 == 0;
+    std::vector<std::uint8_t> data(2048);
+    for (auto& v : data) v = static_cast<std::uint8_t>(rng());
+    key_table_ref t;
+    t.order = big ? core::endian::big : core::endian::little;
+    unsigned lo = 0x10000, hi = 0;
+    bool any = false;
+    const std::size_t bones = rng() % 4;
+    for (std::size_t b = 0; b < bones; ++b) {
+      key_record_ref k;
+      std::uint32_t pos = static_cast<std::uint32_t>(rng() % 512);
+      for (int c = 0; c < 3; ++c) {
+        k.n[c] = rng() % 4 == 0 ? 0 : static_cast<std::uint32_t>(rng() % 40);
+        const unsigned how = rng() % 4;  // 0, 1: adjacent; 2: a gap; 3: anywhere
+        k.off[c] = how < 2 ? pos : how == 2 ? pos + 2 * (1 + rng() % 8) : static_cast<std::uint32_t>(rng() % 1024);
+        pos = k.off[c] + 2 * k.n[c];
+        if (k.n[c] == 0 && rng() % 2) k.off[c] = static_cast<std::uint32_t>(rng());  // unchecked, unused
+        for (std::uint32_t i = 0; i < k.n[c]; ++i) {
+          const std::uint8_t* p = data.data() + k.off[c] + 2 * i;
+          const unsigned v = big ? (unsigned{p[0]} << 8 | p[1]) : (unsigned{p[1]} << 8 | p[0]);
+          lo = std::min(lo, v);
+          hi = std::max(hi, v);
+          any = true;
+        }
+      }
+      t.bones.push_back(k);
+    }
+    const auto expect = any ? std::pair<int, int>{static_cast<int>(lo), static_cast<int>(hi)} : std::pair<int, int>{-1, -1};
+    ASSERT_EQ(frame_range(t, data.data()), expect) << iter;
+  }
+}
+
+// The mesh vertex check uses the inline core::all_finite: it agrees with core::finite on
+// vertices with NaN, infinities, huge, tiny and ordinary components in every position.
+TEST(MeshTables, VertexCheckInlineEqualsCoreFinite) {
+  const float vals[] = {0.0f, -0.0f, 1.5f, -3e38f, 1e-45f, std::numeric_limits<float>::infinity(),
+                        -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()};
+  for (float a : vals)
+    for (float b : vals)
+      for (float c : vals) {
+        const vec3 v{a, b, c};
+        EXPECT_EQ(core::all_finite(v), core::finite(v));
+      }
 }

@@ -96,7 +96,9 @@ std::array<float, 4> sample(const channel_view& c, double frame) {
   const std::size_t nc = static_cast<std::size_t>(c.ncomp);
   auto value = [&](std::size_t k) {
     std::array<float, 4> v{0, 0, 0, 0};
-    std::memcpy(v.data(), c.values + k * nc, nc * sizeof(float));
+    // Constant sizes: inline moves, not a memcpy call per boundary key.
+    if (nc == 4) std::memcpy(v.data(), c.values + k * 4, 4 * sizeof(float));
+    else std::memcpy(v.data(), c.values + k * 3, 3 * sizeof(float));
     return v;
   };
   if (frame <= f[0]) return value(0);
@@ -136,11 +138,145 @@ struct table_channels {
   }
 };
 
+// One channel's keys appended at fo / vo: frames from `fa`, ncomp values per key from the
+// component arrays `va` (FIXED for translation and scale, s16 for rotations); keys whose
+// frame is not above the last kept one are dropped, non-unit rotations repaired (counted also
+// for a dropped key, as before). The byte order is a template argument so each element is
+// one load; the channel kind is one, so the loop has no per-key branch on it.
+// With SSE2 (Simd, where it exists) four keys at a time when all four are kept (and, for
+// rotations, unit): the same conversions (s16 / 16384 and FIXED / 65536 are exact scalings of
+// float(v)), the same sum of squares in the same order and the same (correctly rounded)
+// square root; any other block of four goes key by key.
+template <endian E, bool Rotation, bool Simd = true>
+void append_channel(const std::uint8_t* fa, const std::uint8_t* const* va, std::uint32_t n, int*& fo, float*& vo,
+                    std::size_t& dropped, std::size_t& repaired) {
+  int last = -1;  // frames are u16: the first key is always kept
+  auto one = [&](std::uint32_t i) {
+    const int fr = static_cast<int>(load_at<std::uint16_t>(fa + 2 * i, E));
+    if constexpr (Rotation) {
+      quat q{rot_to_float(load_at<std::int16_t>(va[0] + 2 * i, E)), rot_to_float(load_at<std::int16_t>(va[1] + 2 * i, E)),
+             rot_to_float(load_at<std::int16_t>(va[2] + 2 * i, E)), rot_to_float(load_at<std::int16_t>(va[3] + 2 * i, E))};
+      // Stored norms are 0.9999..1.0001: keep the values exactly as stored (so pack gives the
+      // same integers back) and repair only what is not a rotation at all.
+      float len = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+      if (!(std::fabs(len - 1.0f) < 5e-4f)) {
+        q = len > 1e-6f && std::isfinite(len) ? core::normalize(q) : quat{0, 0, 0, 1};
+        ++repaired;
+      }
+      if (fr <= last) {
+        ++dropped;
+        return;
+      }
+      std::memcpy(vo, q.data(), 4 * sizeof(float));
+      vo += 4;
+    } else {
+      if (fr <= last) {
+        ++dropped;
+        return;
+      }
+      vo[0] = fixed_to_float(load_at<std::int32_t>(va[0] + 4 * i, E));
+      vo[1] = fixed_to_float(load_at<std::int32_t>(va[1] + 4 * i, E));
+      vo[2] = fixed_to_float(load_at<std::int32_t>(va[2] + 4 * i, E));
+      vo += 3;
+    }
+    last = fr;
+    *fo++ = fr;
+  };
+  std::uint32_t i = 0;
+#if defined(__SSE2__)
+  if constexpr (Rotation && Simd) {
+    const __m128 scale = _mm_set1_ps(1.0f / 16384.0f), unit = _mm_set1_ps(1.0f), tol = _mm_set1_ps(5e-4f);
+    const __m128 abs_mask = _mm_castsi128_ps(_mm_set1_epi32(0x7FFFFFFF));
+    for (; i + 4 <= n; i += 4) {
+      int fr[4];
+      for (std::uint32_t j = 0; j < 4; ++j) fr[j] = static_cast<int>(load_at<std::uint16_t>(fa + 2 * (i + j), E));
+      __m128 c[4];
+      for (int j = 0; j < 4; ++j) {
+        __m128i v = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(va[j] + 2 * i));
+        if constexpr (E == endian::big) v = _mm_or_si128(_mm_slli_epi16(v, 8), _mm_srli_epi16(v, 8));
+        v = _mm_srai_epi32(_mm_unpacklo_epi16(v, v), 16);  // sign-extended to 32 bits
+        c[j] = _mm_mul_ps(_mm_cvtepi32_ps(v), scale);
+      }
+      const __m128 len2 = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(c[0], c[0]), _mm_mul_ps(c[1], c[1])), _mm_mul_ps(c[2], c[2])),
+                                     _mm_mul_ps(c[3], c[3]));
+      const __m128 off = _mm_and_ps(_mm_sub_ps(_mm_sqrt_ps(len2), unit), abs_mask);
+      if (!(fr[0] > last && fr[1] > fr[0] && fr[2] > fr[1] && fr[3] > fr[2]) || _mm_movemask_ps(_mm_cmplt_ps(off, tol)) != 0xF) {
+        for (std::uint32_t j = 0; j < 4; ++j) one(i + j);
+        continue;
+      }
+      _MM_TRANSPOSE4_PS(c[0], c[1], c[2], c[3]);
+      for (int j = 0; j < 4; ++j) _mm_storeu_ps(vo + 4 * j, c[j]);
+      vo += 16;
+      for (int j = 0; j < 4; ++j) fo[j] = fr[j];
+      fo += 4;
+      last = fr[3];
+    }
+  }
+  if constexpr (!Rotation && Simd) {
+    // FIXED / 65536 is float(v) scaled by 2^-16, exactly (scaling commutes with rounding).
+    const __m128 scale = _mm_set1_ps(1.0f / 65536.0f);
+    for (; i + 4 <= n; i += 4) {
+      int fr[4];
+      for (std::uint32_t j = 0; j < 4; ++j) fr[j] = static_cast<int>(load_at<std::uint16_t>(fa + 2 * (i + j), E));
+      if (!(fr[0] > last && fr[1] > fr[0] && fr[2] > fr[1] && fr[3] > fr[2])) {
+        for (std::uint32_t j = 0; j < 4; ++j) one(i + j);
+        continue;
+      }
+      __m128 c[3];
+      for (int j = 0; j < 3; ++j) {
+        __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(va[j] + 4 * i));
+        if constexpr (E == endian::big) {
+          v = _mm_or_si128(_mm_slli_epi16(v, 8), _mm_srli_epi16(v, 8));            // bytes in each half
+          v = _mm_shufflehi_epi16(_mm_shufflelo_epi16(v, 0xB1), 0xB1);              // the halves
+        }
+        c[j] = _mm_mul_ps(_mm_cvtepi32_ps(v), scale);
+      }
+      // x0..x3, y0..y3, z0..z3 -> x0 y0 z0 x1 | y1 z1 x2 y2 | z2 x3 y3 z3
+      const __m128 xy_lo = _mm_unpacklo_ps(c[0], c[1]), xy_hi = _mm_unpackhi_ps(c[0], c[1]);
+      const __m128 z0x1 = _mm_shuffle_ps(c[2], xy_lo, _MM_SHUFFLE(2, 2, 0, 0));
+      const __m128 y1z1 = _mm_shuffle_ps(xy_lo, c[2], _MM_SHUFFLE(1, 1, 3, 3));
+      const __m128 z2z3x3y3 = _mm_shuffle_ps(c[2], xy_hi, _MM_SHUFFLE(3, 2, 3, 2));
+      _mm_storeu_ps(vo, _mm_shuffle_ps(xy_lo, z0x1, _MM_SHUFFLE(2, 0, 1, 0)));
+      _mm_storeu_ps(vo + 4, _mm_shuffle_ps(y1z1, xy_hi, _MM_SHUFFLE(1, 0, 2, 0)));
+      _mm_storeu_ps(vo + 8, _mm_shuffle_ps(z2z3x3y3, z2z3x3y3, _MM_SHUFFLE(1, 3, 2, 0)));
+      vo += 12;
+      for (int j = 0; j < 4; ++j) fo[j] = fr[j];
+      fo += 4;
+      last = fr[3];
+    }
+  }
+#endif
+  for (; i < n; ++i) one(i);
+}
+
+template <endian E>
+void fill_table_channels(table_channels& tc, const key_table_ref& keys, const std::uint8_t* data, std::size_t nb) {
+  int* fo = tc.frames.data();
+  float* vo = tc.values.data();
+  for (std::size_t b = 0; b < nb; ++b) {
+    const auto& k = keys.bones[b];
+    for (int c = 0; c < 3; ++c) {
+      auto& ch = tc.bones[b][static_cast<std::size_t>(c)];
+      ch.first = static_cast<std::size_t>(fo - tc.frames.data());
+      ch.value_first = static_cast<std::size_t>(vo - tc.values.data());
+      int* const f0 = fo;
+      if (k.n[c]) {
+        // Component arrays: Tx Ty Tz at off[3..5], Rx Ry Rz Rw at off[6..9], Sx Sy Sz at off[10..12].
+        const int first = c == 0 ? 3 : c == 1 ? 6 : 10;
+        const std::uint8_t* va[4];
+        for (int j = 0; j < (c == 1 ? 4 : 3); ++j) va[j] = data + k.off[first + j];
+        if (c == 1) append_channel<E, true>(data + k.off[c], va, k.n[c], fo, vo, tc.dropped[b], tc.repaired[b]);
+        else append_channel<E, false>(data + k.off[c], va, k.n[c], fo, vo, tc.dropped[b], tc.repaired[b]);
+      }
+      ch.count = static_cast<std::size_t>(fo - f0);
+    }
+  }
+}
+
 // `data` = the bytes the table's offsets count from. Keys with non-increasing frames dropped;
 // rotations that are not unit quaternions repaired.
 table_channels make_table_channels(const key_table_ref& keys, const std::uint8_t* data, std::size_t nb) {
   table_channels tc;
-  const endian order = keys.order;
   // Sized once from the scanned counts (each array checked against the file's bytes).
   std::size_t nkeys = 0, nvalues = 0;
   for (std::size_t b = 0; b < nb; ++b) {
@@ -153,51 +289,32 @@ table_channels make_table_channels(const key_table_ref& keys, const std::uint8_t
   tc.bones.resize(nb);
   tc.dropped.assign(nb, 0);
   tc.repaired.assign(nb, 0);
-  int* fo = tc.frames.data();
-  float* vo = tc.values.data();
-  for (std::size_t b = 0; b < nb; ++b) {
-    const auto& k = keys.bones[b];
-    auto frame = [&](int c, std::uint32_t i) { return static_cast<int>(load_at<std::uint16_t>(data + k.off[c] + 2 * i, order)); };
-    auto fixed = [&](int field, std::uint32_t i) { return fixed_to_float(load_at<std::int32_t>(data + k.off[field] + 4 * i, order)); };
-    auto rot = [&](int field, std::uint32_t i) { return rot_to_float(load_at<std::int16_t>(data + k.off[field] + 2 * i, order)); };
-    for (int c = 0; c < 3; ++c) {
-      auto& ch = tc.bones[b][static_cast<std::size_t>(c)];
-      ch.first = static_cast<std::size_t>(fo - tc.frames.data());
-      ch.value_first = static_cast<std::size_t>(vo - tc.values.data());
-      int* const f0 = fo;
-      auto keep = [&](int fr) {
-        if (fo != f0 && fr <= fo[-1]) {
-          ++tc.dropped[b];
-          return false;
-        }
-        *fo++ = fr;
-        return true;
-      };
-      for (std::uint32_t i = 0; i < k.n[c]; ++i) {
-        if (c == 1) {
-          quat q{rot(6, i), rot(7, i), rot(8, i), rot(9, i)};
-          // Stored norms are 0.9999..1.0001: keep the values exactly as stored (so pack gives the
-          // same integers back) and repair only what is not a rotation at all. (Counted also
-          // for a key dropped below, as before.)
-          float len = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-          if (!(std::fabs(len - 1.0f) < 5e-4f)) {
-            q = len > 1e-6f && std::isfinite(len) ? core::normalize(q) : quat{0, 0, 0, 1};
-            ++tc.repaired[b];
-          }
-          if (!keep(frame(c, i))) continue;
-          for (int j = 0; j < 4; ++j) *vo++ = q[static_cast<std::size_t>(j)];
-        } else {
-          if (!keep(frame(c, i))) continue;
-          const int field = c == 0 ? 3 : 10;
-          for (int j = 0; j < 3; ++j) *vo++ = fixed(field + j, i);
-        }
-      }
-      ch.count = static_cast<std::size_t>(fo - f0);
-    }
-  }
+  if (keys.order == endian::big) fill_table_channels<endian::big>(tc, keys, data, nb);
+  else fill_table_channels<endian::little>(tc, keys, data, nb);
   return tc;
 }
 
+}  // namespace
+
+std::size_t decode_channel_keys(const std::uint8_t* frames, const std::array<const std::uint8_t*, 4>& comp, std::uint32_t n,
+                                bool rotation, bool big, bool simd, int* fo, float* vo, std::size_t& dropped,
+                                std::size_t& repaired) {
+  int* const start = fo;
+  auto run = [&]<endian E>() {
+    if (rotation) {
+      if (simd) append_channel<E, true, true>(frames, comp.data(), n, fo, vo, dropped, repaired);
+      else append_channel<E, true, false>(frames, comp.data(), n, fo, vo, dropped, repaired);
+    } else {
+      if (simd) append_channel<E, false, true>(frames, comp.data(), n, fo, vo, dropped, repaired);
+      else append_channel<E, false, false>(frames, comp.data(), n, fo, vo, dropped, repaired);
+    }
+  };
+  if (big) run.template operator()<endian::big>();
+  else run.template operator()<endian::little>();
+  return static_cast<std::size_t>(fo - start);
+}
+
+namespace {
 // A clip over frames [f0, f1] from a key table: the keys inside plus sampled boundary keys,
 // rebased to t = 0. `all` keeps every key at its own frame (t = frame / fps).
 animation make_clip(const table_channels& tc, const skeleton& sk, int skel_index, int f0, int f1, double fps, bool all,
@@ -239,7 +356,8 @@ animation make_clip(const table_channels& tc, const skeleton& sk, int skel_index
       auto put_sample = [&](double frame, double at) {
         const auto v = sample(cc, at);
         *tm++ = static_cast<float>(frame / fps);
-        std::memcpy(tv, v.data(), nc * sizeof(float));
+        if (nc == 4) std::memcpy(tv, v.data(), 4 * sizeof(float));
+        else std::memcpy(tv, v.data(), 3 * sizeof(float));
         tv += nc;
       };
       if (!all) put_sample(0, f0);
@@ -409,19 +527,39 @@ atlas_layout add_atlas(scene& s, const model_raw& m, const decoded_textures& tex
   atlas.name = name + "_atlas";
   atlas.width = width;
   atlas.height = height;
-  atlas.rgba.assign(std::size_t{width} * height * 4, 0);
-  for (std::uint32_t yy = 0; yy < 4; ++yy)
-    for (std::uint32_t xx = 0; xx < 4; ++xx)
-      std::fill_n(atlas.rgba.begin() + static_cast<std::ptrdiff_t>((std::size_t{yy} * width + xx) * 4), 4, 255);
-  nlohmann::json rects = nlohmann::json::array();
-  for (std::size_t i = 0; i < tex.images.size(); ++i) {
-    const auto& t = tex.images[i];
-    // Each row converted from VRAM straight into its place (the bytes the per-texture RGBA copy gave).
-    for (std::uint32_t row = 0; row < t.height; ++row)
-      rgb555_pixels(tex.vram.data() + t.start + std::size_t{row} * t.width * 2, t.width,
-                    atlas.rgba.data() + (std::size_t{place[i][1] + row} * width + place[i][0]) * 4);
-    rects.push_back({place[i][0], place[i][1], t.width, t.height});
+  // Built row by row in a scratch row appended to the reserved image: zero-filling the whole
+  // image first (a byte-wise `rep stosb` in glibc) cost more than converting the texels. A
+  // texture covers rows [y, y + height) of its shelf; `order` visits them by nondecreasing y,
+  // and the rectangles do not overlap, so each row takes the rows of the active textures.
+  const std::size_t row_bytes = std::size_t{width} * 4;
+  atlas.rgba.reserve(row_bytes * height);
+  std::vector<std::uint8_t, no_init_allocator<std::uint8_t>> row(row_bytes);
+  std::vector<std::size_t> active;
+  std::size_t next = 0;
+  for (std::uint32_t yy = 0; yy < height; ++yy) {
+    std::memset(row.data(), 0, row_bytes);
+    if (yy < 4) std::memset(row.data(), 255, 16);  // the white block
+    while (next < order.size() && place[order[next]][1] <= yy) active.push_back(order[next++]);
+    for (std::size_t a = 0; a < active.size();) {
+      const std::size_t i = active[a];
+      const auto& t = tex.images[i];
+      const std::uint64_t r = yy - place[i][1];
+      if (r >= t.height) {  // done (or empty): drop it
+        active[a] = active.back();
+        active.pop_back();
+        continue;
+      }
+      rgb555_pixels(tex.vram.data() + t.start + static_cast<std::size_t>(r) * t.width * 2, t.width,
+                    row.data() + static_cast<std::size_t>(place[i][0]) * 4);
+      ++a;
+    }
+    atlas.rgba.insert(atlas.rgba.end(), row.begin(), row.end());
   }
+  nlohmann::json rects(nlohmann::json::value_t::array);
+  auto& rect_list = rects.get_ref<nlohmann::json::array_t&>();
+  rect_list.reserve(tex.images.size());
+  for (std::size_t i = 0; i < tex.images.size(); ++i)
+    rect_list.push_back(json_array(place[i][0], place[i][1], tex.images[i].width, tex.images[i].height));
   atlas.extras = json_object("sf3_texture_rects", std::move(rects), "vram_size", m.vram_size);
   s.textures.push_back(std::move(atlas));
   return {std::move(place), width, height};
@@ -518,7 +656,7 @@ void add_part(scene& s, const mesh_context& mc, const xpdata& x, int bone, const
       }
     }
     for (const auto& p : me.positions)
-      if (!core::finite(p)) fail(code::bad_value, name + " " + part + ": vertex is not finite");
+      if (!core::all_finite(p)) fail(code::bad_value, name + " " + part + ": vertex is not finite");  // inline, per vertex
     if (me.positions.empty()) continue;
     me.extras = json_object("sf3_part", part, "textured_faces", textured, "flat_faces", flat);
     s.meshes.push_back(std::move(me));
@@ -557,7 +695,7 @@ void add_model_clips(scene& s, const model_raw& m, const model_geometry& g, cons
         nm += std::to_string(d.events[k].code);
       }
     }
-    for (const auto& e : d.events) ev.push_back({e.frame, e.code});
+    for (const auto& e : d.events) ev.push_back(json_array(e.frame, e.code));
     nlohmann::json ex = json_object("sf3_def", i, "id", d.id, "first_frame", f0, "frame_count", d.count, "distance", d.distance,
                                     "events", std::move(ev), "sf3_model", name);
     const key_table_ref* keys = &m.anim.key_refs;

@@ -38,6 +38,15 @@ void rgb555_pixels(const std::uint8_t* src, std::size_t n, std::uint8_t* dst);
 [[nodiscard]] float flat_linear(unsigned v5);
 [[nodiscard]] float flat_linear_reference(unsigned v5);
 
+// A channel's keys as the key-table decode appends them: u16 frames and the component arrays
+// (rotation: s16 Rx Ry Rz Rw; else FIXED x y z, comp[3] unused), n each, big- or little-endian,
+// to frames at fo and the values at vo, keys whose frame is not above the last kept one
+// dropped, non-unit rotations repaired (both counted). `simd` = SSE2 blocks of four where
+// SSE2 exists, else key by key (the tests compare them). Returns the keys kept.
+std::size_t decode_channel_keys(const std::uint8_t* frames, const std::array<const std::uint8_t*, 4>& comp, std::uint32_t n,
+                                bool rotation, bool big, bool simd, int* fo, float* vo, std::size_t& dropped,
+                                std::size_t& repaired);
+
 // A JSON object filled key by key (key, value, key, value, ...), equal to the initializer-list
 // form {{key, value}, ...} with the same value types; that form builds a two-element array per
 // key and copies it into the object (most of the cost of the extras of meshes, bones and clips).
@@ -51,6 +60,17 @@ template <typename... Kv>
 [[nodiscard]] nlohmann::json json_object(Kv&&... kv) {
   nlohmann::json j(nlohmann::json::value_t::object);
   put_all(j.get_ref<nlohmann::json::object_t&>(), std::forward<Kv>(kv)...);
+  return j;
+}
+
+// A JSON array of the values in order, equal to the initializer-list form {v, ...} (numbers,
+// not an object) with the same value types, without its list of references.
+template <typename... V>
+[[nodiscard]] nlohmann::json json_array(V&&... v) {
+  nlohmann::json j(nlohmann::json::value_t::array);
+  auto& a = j.get_ref<nlohmann::json::array_t&>();
+  a.reserve(sizeof...(V));
+  (a.emplace_back(std::forward<V>(v)), ...);
   return j;
 }
 

@@ -80,28 +80,78 @@ key_table_ref scan_key_table(const byte_reader& r, std::uint32_t table_offset, s
     fail(code::bad_offset, "keyframe table offset " + hex(table_offset) + " past the end (" +
                                std::to_string(r.size()) + " bytes)", r.base());
   std::size_t max_bones = r.checked_count_at(table_offset, (r.size() - table_offset) / 64, 64, "keyframe table");
-  // Sized once from the terminator (the records the loop below accepts): at most max_bones.
-  {
-    std::size_t nb = 0;
-    for (std::uint32_t a = table_offset; nb < max_bones && r.u32_at(a) != end_marker; a += 64) ++nb;
-    t.bones.reserve(nb);
-  }
-  std::uint32_t pos = data_start;  // where the canonical layout puts the next array
-  std::uint32_t at = table_offset;
   const endian order = r.byte_order();
   const std::uint8_t* bytes = r.data().data();
-  while (true) {
-    if (r.u32_at(at) == end_marker) break;
-    if (t.bones.size() >= max_bones)
+  // The records before the terminator (at most max_bones, each inside the bytes): sized once,
+  // and the loop below reads the terminator only after them.
+  std::size_t nb = 0;
+  for (std::uint32_t a = table_offset; nb < max_bones && load_at<std::uint32_t>(bytes + a, order) != end_marker; a += 64) ++nb;
+  t.bones.resize(nb);
+  std::uint32_t pos = data_start;  // where the canonical layout puts the next array
+  std::uint32_t at = table_offset;
+  // Records in the canonical layout are checked as one span (below): with the bytes below
+  // 4 GiB - 64 k, a record whose arrays follow each other from `pos` (64-bit sums) lies in the
+  // bytes exactly when its last array ends inside them, and then no 32-bit sum of the generic
+  // checks wraps, so both give the same result.
+  const bool span_checks = r.size() <= 0xFFFF0000u;
+  auto pad_zero = [&](std::uint64_t from, std::uint64_t to) {
+    for (std::uint64_t p = from; p < to && p < r.size(); ++p)
+      if (bytes[p] != 0) t.canonical = false;
+  };
+  for (std::size_t bone = 0;; ++bone) {
+    if (bone == nb) {
+      // What the terminator test of the record after the last gives (as it always did).
+      if (r.u32_at(at) == end_marker) break;
       fail(code::truncated, "keyframe table at " + hex(r.base() + table_offset) + " has no 0xFFFFFFFF end marker",
            r.base() + at);
+    }
     // The record lies inside the table: at + 64 <= table_offset + 64 * max_bones <= size.
     const std::uint8_t* rec = bytes + at;
-    key_record_ref k;
+    key_record_ref& k = t.bones[bone];
     for (int i = 0; i < 3; ++i) k.n[i] = load_at<std::uint32_t>(rec + 4 * i, order);
     for (int i = 0; i < 13; ++i) k.off[i] = load_at<std::uint32_t>(rec + 12 + 4 * i, order);
-    const std::size_t bone = t.bones.size();
+    at += 64;
     // off[0..2] frame arrays T R S, off[3..5] Tx Ty Tz, off[6..9] Rx Ry Rz Rw, off[10..12] Sx Sy Sz.
+    if (span_checks) {
+      const std::uint64_t nt = k.n[0], nr = k.n[1], ns = k.n[2];
+      std::uint64_t e = pos;
+      bool follow = k.off[0] == e;
+      e = std::uint64_t{k.off[0]} + 2 * nt;
+      follow &= k.off[1] == e;
+      e += 2 * nr;
+      follow &= k.off[2] == e;
+      e += 2 * ns;
+      const std::uint64_t pad1 = e, a1 = (e + 3) / 4 * 4;
+      follow &= k.off[3] == a1;
+      e = a1 + 4 * nt;
+      follow &= k.off[4] == e;
+      e += 4 * nt;
+      follow &= k.off[5] == e;
+      e += 4 * nt;
+      follow &= k.off[6] == e;
+      e += 2 * nr;
+      follow &= k.off[7] == e;
+      e += 2 * nr;
+      follow &= k.off[8] == e;
+      e += 2 * nr;
+      follow &= k.off[9] == e;
+      e += 2 * nr;
+      const std::uint64_t pad2 = e, a2 = (e + 3) / 4 * 4;
+      follow &= k.off[10] == a2;
+      e = a2 + 4 * ns;
+      follow &= k.off[11] == e;
+      e += 4 * ns;
+      follow &= k.off[12] == e;
+      e += 4 * ns;
+      const std::uint64_t total = 14 * nt + 10 * nr + 14 * ns;  // the 13 arrays' bytes
+      if (follow && e <= r.size() && total <= budget->left) {
+        budget->left -= total;
+        pad_zero(pad1, a1);
+        pad_zero(pad2, a2);
+        pos = static_cast<std::uint32_t>(e);
+        continue;
+      }
+    }
     static constexpr int count_of[13] = {0, 1, 2, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2};
     static constexpr std::uint32_t elem_of[13] = {2, 2, 2, 4, 4, 4, 2, 2, 2, 2, 4, 4, 4};
     // Every array inside the bytes and the budget enough for all 13: charged at once (the
@@ -121,7 +171,7 @@ key_table_ref scan_key_table(const byte_reader& r, std::uint32_t table_offset, s
         const bool fits = k.off[field] <= r.size() && c <= (r.size() - k.off[field]) / elem;
         std::size_t n = fits ? std::size_t{c}
                              : r.checked_count_at(k.off[field], c, elem, ("keyframes of bone " + std::to_string(bone)).c_str());
-        budget->spend(std::uint64_t{n} * elem, r.base() + at, "keyframe table");
+        budget->spend(std::uint64_t{n} * elem, r.base() + at - 64, "keyframe table");
       };
       for (int i = 0; i < 13; ++i) count(k.n[count_of[i]], elem_of[i], i);
     }
@@ -131,19 +181,16 @@ key_table_ref scan_key_table(const byte_reader& r, std::uint32_t table_offset, s
       if (k.off[i] != pos) t.canonical = false;
       pos = k.off[i] + k.n[count_of[i]] * elem_of[i];
     };
-    auto pad_zero = [&]() {
+    auto pad = [&]() {
       std::uint32_t aligned = align_up(pos, 4);
-      for (std::uint32_t p = pos; p < aligned && p < r.size(); ++p)
-        if (bytes[p] != 0) t.canonical = false;
+      pad_zero(pos, aligned);
       pos = aligned;
     };
     for (int i = 0; i < 3; ++i) expect(i);
-    pad_zero();
+    pad();
     for (int i = 3; i < 10; ++i) expect(i);
-    pad_zero();
+    pad();
     for (int i = 10; i < 13; ++i) expect(i);
-    t.bones.push_back(k);
-    at += 64;
   }
   if (pos != table_offset) t.canonical = false;
   t.end = at + 4;
@@ -308,12 +355,23 @@ std::pair<int, int> frame_range(const key_table_ref& t, const std::uint8_t* data
   bool any = false;
   const bool big = t.order == endian::big;
   u16_range r;
-  for (const auto& b : t.bones)
+  for (const auto& b : t.bones) {
+    // The canonical layout puts a bone's three frame arrays one after another: one run of
+    // n[0] + n[1] + n[2] values (the same values; fewer short tails than three arrays).
+    const std::uint64_t n0 = b.n[0], n1 = b.n[1], n2 = b.n[2];
+    if (std::uint64_t{b.off[1]} == b.off[0] + 2 * n0 && std::uint64_t{b.off[2]} == b.off[1] + 2 * n1) {
+      if (n0 + n1 + n2) {
+        any = true;
+        r.add(data + b.off[0], static_cast<std::size_t>(n0 + n1 + n2), big);
+      }
+      continue;
+    }
     for (int c = 0; c < 3; ++c)
       if (b.n[c]) {
         any = true;
         r.add(data + b.off[c], b.n[c], big);
       }
+  }
   r.reduce(lo, hi);
   if (!any) return {-1, -1};
   return {static_cast<int>(lo), static_cast<int>(hi)};

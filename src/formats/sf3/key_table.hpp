@@ -5,11 +5,14 @@
 #include <nlohmann/json.hpp>
 
 #include <array>
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <memory_resource>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -96,15 +99,32 @@ struct work_budget {
 [[nodiscard]] key_table read_key_table(const core::byte_reader& r, const key_table_ref& ref,
                                        std::shared_ptr<key_arena> arena = nullptr);
 // Element of a key array at p, big- or little-endian (T: a 1-4 byte integer), for arrays
-// whose span the caller has checked (scan_key_table): one load per element instead of a
-// bounds-checked byte_reader read.
+// whose span the caller has checked (scan_key_table): one load (and a byte swap when the
+// order differs from the machine's) instead of a bounds-checked byte_reader read.
+namespace detail {
+template <typename U>
+[[nodiscard]] inline U byteswap(U v) {
+  if constexpr (sizeof(U) == 1) {
+    return v;
+  } else {
+#if defined(__GNUC__) || defined(__clang__)
+    if constexpr (sizeof(U) == 2) return __builtin_bswap16(v);
+    else return __builtin_bswap32(v);
+#else
+    U r = 0;
+    for (std::size_t i = 0; i < sizeof(U); ++i) r = static_cast<U>((r << 8) | ((v >> (8 * i)) & 0xFFu));
+    return r;
+#endif
+  }
+}
+}  // namespace detail
 template <typename T>
 [[nodiscard]] inline T load_at(const std::uint8_t* p, core::endian e) {
-  std::uint32_t v = 0;
-  if (e == core::endian::big)
-    for (std::size_t i = 0; i < sizeof(T); ++i) v = (v << 8) | p[i];
-  else
-    for (std::size_t i = sizeof(T); i-- > 0;) v = (v << 8) | p[i];
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4);
+  using U = std::conditional_t<sizeof(T) == 1, std::uint8_t, std::conditional_t<sizeof(T) == 2, std::uint16_t, std::uint32_t>>;
+  U v;
+  std::memcpy(&v, p, sizeof v);
+  if ((e == core::endian::big) != (std::endian::native == std::endian::big)) v = detail::byteswap(v);
   return static_cast<T>(v);
 }
 // Lowest and highest frame of any key of a scanned table whose bytes start at `data` (= frame_range
