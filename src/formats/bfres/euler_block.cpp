@@ -57,13 +57,14 @@ namespace {
 // world_axis_angle's sin and cos of the half angle: the same libm routine. GCC already
 // turns that sin/cos pair into one sincosf call; calling it directly with the outputs in
 // place leaves no copies around the call.
-void half_sin_cos(float a, float* s, float* c) {
+void sincosf_half(float h, float* s, float* c) {
 #if defined(__GLIBC__)
-  ::sincosf(a * 0.5f, s, c);
+  ::sincosf(h, s, c);
 #else
-  *s = std::sin(a * 0.5f), *c = std::cos(a * 0.5f);
+  *s = std::sin(h), *c = std::cos(h);
 #endif
 }
+void half_sin_cos(float a, float* s, float* c) { sincosf_half(a * 0.5f, s, c); }
 }  // namespace
 
 void euler_xyz_block::sines(std::size_t k, const float* a, std::size_t n) {
@@ -74,7 +75,28 @@ void euler_xyz_block::sines(std::size_t k, const float* a, std::size_t n) {
     // one before it (whose sine and cosine are in place, computed or held).
     if (have_[k] && std::bit_cast<std::uint32_t>(a[0]) == bits_[k]) s[0] = last_s_[k], c[0] = last_c_[k];
     else half_sin_cos(a[0], &s[0], &c[0]);
-    for (std::size_t j = 1; j < n; ++j) {
+    std::size_t j = 1;
+#if defined(__SSE2__)
+    // Four frames at a time: which angles differ from the one before (bits) and the half
+    // angles in one step, then a call per differing frame, a copy per repeated one.
+    alignas(16) float half[4];
+    for (; j + 4 <= n; j += 4) {
+      const __m128i cur = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + j));
+      const __m128i before = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + j - 1));
+      const int same = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(cur, before)));
+      _mm_store_ps(half, _mm_mul_ps(_mm_castsi128_ps(cur), _mm_set1_ps(0.5f)));
+      if (same == 0) {
+        sincosf_half(half[0], &s[j], &c[j]), sincosf_half(half[1], &s[j + 1], &c[j + 1]);
+        sincosf_half(half[2], &s[j + 2], &c[j + 2]), sincosf_half(half[3], &s[j + 3], &c[j + 3]);
+        continue;
+      }
+      for (std::size_t e = 0; e < 4; ++e) {
+        if ((same >> e) & 1) s[j + e] = s[j + e - 1], c[j + e] = c[j + e - 1];
+        else sincosf_half(half[e], &s[j + e], &c[j + e]);
+      }
+    }
+#endif
+    for (; j < n; ++j) {
       if (std::bit_cast<std::uint32_t>(a[j]) == std::bit_cast<std::uint32_t>(a[j - 1])) s[j] = s[j - 1], c[j] = c[j - 1];
       else half_sin_cos(a[j], &s[j], &c[j]);
     }
