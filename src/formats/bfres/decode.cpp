@@ -677,11 +677,8 @@ void add_bone_tracks(const channel_source& cs, const rigrip::bone& rb, bool eule
       if (euler) {
         to_quats.convert(ch[0], ch[1], ch[2], static_cast<std::size_t>(nb), o);
         // The same hemisphere test against the previous written quaternion, in place.
-        for (std::int32_t j = b0 == 0 ? 1 : 0; j < nb; ++j) {
-          float* p = o + 4 * static_cast<std::size_t>(j);
-          if (p[-4] * p[0] + p[-3] * p[1] + p[-2] * p[2] + p[-1] * p[3] < 0)
-            p[0] = -p[0], p[1] = -p[1], p[2] = -p[2], p[3] = -p[3];
-        }
+        const std::size_t from = b0 == 0 ? 1 : 0;
+        continue_hemisphere(o + 4 * from, static_cast<std::size_t>(nb) - from);
       } else {
         for (std::int32_t j = 0; j < nb; ++j) {
           const auto u = static_cast<std::size_t>(j);

@@ -2,6 +2,7 @@
 // lanes round every operation exactly as the scalar instructions do.
 #include "formats/bfres/euler_block.hpp"
 
+#include <array>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -163,6 +164,58 @@ void euler_xyz_block::convert(const float* x, const float* y, const float* z, st
     for (std::size_t e = 0; e < 4; ++e) out[4 * j + e] = q[e];
   }
 #endif
+}
+
+void continue_hemisphere_scalar(float* q, std::size_t n) {
+  for (std::size_t j = 0; j < n; ++j) {
+    float* p = q + 4 * j;
+    if (p[-4] * p[0] + p[-3] * p[1] + p[-2] * p[2] + p[-1] * p[3] < 0) p[0] = -p[0], p[1] = -p[1], p[2] = -p[2], p[3] = -p[3];
+  }
+}
+
+#if defined(__SSE2__)
+namespace {
+// Which of four frames flip, from their dot products d with the frame before each: lane 0's
+// with the previous quaternion as written, lanes 1-3's with the one before as computed. A
+// negated neighbour negates the dot product exactly, so lane e flips when d < 0 and its
+// neighbour kept its sign, or d > 0 and it flipped (neither for +-0 or NaN). Index: the
+// lanes with d < 0 (bits 0-3) and with d > 0 (bits 4-7).
+constexpr auto flip_table = [] {
+  std::array<std::uint8_t, 256> t{};
+  for (unsigned i = 0; i < 256; ++i) {
+    unsigned flip = 0, before = 0;
+    for (unsigned e = 0; e < 4; ++e) {
+      const unsigned lt = (i >> e) & 1, gt = (i >> (4 + e)) & 1;
+      before = e == 0 ? lt : (lt & (before ^ 1)) | (gt & before);
+      flip |= before << e;
+    }
+    t[i] = static_cast<std::uint8_t>(flip);
+  }
+  return t;
+}();
+}  // namespace
+#endif
+
+void continue_hemisphere(float* q, std::size_t n) {
+  std::size_t j = 0;
+#if defined(__SSE2__)
+  const __m128 zero = _mm_setzero_ps(), sign = _mm_set1_ps(-0.0f);
+  for (; j + 4 <= n; j += 4) {
+    float* p = q + 4 * j;
+    const __m128 r0 = _mm_loadu_ps(p), r1 = _mm_loadu_ps(p + 4), r2 = _mm_loadu_ps(p + 8), r3 = _mm_loadu_ps(p + 12);
+    __m128 x = _mm_mul_ps(_mm_loadu_ps(p - 4), r0), y = _mm_mul_ps(r0, r1), z = _mm_mul_ps(r1, r2), w = _mm_mul_ps(r2, r3);
+    _MM_TRANSPOSE4_PS(x, y, z, w);  // x: the four frames' x products, ...
+    const __m128 d = _mm_add_ps(_mm_add_ps(_mm_add_ps(x, y), z), w);
+    const int lt = _mm_movemask_ps(_mm_cmplt_ps(d, zero)), gt = _mm_movemask_ps(_mm_cmpgt_ps(d, zero));
+    const unsigned flip = flip_table[static_cast<unsigned>(lt | (gt << 4))];
+    if (flip == 0) continue;
+    if (flip & 1) _mm_storeu_ps(p, _mm_xor_ps(r0, sign));
+    if (flip & 2) _mm_storeu_ps(p + 4, _mm_xor_ps(r1, sign));
+    if (flip & 4) _mm_storeu_ps(p + 8, _mm_xor_ps(r2, sign));
+    if (flip & 8) _mm_storeu_ps(p + 12, _mm_xor_ps(r3, sign));
+  }
+#endif
+  continue_hemisphere_scalar(q + 4 * j, n - j);
 }
 
 }  // namespace rigrip::bfres
