@@ -117,13 +117,14 @@ void euler_xyz_block::convert(const float* x, const float* y, const float* z, st
     // Each axis: world_axis_angle's normalize(): n = sqrt(s*s + c*c) in (1e-12, inf), then
     // s/n and c/n, both nonzero (euler_xyz_sequence::axis).
     __m128 sn[3], cn[3], sr[3], cr[3];
-    __m128 ok = _mm_cmpeq_ps(zero, zero);
+    __m128 ok = _mm_cmpeq_ps(zero, zero), axis_ok = ok;
     for (std::size_t k = 0; k < 3; ++k) {
       const __m128 s = sr[k] = _mm_load_ps(&s_[k][j]), c = cr[k] = _mm_load_ps(&c_[k][j]);
       const __m128 len = _mm_sqrt_ps(_mm_add_ps(_mm_mul_ps(s, s), _mm_mul_ps(c, c)));
-      ok = _mm_and_ps(ok, _mm_and_ps(_mm_cmpgt_ps(len, tiny), _mm_cmplt_ps(len, inf)));
+      axis_ok = _mm_and_ps(_mm_cmpgt_ps(len, tiny), _mm_cmplt_ps(len, inf));
       sn[k] = _mm_div_ps(s, len), cn[k] = _mm_div_ps(c, len);
-      ok = _mm_and_ps(ok, _mm_and_ps(_mm_cmpneq_ps(sn[k], zero), _mm_cmpneq_ps(cn[k], zero)));
+      axis_ok = _mm_and_ps(axis_ok, _mm_and_ps(_mm_cmpneq_ps(sn[k], zero), _mm_cmpneq_ps(cn[k], zero)));
+      ok = _mm_and_ps(ok, axis_ok);  // after the loop axis_ok is the z axis'
     }
     // euler_xyz_sequence::from_axes: qy * (qx * identity), then qz * that, then normalize().
     const __m128 bw = _mm_mul_ps(cn[1], cn[0]), bx = _mm_mul_ps(cn[1], sn[0]);
@@ -142,10 +143,29 @@ void euler_xyz_block::convert(const float* x, const float* y, const float* z, st
     ok = _mm_and_ps(ok, _mm_and_ps(_mm_cmpgt_ps(len, tiny), _mm_cmplt_ps(len, inf)));
     qx = _mm_div_ps(qx, len), qy = _mm_div_ps(qy, len), qz = _mm_div_ps(qz, len), w = _mm_div_ps(w, len);
     if (_mm_movemask_ps(ok) != 0xF) {
-      // A zero part (a zero angle, most often) or a norm out of range in some lane: every
-      // product of from_euler_xyz for the four frames (the full path holds for any lane).
-      const quat4 f = from_euler_xyz4(sr, cr);
-      qx = f.x, qy = f.y, qz = f.z, w = f.w;
+      // x and y angles of +0 (sine +0, cosine 1; a bone turning about z only): every product
+      // of from_euler_xyz reduces exactly to (+0, +0, sz, cz) before its normalize(): the
+      // axis quaternions of x and y are (+0, +0, +0, 1), their products with the identity
+      // give it again, and the z axis' zero parts (+-0) only add signed zeros to +0 in x and
+      // y (the sums come out +0 for either sign) and to sz, cz (nonzero) in z and w. Its
+      // normalize(): L = sqrt(sz*sz + cz*cz) (the squares of +0 add +0).
+      const __m128 one = _mm_set1_ps(1.0f);
+      const __m128i zbits = _mm_setzero_si128();
+      const __m128 xy_zero =
+          _mm_and_ps(_mm_and_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_castps_si128(sr[0]), zbits)), _mm_cmpeq_ps(cr[0], one)),
+                     _mm_and_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_castps_si128(sr[1]), zbits)), _mm_cmpeq_ps(cr[1], one)));
+      const __m128 sz = sn[2], cz = cn[2];
+      const __m128 l = _mm_sqrt_ps(_mm_add_ps(_mm_mul_ps(sz, sz), _mm_mul_ps(cz, cz)));
+      const __m128 about_z = _mm_and_ps(_mm_and_ps(xy_zero, axis_ok), _mm_and_ps(_mm_cmpgt_ps(l, tiny), _mm_cmplt_ps(l, inf)));
+      if (_mm_movemask_ps(_mm_or_ps(ok, about_z)) == 0xF) {
+        qx = select(about_z, zero, qx), qy = select(about_z, zero, qy);
+        qz = select(about_z, _mm_div_ps(sz, l), qz), w = select(about_z, _mm_div_ps(cz, l), w);
+      } else {
+        // Another zero part or a norm out of range in some lane: every product of
+        // from_euler_xyz for the four frames (the full path holds for any lane).
+        const quat4 f = from_euler_xyz4(sr, cr);
+        qx = f.x, qy = f.y, qz = f.z, w = f.w;
+      }
     }
     _MM_TRANSPOSE4_PS(qx, qy, qz, w);  // rows: frames j .. j+3 as x, y, z, w
     float* o = out + 4 * j;
