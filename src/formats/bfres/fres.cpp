@@ -881,7 +881,7 @@ curve_sample curve_sampler::at(double f) {
     if (cubic_) return ((static_cast<double>(k[3]) * t + k[2]) * t + k[1]) * t + k[0];
     return static_cast<double>(k[1]) * t + k[0];
   };
-  auto slope_at = [&](std::size_t s) {
+  auto slope_at = [&](std::size_t s) __attribute__((always_inline)) {  // inline: two calls per key frame
     if (s + 1 >= n) return 0.0;
     const double span = static_cast<double>(fr[s + 1]) - fr[s];
     if (!(span > 0)) return 0.0;
