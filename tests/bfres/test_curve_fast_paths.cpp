@@ -114,13 +114,15 @@ TEST(CurveFastPaths, ReadArraysEqualsPerElementFormula) {
             c.keys_at = static_cast<std::uint32_t>(c.frames_at + 4u * num_keys + rng() % 8);
             // Mostly increasing frames: write them in the stored type.
             const int mode = static_cast<int>(rng() % 4);  // 0, 1: sorted; 2: random bytes; 3: sorted with a NaN or a step back
+            // The bad frame anywhere: first, last, inside or after a four-frame step of the check.
+            const std::uint32_t bad_at = round % 2 ? num_keys / 2 : static_cast<std::uint32_t>(rng() % num_keys);
             if (mode != 2) {
               float f = 0;
               for (std::uint32_t i = 0; i < num_keys; ++i) {
                 f += static_cast<float>(rng() % 3);
                 const std::size_t at = c.frames_at + i * (ft == 0 ? 4u : ft == 1 ? 2u : 1u);
                 std::uint32_t v = ft == 0 ? std::bit_cast<std::uint32_t>(f) : ft == 1 ? static_cast<std::uint32_t>(f * 32) : static_cast<std::uint32_t>(f) & 0xFF;
-                if (mode == 3 && i == num_keys / 2) v = ft == 0 ? 0x7FC00000u : 0;  // NaN, or a step back to 0
+                if (mode == 3 && i == bad_at) v = ft == 0 ? 0x7FC00000u : 0;  // NaN, or a step back to 0
                 for (int b = 0, w = ft == 0 ? 4 : ft == 1 ? 2 : 1; b < w; ++b)
                   d[at + static_cast<std::size_t>(b)] = static_cast<std::uint8_t>(big ? v >> (8 * (w - 1 - b)) : v >> (8 * b));
               }
