@@ -772,6 +772,7 @@ void eval_run(const curve& c, std::int32_t first, std::size_t count, float* out,
       if (++j == count) break;
       f = counter ? f + 1.0 : frame_of(first, j);
     } while (f < next);
+    if (j < count && i + 1 < nf) ++i;  // f >= frames[i + 1]: the step above would take this key first
   }
   cursor = i;
 }
