@@ -8,6 +8,7 @@
 #include <cstring>
 #include <deque>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -89,11 +90,21 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
   // The key frames (sorted, distinct) in [0, end], or every frame.
   std::vector<float> frames;
   if (exact) {
-    frames = {0.0f, end};
-    for (const curve* c : cs)
-      for (float f : c->frames)
-        if (f > 0 && f < end) frames.push_back(f);
-    std::sort(frames.begin(), frames.end());
+    // Each keyed curve's frames are finite and sorted (parse checks), so the keys inside
+    // (0, end) are one run of each and merging the runs sorts them (no zeros among them).
+    std::vector<float> merged, next;
+    for (const curve* c : cs) {
+      const auto lo = std::upper_bound(c->frames.begin(), c->frames.end(), 0.0f);
+      const auto hi = std::lower_bound(lo, c->frames.end(), end);
+      next.clear();
+      next.reserve(merged.size() + static_cast<std::size_t>(hi - lo));
+      std::merge(merged.begin(), merged.end(), lo, hi, std::back_inserter(next));
+      std::swap(merged, next);
+    }
+    frames.reserve(merged.size() + 2);
+    frames.push_back(0.0f);
+    frames.insert(frames.end(), merged.begin(), merged.end());
+    frames.push_back(end);
     frames.erase(std::unique(frames.begin(), frames.end()), frames.end());
   } else {
     frames.reserve(static_cast<std::size_t>(std::max(frame_count, 0)) + 1);
