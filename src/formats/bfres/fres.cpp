@@ -241,6 +241,32 @@ curve parse_curve(const byte_reader& file, std::uint32_t at, bool v34) {
   byte_reader r = file.peek(at);
   curve c;
   c.at = at;
+  if (const std::size_t size = v34 ? 0x24 : 0x20; r.remaining() >= size) {
+    // The whole header lies in the file (one check): the fields straight from its bytes,
+    // the offsets checked as read_offset checks them (same error, same offset).
+    const std::uint8_t* p = r.bytes(size).data();
+    const bool big = r.byte_order() == core::endian::big;
+    c.flags = word16(p, big);
+    c.num_keys = word16(p + 2, big);
+    c.target = word32(p + 4, big);
+    c.start = std::bit_cast<float>(word32(p + 8, big));
+    c.end = std::bit_cast<float>(word32(p + 12, big));
+    c.scale_bits = word32(p + 16, big);
+    c.offset_bits = word32(p + 20, big);
+    if (v34) c.delta = std::bit_cast<float>(word32(p + 24, big));
+    auto offset = [&](std::uint32_t field) -> std::uint32_t {
+      const auto v = static_cast<std::int32_t>(word32(p + field, big));
+      if (v == 0) return 0;
+      const std::int64_t target = std::int64_t{at} + field + v;
+      if (target < 0 || static_cast<std::uint64_t>(target) >= file.size())
+        fail(code::bad_offset, "offset field points outside the file (" + std::to_string(target) + ")", at + field);
+      return static_cast<std::uint32_t>(target);
+    };
+    c.frames_at = offset(v34 ? 28 : 24);
+    c.keys_at = offset(v34 ? 32 : 28);
+    read_curve_data(file, c);
+    return c;
+  }
   c.flags = r.u16();
   c.num_keys = r.u16();
   c.target = r.u32();
