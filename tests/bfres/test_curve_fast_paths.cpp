@@ -114,13 +114,15 @@ TEST(CurveFastPaths, ReadArraysEqualsPerElementFormula) {
             c.keys_at = static_cast<std::uint32_t>(c.frames_at + 4u * num_keys + rng() % 8);
             // Mostly increasing frames: write them in the stored type.
             const int mode = static_cast<int>(rng() % 4);  // 0, 1: sorted; 2: random bytes; 3: sorted with a NaN or a step back
+            // The bad frame anywhere: first, last, inside or after a four-frame step of the check.
+            const std::uint32_t bad_at = round % 2 ? num_keys / 2 : static_cast<std::uint32_t>(rng() % num_keys);
             if (mode != 2) {
               float f = 0;
               for (std::uint32_t i = 0; i < num_keys; ++i) {
                 f += static_cast<float>(rng() % 3);
                 const std::size_t at = c.frames_at + i * (ft == 0 ? 4u : ft == 1 ? 2u : 1u);
                 std::uint32_t v = ft == 0 ? std::bit_cast<std::uint32_t>(f) : ft == 1 ? static_cast<std::uint32_t>(f * 32) : static_cast<std::uint32_t>(f) & 0xFF;
-                if (mode == 3 && i == num_keys / 2) v = ft == 0 ? 0x7FC00000u : 0;  // NaN, or a step back to 0
+                if (mode == 3 && i == bad_at) v = ft == 0 ? 0x7FC00000u : 0;  // NaN, or a step back to 0
                 for (int b = 0, w = ft == 0 ? 4 : ft == 1 ? 2 : 1; b < w; ++b)
                   d[at + static_cast<std::size_t>(b)] = static_cast<std::uint8_t>(big ? v >> (8 * (w - 1 - b)) : v >> (8 * b));
               }
@@ -337,4 +339,87 @@ TEST(CurveFastPaths, EvalFramesAroundTwoToThe24) {
       }
     }
   EXPECT_EQ(compared, 2 * 3 * 3 * 88);
+}
+
+// parse_curve_at reads a header that lies wholly in the file straight from its bytes: the
+// same fields, offsets and arrays as reading it field by field through byte_reader (and
+// read_offset), the same error code and offset where an offset points outside the file or
+// the arrays fail; headers running past the end fail as before. Both layouts, both byte orders.
+TEST(CurveFastPaths, HeaderFromBytesEqualsFieldReader) {
+  std::mt19937 rng(36);
+  int parsed = 0, failed = 0;
+  for (int round = 0; round < 3000; ++round) {
+    const bool v34 = round % 2 != 0, big = round % 4 < 2;
+    std::vector<std::uint8_t> d(160 + rng() % 64);
+    for (auto& b : d) b = static_cast<std::uint8_t>(rng() % 4 == 0 ? rng() : 0);
+    const auto at = static_cast<std::uint32_t>(round % 10 == 0 ? d.size() - rng() % 0x24 : rng() % 64);
+    auto put32 = [&](std::size_t pos, std::uint32_t v) {
+      for (std::size_t b = 0; b < 4 && pos + b < d.size(); ++b)
+        d[pos + b] = static_cast<std::uint8_t>(big ? v >> (8 * (3 - b)) : v >> (8 * b));
+    };
+    // Mostly sane headers: cubic/linear/baked, a few keys, ranges and offsets into the file.
+    const std::uint32_t type = std::array<std::uint32_t, 4>{0, 1, 2, static_cast<std::uint32_t>(rng() % 8)}[rng() % 4];
+    const std::uint32_t nk = 1 + rng() % 6;
+    put32(at, big ? ((2u | (1u << 2) | (type << 4)) << 16) | nk : (nk << 16) | (2u | (1u << 2) | (type << 4)));
+    put32(at + 4, 0x10);
+    put32(at + 8, std::bit_cast<std::uint32_t>(0.0f));
+    put32(at + 12, std::bit_cast<std::uint32_t>(rng() % 3 == 0 ? -1.0f : 30.0f));
+    put32(at + 16, std::bit_cast<std::uint32_t>(1.0f));
+    put32(at + 20, 0);
+    const std::uint32_t frames_field = at + (v34 ? 28 : 24), keys_field = frames_field + 4;
+    put32(frames_field, static_cast<std::uint32_t>(static_cast<std::int32_t>(rng() % 5 == 0 ? 4000 : 96) - static_cast<std::int32_t>(frames_field)));
+    put32(keys_field, static_cast<std::uint32_t>(static_cast<std::int32_t>(rng() % 7 == 0 ? -8000 : 120) - static_cast<std::int32_t>(keys_field)));
+    for (std::uint32_t i = 0; i < nk && 96 + i < d.size(); ++i) d[96 + i] = static_cast<std::uint8_t>(i * (rng() % 3));
+    const core::byte_reader file(d, big ? core::endian::big : core::endian::little);
+    using outcome = std::pair<std::optional<curve>, std::optional<std::pair<code, std::uint64_t>>>;
+    auto run = [&](auto read) -> outcome {
+      detail::reset_work(d.size());
+      try {
+        return {read(), std::nullopt};
+      } catch (const core::failure& e) {
+        return {std::nullopt, std::pair{e.error().code, e.error().offset}};
+      }
+    };
+    const outcome got = run([&] { return detail::parse_curve_at(file, at, v34); });
+    const outcome want = run([&] {
+      core::byte_reader r = file.peek(at);
+      curve c;
+      c.at = at;
+      c.flags = r.u16();
+      c.num_keys = r.u16();
+      c.target = r.u32();
+      c.start = r.f32();
+      c.end = r.f32();
+      c.scale_bits = r.u32();
+      c.offset_bits = r.u32();
+      if (v34) c.delta = r.f32();
+      c.frames_at = detail::read_offset(r);
+      c.keys_at = detail::read_offset(r);
+      detail::read_curve_arrays(file, c);
+      return c;
+    });
+    ASSERT_EQ(got.second, want.second) << "round " << round;
+    ASSERT_EQ(got.first.has_value(), want.first.has_value());
+    if (!got.first) {
+      ++failed;
+      continue;
+    }
+    const curve& a = *got.first;
+    const curve& b = *want.first;
+    EXPECT_EQ(a.flags, b.flags);
+    EXPECT_EQ(a.num_keys, b.num_keys);
+    EXPECT_EQ(a.target, b.target);
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(a.start), std::bit_cast<std::uint32_t>(b.start));
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(a.end), std::bit_cast<std::uint32_t>(b.end));
+    EXPECT_EQ(a.scale_bits, b.scale_bits);
+    EXPECT_EQ(a.offset_bits, b.offset_bits);
+    EXPECT_EQ(a.delta.has_value(), b.delta.has_value());
+    EXPECT_EQ(a.frames_at, b.frames_at);
+    EXPECT_EQ(a.keys_at, b.keys_at);
+    EXPECT_TRUE(same_bits(a.frames, b.frames));
+    EXPECT_TRUE(same_bits(a.keys, b.keys));
+    ++parsed;
+  }
+  EXPECT_GT(parsed, 500);
+  EXPECT_GT(failed, 500);
 }

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <deque>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -89,11 +90,21 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
   // The key frames (sorted, distinct) in [0, end], or every frame.
   std::vector<float> frames;
   if (exact) {
-    frames = {0.0f, end};
-    for (const curve* c : cs)
-      for (float f : c->frames)
-        if (f > 0 && f < end) frames.push_back(f);
-    std::sort(frames.begin(), frames.end());
+    // Each keyed curve's frames are finite and sorted (parse checks), so the keys inside
+    // (0, end) are one run of each and merging the runs sorts them (no zeros among them).
+    std::vector<float> merged, next;
+    for (const curve* c : cs) {
+      const auto lo = std::upper_bound(c->frames.begin(), c->frames.end(), 0.0f);
+      const auto hi = std::lower_bound(lo, c->frames.end(), end);
+      next.clear();
+      next.reserve(merged.size() + static_cast<std::size_t>(hi - lo));
+      std::merge(merged.begin(), merged.end(), lo, hi, std::back_inserter(next));
+      std::swap(merged, next);
+    }
+    frames.reserve(merged.size() + 2);
+    frames.push_back(0.0f);
+    frames.insert(frames.end(), merged.begin(), merged.end());
+    frames.push_back(end);
     frames.erase(std::unique(frames.begin(), frames.end()), frames.end());
   } else {
     frames.reserve(static_cast<std::size_t>(std::max(frame_count, 0)) + 1);
@@ -652,16 +663,18 @@ void add_bone_tracks(const channel_source& cs, const rigrip::bone& rb, bool eule
     // written in place, each quaternion sign-flipped against the previous one as written
     // (what core::make_hemisphere_continuous does afterwards, the same floats).
     t.times = frame_times;
-    t.values.resize(frame_times.size() * 4);  // frame_count + 1 frames (frame_count >= 0: parse checks)
-    float* out = t.values.data();
+    // Each block is made in a small buffer after the last quaternion written and appended
+    // (resize() would zero-fill the whole array first).
+    t.values.reserve(frame_times.size() * 4);  // frame_count + 1 frames (frame_count >= 0: parse checks)
     // A frame whose four channel values are bit-identical to the previous frame's (holds,
     // channels that do not move) reuses its quaternion: the same floats without the sines.
     std::array<float, 4> prev{};
     quat q{};
-    core::euler_xyz_sequence to_quat;  // from_euler_xyz's floats, per key without its overhead
     // The four channels for a block of frames at a time (curve::eval_frames: the values cs.at gives).
     constexpr std::int32_t block = 256;
     float ch[4][block];
+    alignas(16) float qs[4 + 4 * block];  // the previous block's last quaternion, then this block's
+    float* const o = qs + 4;
     euler_xyz_block to_quats;  // Euler frames: a block at a time (from_euler_xyz's floats)
     static_assert(block <= static_cast<std::int32_t>(euler_xyz_block::max_frames));
     for (std::int32_t b0 = 0; b0 <= frame_count; b0 += block) {
@@ -673,28 +686,27 @@ void add_bone_tracks(const channel_source& cs, const rigrip::bone& rb, bool eule
           std::fill(ch[k], ch[k] + nb, cs.constant[3 + k]);
       }
       if (euler) {
-        float* o = out + 4 * static_cast<std::size_t>(b0);
         to_quats.convert(ch[0], ch[1], ch[2], static_cast<std::size_t>(nb), o);
         // The same hemisphere test against the previous written quaternion, in place.
-        for (std::int32_t j = b0 == 0 ? 1 : 0; j < nb; ++j) {
-          float* p = o + 4 * static_cast<std::size_t>(j);
-          if (p[-4] * p[0] + p[-3] * p[1] + p[-2] * p[2] + p[-1] * p[3] < 0)
-            p[0] = -p[0], p[1] = -p[1], p[2] = -p[2], p[3] = -p[3];
+        const std::size_t from = b0 == 0 ? 1 : 0;
+        continue_hemisphere(o + 4 * from, static_cast<std::size_t>(nb) - from);
+      } else {
+        for (std::int32_t j = 0; j < nb; ++j) {
+          const auto u = static_cast<std::size_t>(j);
+          const std::int32_t fr = b0 + j;
+          const std::array<float, 4> r{ch[0][u], ch[1][u], ch[2][u], ch[3][u]};
+          if (fr == 0 || std::memcmp(r.data(), prev.data(), sizeof r) != 0) q = rotation_of(r, false), prev = r;
+          float* p = o + 4 * u;
+          if (fr > 0 && p[-4] * q[0] + p[-3] * q[1] + p[-2] * q[2] + p[-1] * q[3] < 0)
+            p[0] = -q[0], p[1] = -q[1], p[2] = -q[2], p[3] = -q[3];
+          else
+            p[0] = q[0], p[1] = q[1], p[2] = q[2], p[3] = q[3];
         }
-        continue;
       }
-      for (std::int32_t j = 0; j < nb; ++j) {
-        const auto u = static_cast<std::size_t>(j);
-        const std::int32_t fr = b0 + j;
-        const std::array<float, 4> r{ch[0][u], ch[1][u], ch[2][u], ch[3][u]};
-        if (fr == 0 || std::memcmp(r.data(), prev.data(), sizeof r) != 0)
-          q = euler ? to_quat({r[0], r[1], r[2]}) : rotation_of(r, false), prev = r;
-        float* o = out + 4 * static_cast<std::size_t>(fr);
-        if (fr > 0 && o[-4] * q[0] + o[-3] * q[1] + o[-2] * q[2] + o[-1] * q[3] < 0)
-          o[0] = -q[0], o[1] = -q[1], o[2] = -q[2], o[3] = -q[3];
-        else
-          o[0] = q[0], o[1] = q[1], o[2] = q[2], o[3] = q[3];
-      }
+      // Appended in pieces of 2 KiB: glibc copies larger pieces with `rep movsb`.
+      const std::size_t len = 4 * static_cast<std::size_t>(nb);
+      for (std::size_t at = 0; at < len; at += 512) t.values.insert(t.values.end(), o + at, o + std::min(len, at + 512));
+      std::copy(o + len - 4, o + len, qs);
     }
     an.tracks.push_back(std::move(t));
   } else {

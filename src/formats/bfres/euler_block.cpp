@@ -2,6 +2,7 @@
 // lanes round every operation exactly as the scalar instructions do.
 #include "formats/bfres/euler_block.hpp"
 
+#include <array>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -57,13 +58,14 @@ namespace {
 // world_axis_angle's sin and cos of the half angle: the same libm routine. GCC already
 // turns that sin/cos pair into one sincosf call; calling it directly with the outputs in
 // place leaves no copies around the call.
-void half_sin_cos(float a, float* s, float* c) {
+void sincosf_half(float h, float* s, float* c) {
 #if defined(__GLIBC__)
-  ::sincosf(a * 0.5f, s, c);
+  ::sincosf(h, s, c);
 #else
-  *s = std::sin(a * 0.5f), *c = std::cos(a * 0.5f);
+  *s = std::sin(h), *c = std::cos(h);
 #endif
 }
+void half_sin_cos(float a, float* s, float* c) { sincosf_half(a * 0.5f, s, c); }
 }  // namespace
 
 void euler_xyz_block::sines(std::size_t k, const float* a, std::size_t n) {
@@ -74,7 +76,28 @@ void euler_xyz_block::sines(std::size_t k, const float* a, std::size_t n) {
     // one before it (whose sine and cosine are in place, computed or held).
     if (have_[k] && std::bit_cast<std::uint32_t>(a[0]) == bits_[k]) s[0] = last_s_[k], c[0] = last_c_[k];
     else half_sin_cos(a[0], &s[0], &c[0]);
-    for (std::size_t j = 1; j < n; ++j) {
+    std::size_t j = 1;
+#if defined(__SSE2__)
+    // Four frames at a time: which angles differ from the one before (bits) and the half
+    // angles in one step, then a call per differing frame, a copy per repeated one.
+    alignas(16) float half[4];
+    for (; j + 4 <= n; j += 4) {
+      const __m128i cur = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + j));
+      const __m128i before = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + j - 1));
+      const int same = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(cur, before)));
+      _mm_store_ps(half, _mm_mul_ps(_mm_castsi128_ps(cur), _mm_set1_ps(0.5f)));
+      if (same == 0) {
+        sincosf_half(half[0], &s[j], &c[j]), sincosf_half(half[1], &s[j + 1], &c[j + 1]);
+        sincosf_half(half[2], &s[j + 2], &c[j + 2]), sincosf_half(half[3], &s[j + 3], &c[j + 3]);
+        continue;
+      }
+      for (std::size_t e = 0; e < 4; ++e) {
+        if ((same >> e) & 1) s[j + e] = s[j + e - 1], c[j + e] = c[j + e - 1];
+        else sincosf_half(half[e], &s[j + e], &c[j + e]);
+      }
+    }
+#endif
+    for (; j < n; ++j) {
       if (std::bit_cast<std::uint32_t>(a[j]) == std::bit_cast<std::uint32_t>(a[j - 1])) s[j] = s[j - 1], c[j] = c[j - 1];
       else half_sin_cos(a[j], &s[j], &c[j]);
     }
@@ -94,13 +117,14 @@ void euler_xyz_block::convert(const float* x, const float* y, const float* z, st
     // Each axis: world_axis_angle's normalize(): n = sqrt(s*s + c*c) in (1e-12, inf), then
     // s/n and c/n, both nonzero (euler_xyz_sequence::axis).
     __m128 sn[3], cn[3], sr[3], cr[3];
-    __m128 ok = _mm_cmpeq_ps(zero, zero);
+    __m128 ok = _mm_cmpeq_ps(zero, zero), axis_ok = ok;
     for (std::size_t k = 0; k < 3; ++k) {
       const __m128 s = sr[k] = _mm_load_ps(&s_[k][j]), c = cr[k] = _mm_load_ps(&c_[k][j]);
       const __m128 len = _mm_sqrt_ps(_mm_add_ps(_mm_mul_ps(s, s), _mm_mul_ps(c, c)));
-      ok = _mm_and_ps(ok, _mm_and_ps(_mm_cmpgt_ps(len, tiny), _mm_cmplt_ps(len, inf)));
+      axis_ok = _mm_and_ps(_mm_cmpgt_ps(len, tiny), _mm_cmplt_ps(len, inf));
       sn[k] = _mm_div_ps(s, len), cn[k] = _mm_div_ps(c, len);
-      ok = _mm_and_ps(ok, _mm_and_ps(_mm_cmpneq_ps(sn[k], zero), _mm_cmpneq_ps(cn[k], zero)));
+      axis_ok = _mm_and_ps(axis_ok, _mm_and_ps(_mm_cmpneq_ps(sn[k], zero), _mm_cmpneq_ps(cn[k], zero)));
+      ok = _mm_and_ps(ok, axis_ok);  // after the loop axis_ok is the z axis'
     }
     // euler_xyz_sequence::from_axes: qy * (qx * identity), then qz * that, then normalize().
     const __m128 bw = _mm_mul_ps(cn[1], cn[0]), bx = _mm_mul_ps(cn[1], sn[0]);
@@ -119,10 +143,29 @@ void euler_xyz_block::convert(const float* x, const float* y, const float* z, st
     ok = _mm_and_ps(ok, _mm_and_ps(_mm_cmpgt_ps(len, tiny), _mm_cmplt_ps(len, inf)));
     qx = _mm_div_ps(qx, len), qy = _mm_div_ps(qy, len), qz = _mm_div_ps(qz, len), w = _mm_div_ps(w, len);
     if (_mm_movemask_ps(ok) != 0xF) {
-      // A zero part (a zero angle, most often) or a norm out of range in some lane: every
-      // product of from_euler_xyz for the four frames (the full path holds for any lane).
-      const quat4 f = from_euler_xyz4(sr, cr);
-      qx = f.x, qy = f.y, qz = f.z, w = f.w;
+      // x and y angles of +0 (sine +0, cosine 1; a bone turning about z only): every product
+      // of from_euler_xyz reduces exactly to (+0, +0, sz, cz) before its normalize(): the
+      // axis quaternions of x and y are (+0, +0, +0, 1), their products with the identity
+      // give it again, and the z axis' zero parts (+-0) only add signed zeros to +0 in x and
+      // y (the sums come out +0 for either sign) and to sz, cz (nonzero) in z and w. Its
+      // normalize(): L = sqrt(sz*sz + cz*cz) (the squares of +0 add +0).
+      const __m128 one = _mm_set1_ps(1.0f);
+      const __m128i zbits = _mm_setzero_si128();
+      const __m128 xy_zero =
+          _mm_and_ps(_mm_and_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_castps_si128(sr[0]), zbits)), _mm_cmpeq_ps(cr[0], one)),
+                     _mm_and_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_castps_si128(sr[1]), zbits)), _mm_cmpeq_ps(cr[1], one)));
+      const __m128 sz = sn[2], cz = cn[2];
+      const __m128 l = _mm_sqrt_ps(_mm_add_ps(_mm_mul_ps(sz, sz), _mm_mul_ps(cz, cz)));
+      const __m128 about_z = _mm_and_ps(_mm_and_ps(xy_zero, axis_ok), _mm_and_ps(_mm_cmpgt_ps(l, tiny), _mm_cmplt_ps(l, inf)));
+      if (_mm_movemask_ps(_mm_or_ps(ok, about_z)) == 0xF) {
+        qx = select(about_z, zero, qx), qy = select(about_z, zero, qy);
+        qz = select(about_z, _mm_div_ps(sz, l), qz), w = select(about_z, _mm_div_ps(cz, l), w);
+      } else {
+        // Another zero part or a norm out of range in some lane: every product of
+        // from_euler_xyz for the four frames (the full path holds for any lane).
+        const quat4 f = from_euler_xyz4(sr, cr);
+        qx = f.x, qy = f.y, qz = f.z, w = f.w;
+      }
     }
     _MM_TRANSPOSE4_PS(qx, qy, qz, w);  // rows: frames j .. j+3 as x, y, z, w
     float* o = out + 4 * j;
@@ -141,6 +184,58 @@ void euler_xyz_block::convert(const float* x, const float* y, const float* z, st
     for (std::size_t e = 0; e < 4; ++e) out[4 * j + e] = q[e];
   }
 #endif
+}
+
+void continue_hemisphere_scalar(float* q, std::size_t n) {
+  for (std::size_t j = 0; j < n; ++j) {
+    float* p = q + 4 * j;
+    if (p[-4] * p[0] + p[-3] * p[1] + p[-2] * p[2] + p[-1] * p[3] < 0) p[0] = -p[0], p[1] = -p[1], p[2] = -p[2], p[3] = -p[3];
+  }
+}
+
+#if defined(__SSE2__)
+namespace {
+// Which of four frames flip, from their dot products d with the frame before each: lane 0's
+// with the previous quaternion as written, lanes 1-3's with the one before as computed. A
+// negated neighbour negates the dot product exactly, so lane e flips when d < 0 and its
+// neighbour kept its sign, or d > 0 and it flipped (neither for +-0 or NaN). Index: the
+// lanes with d < 0 (bits 0-3) and with d > 0 (bits 4-7).
+constexpr auto flip_table = [] {
+  std::array<std::uint8_t, 256> t{};
+  for (unsigned i = 0; i < 256; ++i) {
+    unsigned flip = 0, before = 0;
+    for (unsigned e = 0; e < 4; ++e) {
+      const unsigned lt = (i >> e) & 1, gt = (i >> (4 + e)) & 1;
+      before = e == 0 ? lt : (lt & (before ^ 1)) | (gt & before);
+      flip |= before << e;
+    }
+    t[i] = static_cast<std::uint8_t>(flip);
+  }
+  return t;
+}();
+}  // namespace
+#endif
+
+void continue_hemisphere(float* q, std::size_t n) {
+  std::size_t j = 0;
+#if defined(__SSE2__)
+  const __m128 zero = _mm_setzero_ps(), sign = _mm_set1_ps(-0.0f);
+  for (; j + 4 <= n; j += 4) {
+    float* p = q + 4 * j;
+    const __m128 r0 = _mm_loadu_ps(p), r1 = _mm_loadu_ps(p + 4), r2 = _mm_loadu_ps(p + 8), r3 = _mm_loadu_ps(p + 12);
+    __m128 x = _mm_mul_ps(_mm_loadu_ps(p - 4), r0), y = _mm_mul_ps(r0, r1), z = _mm_mul_ps(r1, r2), w = _mm_mul_ps(r2, r3);
+    _MM_TRANSPOSE4_PS(x, y, z, w);  // x: the four frames' x products, ...
+    const __m128 d = _mm_add_ps(_mm_add_ps(_mm_add_ps(x, y), z), w);
+    const int lt = _mm_movemask_ps(_mm_cmplt_ps(d, zero)), gt = _mm_movemask_ps(_mm_cmpgt_ps(d, zero));
+    const unsigned flip = flip_table[static_cast<unsigned>(lt | (gt << 4))];
+    if (flip == 0) continue;
+    if (flip & 1) _mm_storeu_ps(p, _mm_xor_ps(r0, sign));
+    if (flip & 2) _mm_storeu_ps(p + 4, _mm_xor_ps(r1, sign));
+    if (flip & 4) _mm_storeu_ps(p + 8, _mm_xor_ps(r2, sign));
+    if (flip & 8) _mm_storeu_ps(p + 12, _mm_xor_ps(r3, sign));
+  }
+#endif
+  continue_hemisphere_scalar(q + 4 * j, n - j);
 }
 
 }  // namespace rigrip::bfres

@@ -29,4 +29,11 @@ class euler_xyz_block {
   bool have_[3]{};
 };
 
+// core::make_hemisphere_continuous's rule applied while writing: quaternion j (q[4j] .. q[4j + 3])
+// is negated when its dot product with the one before it as written (q[4j - 4] .. q[4j - 1],
+// which must exist) is below zero, in the order ((x x' + y y') + z z') + w w'. n quaternions,
+// four per SIMD step; continue_hemisphere_scalar gives the same floats.
+void continue_hemisphere(float* q, std::size_t n);
+void continue_hemisphere_scalar(float* q, std::size_t n);
+
 }  // namespace rigrip::bfres

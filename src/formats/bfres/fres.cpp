@@ -14,6 +14,10 @@
 #include "formats/bfres/curve_eval.hpp"
 #include "formats/bfres/fres_detail.hpp"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace rigrip::bfres {
 namespace detail {
 using core::byte_reader;
@@ -237,6 +241,32 @@ curve parse_curve(const byte_reader& file, std::uint32_t at, bool v34) {
   byte_reader r = file.peek(at);
   curve c;
   c.at = at;
+  if (const std::size_t size = v34 ? 0x24 : 0x20; r.remaining() >= size) {
+    // The whole header lies in the file (one check): the fields straight from its bytes,
+    // the offsets checked as read_offset checks them (same error, same offset).
+    const std::uint8_t* p = r.bytes(size).data();
+    const bool big = r.byte_order() == core::endian::big;
+    c.flags = word16(p, big);
+    c.num_keys = word16(p + 2, big);
+    c.target = word32(p + 4, big);
+    c.start = std::bit_cast<float>(word32(p + 8, big));
+    c.end = std::bit_cast<float>(word32(p + 12, big));
+    c.scale_bits = word32(p + 16, big);
+    c.offset_bits = word32(p + 20, big);
+    if (v34) c.delta = std::bit_cast<float>(word32(p + 24, big));
+    auto offset = [&](std::uint32_t field) -> std::uint32_t {
+      const auto v = static_cast<std::int32_t>(word32(p + field, big));
+      if (v == 0) return 0;
+      const std::int64_t target = std::int64_t{at} + field + v;
+      if (target < 0 || static_cast<std::uint64_t>(target) >= file.size())
+        fail(code::bad_offset, "offset field points outside the file (" + std::to_string(target) + ")", at + field);
+      return static_cast<std::uint32_t>(target);
+    };
+    c.frames_at = offset(v34 ? 28 : 24);
+    c.keys_at = offset(v34 ? 32 : 28);
+    read_curve_data(file, c);
+    return c;
+  }
   c.flags = r.u16();
   c.num_keys = r.u16();
   c.target = r.u32();
@@ -340,9 +370,26 @@ void read_curve_data(const byte_reader& file, curve& c) {
                        c.type() != curve_type::baked_bool;
     if (keyed) {
       const float* fr = c.frames.data();
-      for (std::uint32_t i = 0; i < c.num_keys; ++i)
-        if (!std::isfinite(fr[i]) || (i > 0 && fr[i] < fr[i - 1]))
-          fail(code::bad_value, "curve frames must be finite and non-decreasing", c.frames_at + i * frame_size(c));
+      bool clean = false;
+#if defined(__SSE2__)
+      // Four frames per step: a non-finite one or one below its predecessor sends the array
+      // to the loop below, which reports the first of them (the same error, the same offset).
+      const std::size_t nk = c.num_keys;
+      const __m128i exponent = _mm_set1_epi32(0x7f800000);
+      __m128i bad = _mm_setzero_si128();
+      std::size_t i = 1;
+      for (; i + 4 <= nk; i += 4) {
+        const __m128 cur = _mm_loadu_ps(fr + i);
+        bad = _mm_or_si128(bad, _mm_castps_si128(_mm_cmplt_ps(cur, _mm_loadu_ps(fr + i - 1))));
+        bad = _mm_or_si128(bad, _mm_cmpeq_epi32(_mm_and_si128(_mm_castps_si128(cur), exponent), exponent));
+      }
+      clean = _mm_movemask_epi8(bad) == 0 && std::isfinite(fr[0]);
+      for (; clean && i < nk; ++i) clean = std::isfinite(fr[i]) && !(fr[i] < fr[i - 1]);
+#endif
+      if (!clean)
+        for (std::uint32_t i = 0; i < c.num_keys; ++i)
+          if (!std::isfinite(fr[i]) || (i > 0 && fr[i] < fr[i - 1]))
+            fail(code::bad_value, "curve frames must be finite and non-decreasing", c.frames_at + i * frame_size(c));
     }
   } else if (c.type() == curve_type::cubic || c.type() == curve_type::linear ||
              c.type() == curve_type::step_int || c.type() == curve_type::step_bool) {
@@ -751,6 +798,7 @@ void eval_run(const curve& c, std::int32_t first, std::size_t count, float* out,
       if (++j == count) break;
       f = counter ? f + 1.0 : frame_of(first, j);
     } while (f < next);
+    if (j < count && i + 1 < nf) ++i;  // f >= frames[i + 1]: the step above would take this key first
   }
   cursor = i;
 }
@@ -881,7 +929,7 @@ curve_sample curve_sampler::at(double f) {
     if (cubic_) return ((static_cast<double>(k[3]) * t + k[2]) * t + k[1]) * t + k[0];
     return static_cast<double>(k[1]) * t + k[0];
   };
-  auto slope_at = [&](std::size_t s) {
+  auto slope_at = [&](std::size_t s) __attribute__((always_inline)) {  // inline: two calls per key frame
     if (s + 1 >= n) return 0.0;
     const double span = static_cast<double>(fr[s + 1]) - fr[s];
     if (!(span > 0)) return 0.0;
