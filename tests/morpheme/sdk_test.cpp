@@ -848,7 +848,13 @@ TEST(SdkBundle, FileNamesViewTheOwnedBytes) {
             ++tables;
             const auto copies = read_sdk_string_table(s, rel);
             ASSERT_EQ(copies.size(), t[k]->size()) << f;
-            for (std::size_t i = 0; i < copies.size(); ++i) EXPECT_EQ(copies[i], (*t[k])[i]) << f;
+            // Each entry as the checked byte reader reads it: {count, size, ptr offsets, ptr chars}.
+            const std::uint64_t o = rel + s.ptr_at(rel + 8), ch = rel + s.ptr_at(rel + 8 + P);
+            const auto chars = s.r.sub(ch, s.r.u32_at(rel + 4));
+            for (std::size_t i = 0; i < copies.size(); ++i) {
+              EXPECT_EQ(copies[i], chars.cstring_at(s.r.u32_at(o + 4 * i), 4096)) << f;
+              EXPECT_EQ(copies[i], (*t[k])[i]) << f;
+            }
             EXPECT_EQ(read_sdk_string_views(s, rel), *t[k]) << f;
             // Damage: each offset word of the table in turn set past the characters, and the
             // character count cut to 1 (names unterminated): the same error from both readers.
@@ -875,6 +881,10 @@ TEST(SdkBundle, FileNamesViewTheOwnedBytes) {
               const std::uint32_t past = size + i;
               std::memcpy(bad.data() + offs + 4ull * i, &past, 4);
               errors_agree();
+              auto e = core::guarded("x", "morpheme-nmb", [&] { return read_sdk_string_views(ds, rel).size(); });
+              ASSERT_FALSE(e.ok()) << f;
+              EXPECT_EQ(e.error().code, code::bad_offset) << f;
+              EXPECT_EQ(e.error().offset, offs + 4ull * i) << f;  // the bad offset word
               std::copy(keep.begin(), keep.end(), bad.begin() + static_cast<std::ptrdiff_t>(offs + 4ull * i));
             }
             if (size > 1) {

@@ -82,8 +82,23 @@ std::vector<T> string_table(const sized_reader& s, std::uint64_t at) {
   s.r.checked_count_at(offs, count, 4, "string table offsets");
   std::uint64_t chars = s.target(at, s.ptr_at(at + 8 + P), size, "string table characters", at + 8 + P);
   out.reserve(count);
-  for (std::uint32_t i = 0; i < count; ++i)
-    out.emplace_back(table_view(s, chars, size, s.r.u32_at(offs + 4ull * i), offs + 4ull * i));
+  if (s.r.byte_order() != core::endian::little) {
+    for (std::uint32_t i = 0; i < count; ++i)
+      out.emplace_back(table_view(s, chars, size, s.r.u32_at(offs + 4ull * i), offs + 4ull * i));
+    return out;
+  }
+  // Offsets and characters checked above (chars + size inside the bytes): each string found
+  // straight in the bytes; a bad offset or a string without its NUL takes table_view's error.
+  const auto d = s.r.data();
+  const auto* cs = reinterpret_cast<const char*>(d.data() + chars);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const std::uint32_t off = le32(d, offs + 4ull * i);
+    const void* z = off < size ? std::memchr(cs + off, 0, std::min<std::size_t>(size - off, 4097)) : nullptr;
+    if (z)
+      out.emplace_back(cs + off, static_cast<std::size_t>(static_cast<const char*>(z) - (cs + off)));
+    else
+      out.emplace_back(table_view(s, chars, size, off, offs + 4ull * i));
+  }
   return out;
 }
 
