@@ -339,7 +339,10 @@ std::string animation_name(const sdk_file_names& fn, std::size_t i) {
     first.push_back(n);
   }
   const std::string_view mine = first[i];
-  std::sort(first.begin(), first.end());
+  // Only equality matters: order by length first, so most comparisons skip the characters.
+  std::sort(first.begin(), first.end(), [](std::string_view x, std::string_view y) {
+    return x.size() != y.size() ? x.size() < y.size() : x < y;
+  });
   if (std::adjacent_find(first.begin(), first.end()) != first.end()) return animation_names(fn)[i];
   return std::string(mine);  // all distinct: no take suffix, no renaming
 }
