@@ -64,7 +64,9 @@ built_rig make_skeleton(const sdk_rig& r, const std::optional<sdk_rig_to_anim_ma
   bool renames = false;
   {
     std::vector<std::string_view> sorted(names.begin(), names.end());
-    std::sort(sorted.begin(), sorted.end());
+    std::sort(sorted.begin(), sorted.end(), [](std::string_view x, std::string_view y) {  // equality only: length first
+      return x.size() != y.size() ? x.size() < y.size() : x < y;
+    });
     renames = std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
   }
   std::set<std::string> used;
