@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <deque>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -652,8 +654,8 @@ TEST(SdkNetwork, EveryBundleMatchesItsMcn) {
 namespace {
 // The naming rules as first written (O(n^2) count, ordered set, find_last_of stem): the
 // hashed animation_names and the scanning stem_of must give the same names.
-std::string old_stem(const std::string& path) {
-  auto s = path;
+std::string old_stem(std::string_view path) {
+  std::string s(path);
   auto slash = s.find_last_of("/\\");
   if (slash != std::string::npos) s = s.substr(slash + 1);
   auto dot = s.rfind('.');
@@ -668,7 +670,7 @@ std::vector<std::string> old_names(const sdk_file_names& fn) {
   }
   for (std::size_t i = 0; i < out.size(); ++i) {
     bool dup = std::count(out.begin(), out.end(), out[i]) > 1;
-    if (dup && i < fn.takes.size()) out[i] += "_" + fn.takes[i];
+    if (dup && i < fn.takes.size()) out[i] += "_" + std::string(fn.takes[i]);
   }
   std::set<std::string> used;
   for (std::size_t i = 0; i < out.size(); ++i) {
@@ -688,15 +690,17 @@ TEST(SdkNames, HashedNamingEqualsTheQuadraticRules) {
     for (int k = 0; k < n; ++k) s += parts[rng() % parts.size()];
     return s;
   };
+  std::deque<std::string> kept;  // the names view these (a deque's elements stay put)
+  auto keep = [&](std::string x) -> std::string_view { return kept.emplace_back(std::move(x)); };
   for (int round = 0; round < 3000; ++round) {
     const std::string s = word(static_cast<int>(rng() % 6));
     ASSERT_EQ(stem_of(s), old_stem(s)) << s;
     sdk_file_names fn;
     const std::size_t n = rng() % 12;
     for (std::size_t i = 0; i < n; ++i) {
-      fn.files.push_back(word(static_cast<int>(rng() % 3)));
-      if (rng() % 4) fn.sources.push_back(word(static_cast<int>(rng() % 3)));
-      if (rng() % 3) fn.takes.push_back(rng() % 2 ? "untitled" : word(1));
+      fn.files.push_back(keep(word(static_cast<int>(rng() % 3))));
+      if (rng() % 4) fn.sources.push_back(keep(word(static_cast<int>(rng() % 3))));
+      if (rng() % 3) fn.takes.push_back(keep(rng() % 2 ? "untitled" : word(1)));
     }
     ASSERT_EQ(animation_names(fn), old_names(fn)) << "round " << round;
   }
@@ -723,14 +727,16 @@ TEST(SdkNames, SingleNameEqualsTheRules) {
     return s;
   };
   int fast = 0;
+  std::deque<std::string> kept;  // the names view these (a deque's elements stay put)
+  auto keep = [&](std::string x) -> std::string_view { return kept.emplace_back(std::move(x)); };
   for (int round = 0; round < 3000; ++round) {
     sdk_file_names fn;
     const std::size_t n = 1 + rng() % 12;
     const bool distinct = round % 2 == 0;  // half the rounds: distinct stems (the fast path)
     for (std::size_t i = 0; i < n; ++i) {
-      fn.files.push_back(distinct ? "dir/f" + std::to_string(i) + word(1) + ".nsa" : word(static_cast<int>(rng() % 3)));
-      if (rng() % 4) fn.sources.push_back(distinct ? "c:\\src\\s" + std::to_string(i) + ".xmd" : word(static_cast<int>(rng() % 3)));
-      if (rng() % 3) fn.takes.push_back(rng() % 2 ? "untitled" : word(1));
+      fn.files.push_back(keep(distinct ? "dir/f" + std::to_string(i) + word(1) + ".nsa" : word(static_cast<int>(rng() % 3))));
+      if (rng() % 4) fn.sources.push_back(keep(distinct ? "c:\\src\\s" + std::to_string(i) + ".xmd" : word(static_cast<int>(rng() % 3))));
+      if (rng() % 3) fn.takes.push_back(keep(rng() % 2 ? "untitled" : word(1)));
     }
     const auto all = old_names(fn);
     std::set<std::string> first;
@@ -812,6 +818,85 @@ TEST(SdkBundle, OwnedBytesKeepTheViewsValid) {
     EXPECT_EQ(p.payload.data(), moved.owned.data() + p.payload_offset());
     EXPECT_TRUE(std::equal(p.payload.begin(), p.payload.end(), data.begin() + static_cast<std::ptrdiff_t>(p.payload_offset())));
   }
+}
+
+// The file-name table is read as views of the bundle's bytes: every name lies inside the
+// owned buffer (kept across a move) and equals the copying string-table reader's entry; a
+// damaged table fails with the same error from both readers.
+TEST(SdkBundle, FileNamesViewTheOwnedBytes) {
+  RIGRIP_REQUIRE_SAMPLE(root, "morpheme/sdk");
+  int tables = 0, damaged = 0;
+  for (auto proj : projects)
+    for (auto arch : {"x64", "win32"})
+      for (const auto& f : files_in(root + "/" + proj + "/" + arch, ".nmb")) {
+        auto b = load_sdk_bundle(test::read_bytes(f));
+        sdk_bundle moved = std::move(b);
+        ASSERT_TRUE(moved.names.has_value()) << f;
+        const auto* lo = reinterpret_cast<const char*>(moved.owned.data());
+        const auto* hi = lo + moved.owned.size();
+        const auto& fn = *moved.names;
+        for (const auto* t : {&fn.files, &fn.formats, &fn.sources, &fn.takes})
+          for (auto v : *t) EXPECT_TRUE(v.data() >= lo && v.data() + v.size() < hi) << f;  // NUL inside too
+        const unsigned P = moved.raw.pointer_size();
+        for (const auto& p : moved.raw.packets) {
+          if (p.type != 13) continue;
+          const sized_reader s{core::byte_reader(p.payload), P};
+          std::vector<std::string_view> const* t[4] = {&fn.files, &fn.formats, &fn.sources, &fn.takes};
+          for (unsigned k = 0; k < 4; ++k) {
+            const std::uint64_t rel = s.ptr_at(std::uint64_t{k} * P);
+            if (!rel) continue;
+            ++tables;
+            const auto copies = read_sdk_string_table(s, rel);
+            ASSERT_EQ(copies.size(), t[k]->size()) << f;
+            // Each entry as the checked byte reader reads it: {count, size, ptr offsets, ptr chars}.
+            const std::uint64_t o = rel + s.ptr_at(rel + 8), ch = rel + s.ptr_at(rel + 8 + P);
+            const auto chars = s.r.sub(ch, s.r.u32_at(rel + 4));
+            for (std::size_t i = 0; i < copies.size(); ++i) {
+              EXPECT_EQ(copies[i], chars.cstring_at(s.r.u32_at(o + 4 * i), 4096)) << f;
+              EXPECT_EQ(copies[i], (*t[k])[i]) << f;
+            }
+            EXPECT_EQ(read_sdk_string_views(s, rel), *t[k]) << f;
+            // Damage: each offset word of the table in turn set past the characters, and the
+            // character count cut to 1 (names unterminated): the same error from both readers.
+            std::vector<std::uint8_t> bad(p.payload.begin(), p.payload.end());
+            const sized_reader ds{core::byte_reader(std::span<const std::uint8_t>(bad)), P};
+            auto errors_agree = [&] {
+              auto c = core::guarded("x", "morpheme-nmb", [&] { return read_sdk_string_table(ds, rel).size(); });
+              auto v = core::guarded("x", "morpheme-nmb", [&] { return read_sdk_string_views(ds, rel).size(); });
+              ASSERT_EQ(c.ok(), v.ok()) << f;
+              if (c.ok()) {
+                EXPECT_EQ(c.value(), v.value());
+              } else {
+                ++damaged;
+                EXPECT_EQ(c.error().code, v.error().code) << f;
+                EXPECT_EQ(c.error().offset, v.error().offset) << f;
+                EXPECT_EQ(c.error().message, v.error().message) << f;
+              }
+            };
+            const std::uint32_t count = s.r.u32_at(rel), size = s.r.u32_at(rel + 4);
+            const std::uint64_t offs = rel + s.ptr_at(rel + 8);
+            for (std::uint32_t i = 0; i < count; ++i) {
+              std::vector<std::uint8_t> keep(bad.begin() + static_cast<std::ptrdiff_t>(offs + 4ull * i),
+                                             bad.begin() + static_cast<std::ptrdiff_t>(offs + 4ull * i + 4));
+              const std::uint32_t past = size + i;
+              std::memcpy(bad.data() + offs + 4ull * i, &past, 4);
+              errors_agree();
+              auto e = core::guarded("x", "morpheme-nmb", [&] { return read_sdk_string_views(ds, rel).size(); });
+              ASSERT_FALSE(e.ok()) << f;
+              EXPECT_EQ(e.error().code, code::bad_offset) << f;
+              EXPECT_EQ(e.error().offset, offs + 4ull * i) << f;  // the bad offset word
+              std::copy(keep.begin(), keep.end(), bad.begin() + static_cast<std::ptrdiff_t>(offs + 4ull * i));
+            }
+            if (size > 1) {
+              const std::uint32_t one = 1;
+              std::memcpy(bad.data() + rel + 4, &one, 4);
+              errors_agree();
+            }
+          }
+        }
+      }
+  EXPECT_GT(tables, 10);
+  EXPECT_GT(damaged, 10);
 }
 
 // Bone names are checked for duplicates up front; a rig with two equal names still gets the

@@ -64,7 +64,9 @@ built_rig make_skeleton(const sdk_rig& r, const std::optional<sdk_rig_to_anim_ma
   bool renames = false;
   {
     std::vector<std::string_view> sorted(names.begin(), names.end());
-    std::sort(sorted.begin(), sorted.end());
+    std::sort(sorted.begin(), sorted.end(), [](std::string_view x, std::string_view y) {  // equality only: length first
+      return x.size() != y.size() ? x.size() < y.size() : x < y;
+    });
     renames = std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
   }
   std::set<std::string> used;
@@ -302,7 +304,7 @@ std::string join(const std::string& dir, const std::string& file) {
 std::vector<std::string> animation_names(const sdk_file_names& fn) {
   std::vector<std::string> out;
   for (std::size_t i = 0; i < fn.files.size(); ++i) {
-    std::string n = i < fn.sources.size() && !fn.sources[i].empty() ? stem_of(fn.sources[i]) : stem_of(fn.files[i]);
+    std::string n(i < fn.sources.size() && !fn.sources[i].empty() ? stem_view(fn.sources[i]) : stem_view(fn.files[i]));
     out.push_back(n.empty() ? "animation_" + std::to_string(i) : n);
   }
   // A name is a duplicate while another entry (as renamed so far) still equals it: counts of
@@ -314,14 +316,15 @@ std::vector<std::string> animation_names(const sdk_file_names& fn) {
     bool dup = count[out[i]] > 1;
     if (dup && i < fn.takes.size()) {
       --count[out[i]];
-      out[i] += "_" + fn.takes[i];
+      out[i] += '_';
+      out[i] += fn.takes[i];
       ++count[out[i]];
     }
   }
   std::unordered_set<std::string> used;
   used.reserve(out.size());
   for (std::size_t i = 0; i < out.size(); ++i) {
-    if (used.count(out[i])) out[i] = stem_of(fn.files[i]);
+    if (used.count(out[i])) out[i] = stem_view(fn.files[i]);
     if (used.count(out[i])) out[i] += "_" + std::to_string(i);
     used.insert(out[i]);
   }
@@ -338,7 +341,10 @@ std::string animation_name(const sdk_file_names& fn, std::size_t i) {
     first.push_back(n);
   }
   const std::string_view mine = first[i];
-  std::sort(first.begin(), first.end());
+  // Only equality matters: order by length first, so most comparisons skip the characters.
+  std::sort(first.begin(), first.end(), [](std::string_view x, std::string_view y) {
+    return x.size() != y.size() ? x.size() < y.size() : x < y;
+  });
   if (std::adjacent_find(first.begin(), first.end()) != first.end()) return animation_names(fn)[i];
   return std::string(mine);  // all distinct: no take suffix, no renaming
 }
@@ -419,13 +425,14 @@ scene read_nmb_scene(const read_context& ctx) {
     std::optional<sdk_rig_to_anim_map> mo;
     if (map) mo = *map;
     for (std::size_t i = 0; i < fn.files.size(); ++i) {
-      const std::string path = join(dir, fn.files[i]);
-      nlohmann::json src{{"file", fn.files[i]}, {"animation", names[i]}};
+      const std::string file(fn.files[i]);
+      const std::string path = join(dir, file);
+      nlohmann::json src{{"file", file}, {"animation", names[i]}};
       auto data = ctx.load ? ctx.load(path) : result<bytes>(make_error(code::io_error, "no file access"));
       if (!data) {
         ++missing;
         src["status"] = "missing";
-        ctx.warn(code::w_unsupported_part, "animation source '" + fn.files[i] + "' not found beside the bundle (" +
+        ctx.warn(code::w_unsupported_part, "animation source '" + file + "' not found beside the bundle (" +
                                                data.error().message + "); animation '" + names[i] + "' skipped");
         sources.push_back(src);
         continue;
@@ -434,9 +441,9 @@ scene read_nmb_scene(const read_context& ctx) {
         auto res = decode_source(data.value());
         auto bone_of = channel_bones(mo, rig, static_cast<std::uint32_t>(res.plan.d.channels.size()), names[i], ctx);
         auto a = build_animation(res.plan, res.nsa5 ? &*res.nsa5 : nullptr, rig, 0, bone_of, names[i], ctx);
-        a.extras["file_name"] = fn.files[i];
-        if (i < fn.sources.size()) a.extras["source_file"] = fn.sources[i];
-        if (i < fn.takes.size()) a.extras["take"] = fn.takes[i];
+        a.extras["file_name"] = file;
+        if (i < fn.sources.size()) a.extras["source_file"] = std::string(fn.sources[i]);
+        if (i < fn.takes.size()) a.extras["take"] = std::string(fn.takes[i]);
         if (i < fn.crcs.size()) a.extras["file_name_crc"] = hex8(fn.crcs[i]);
         a.extras["source_kind"] = res.kind;
         s.animations.push_back(std::move(a));
@@ -445,7 +452,7 @@ scene read_nmb_scene(const read_context& ctx) {
       } catch (const core::failure& e) {
         ++missing;
         src["status"] = "failed";
-        ctx.warn(code::w_unsupported_part, "animation source '" + fn.files[i] + "' skipped: " +
+        ctx.warn(code::w_unsupported_part, "animation source '" + file + "' skipped: " +
                                                std::string(info(e.error().code).id) + " @ " + hexs::hex(e.error().offset) +
                                                ": " + e.error().message);
       }
@@ -635,7 +642,7 @@ nlohmann::json network_json_of(const read_context& ctx) {
                                            " animation sets, the bundle holds " + std::to_string(sets.size()) +
                                            " rig packets: animation_sets pairs them in packet order");
   j["animation_sets"] = std::move(sets);
-  j["animation_files"] = b.names ? nlohmann::json(b.names->files) : nlohmann::json::array();
+  j["animation_files"] = b.names ? strings_to_json(b.names->files) : nlohmann::json::array();
   return j;
 }
 

@@ -44,8 +44,9 @@ void read_bitset(const sized_reader& s, std::uint64_t at, std::uint32_t& bits, s
   for (auto& w : words) w = h.u32();
 }
 
-std::string table_string(const sized_reader& s, std::uint64_t chars, std::uint32_t size, std::uint32_t off,
-                         std::uint64_t field) {
+// The NUL-terminated string at `off` of the `size` character bytes at `chars`, as a view.
+std::string_view table_view(const sized_reader& s, std::uint64_t chars, std::uint32_t size, std::uint32_t off,
+                            std::uint64_t field) {
   if (off >= size)
     fail(code::bad_offset, "string offset " + std::to_string(off) + " outside the " + std::to_string(size) +
                                " character bytes", s.r.base() + field);
@@ -54,28 +55,61 @@ std::string table_string(const sized_reader& s, std::uint64_t chars, std::uint32
   const auto d = s.r.data();
   if (chars <= d.size() && size <= d.size() - chars) {
     const std::size_t n = std::min<std::size_t>(size - off, 4097);
-    const auto* p = d.data() + chars + off;
-    if (const void* z = std::memchr(p, 0, n))
-      return std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(static_cast<const std::uint8_t*>(z) - p));
+    const auto* p = reinterpret_cast<const char*>(d.data() + chars + off);
+    if (const void* z = std::memchr(p, 0, n)) return {p, static_cast<std::size_t>(static_cast<const char*>(z) - p)};
   }
-  return s.r.sub(chars, size).cstring_at(off, 4096);
+  const std::string str = s.r.sub(chars, size).cstring_at(off, 4096);
+  // Not reached for a range inside the bytes (the fast path covers it); else a view of the same characters.
+  if (chars > d.size() || off > d.size() - chars || str.size() > d.size() - chars - off)
+    fail(code::bad_offset, "string outside the packet", s.r.base() + field);
+  return {reinterpret_cast<const char*>(d.data() + chars + off), str.size()};
 }
 
-}  // namespace
+std::string table_string(const sized_reader& s, std::uint64_t chars, std::uint32_t size, std::uint32_t off,
+                         std::uint64_t field) {
+  return std::string(table_view(s, chars, size, off, field));
+}
 
-std::vector<std::string> read_sdk_string_table(const sized_reader& s, std::uint64_t at) {
+// {count, data_size, ptr offsets, ptr strings} as strings or as views of the bytes.
+template <class T>
+std::vector<T> string_table(const sized_reader& s, std::uint64_t at) {
   const unsigned P = s.psize;
   (void)s.target(at, 0, 8 + 2ull * P, "string table", at);
   std::uint32_t count = s.r.u32_at(at), size = s.r.u32_at(at + 4);
-  std::vector<std::string> out;
+  std::vector<T> out;
   if (count == 0) return out;
   std::uint64_t offs = s.target(at, s.ptr_at(at + 8), 0, "string table offsets", at + 8);
   s.r.checked_count_at(offs, count, 4, "string table offsets");
   std::uint64_t chars = s.target(at, s.ptr_at(at + 8 + P), size, "string table characters", at + 8 + P);
   out.reserve(count);
-  for (std::uint32_t i = 0; i < count; ++i)
-    out.push_back(table_string(s, chars, size, s.r.u32_at(offs + 4ull * i), offs + 4ull * i));
+  if (s.r.byte_order() != core::endian::little) {
+    for (std::uint32_t i = 0; i < count; ++i)
+      out.emplace_back(table_view(s, chars, size, s.r.u32_at(offs + 4ull * i), offs + 4ull * i));
+    return out;
+  }
+  // Offsets and characters checked above (chars + size inside the bytes): each string found
+  // straight in the bytes; a bad offset or a string without its NUL takes table_view's error.
+  const auto d = s.r.data();
+  const auto* cs = reinterpret_cast<const char*>(d.data() + chars);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const std::uint32_t off = le32(d, offs + 4ull * i);
+    const void* z = off < size ? std::memchr(cs + off, 0, std::min<std::size_t>(size - off, 4097)) : nullptr;
+    if (z)
+      out.emplace_back(cs + off, static_cast<std::size_t>(static_cast<const char*>(z) - (cs + off)));
+    else
+      out.emplace_back(table_view(s, chars, size, off, offs + 4ull * i));
+  }
   return out;
+}
+
+}  // namespace
+
+std::vector<std::string> read_sdk_string_table(const sized_reader& s, std::uint64_t at) {
+  return string_table<std::string>(s, at);
+}
+
+std::vector<std::string_view> read_sdk_string_views(const sized_reader& s, std::uint64_t at) {
+  return string_table<std::string_view>(s, at);
 }
 
 id_string_table read_sdk_id_string_table(const sized_reader& s, std::uint64_t at) {
@@ -221,10 +255,10 @@ sdk_file_names read_sdk_file_names(const sized_reader& s) {
   const unsigned P = s.psize;
   (void)s.target(0, 0, 5ull * P, "file-name table header", 0);
   sdk_file_names f;
-  std::vector<std::string>* t[4] = {&f.files, &f.formats, &f.sources, &f.takes};
+  std::vector<std::string_view>* t[4] = {&f.files, &f.formats, &f.sources, &f.takes};
   for (unsigned k = 0; k < 4; ++k)
     if (std::uint64_t p = s.ptr_at(static_cast<std::uint64_t>(k) * P))
-      *t[k] = read_sdk_string_table(s, s.target(0, p, 0, "file-name string table", static_cast<std::uint64_t>(k) * P));
+      *t[k] = read_sdk_string_views(s, s.target(0, p, 0, "file-name string table", static_cast<std::uint64_t>(k) * P));
   if (std::uint64_t p = s.ptr_at(4ull * P); p && !f.files.empty()) {
     std::uint64_t a = s.target(0, p, 0, "file-name CRCs", 4ull * P);
     s.r.checked_count_at(a, f.files.size(), 4, "file-name CRCs");
@@ -299,6 +333,12 @@ nlohmann::json sdk_map_to_json(const sdk_rig_to_anim_map& m) {
           {"channel_to_bone", m.anim_to_rig}};
 }
 
+nlohmann::json strings_to_json(const std::vector<std::string_view>& v) {
+  nlohmann::json a = nlohmann::json::array();
+  for (auto x : v) a.push_back(std::string(x));
+  return a;
+}
+
 nlohmann::json sdk_file_names_to_json(const sdk_file_names& f) {
   nlohmann::json crcs = nlohmann::json::array();
   for (auto c : f.crcs) {
@@ -306,7 +346,8 @@ nlohmann::json sdk_file_names_to_json(const sdk_file_names& f) {
     std::snprintf(b, sizeof b, "%08X", c);
     crcs.push_back(b);
   }
-  return {{"files", f.files}, {"formats", f.formats}, {"sources", f.sources}, {"takes", f.takes}, {"crcs", crcs}};
+  return {{"files", strings_to_json(f.files)}, {"formats", strings_to_json(f.formats)},
+          {"sources", strings_to_json(f.sources)}, {"takes", strings_to_json(f.takes)}, {"crcs", crcs}};
 }
 
 }  // namespace rigrip::morpheme

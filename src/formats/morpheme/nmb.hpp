@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -34,6 +35,8 @@ struct id_string_table {
   std::vector<std::string> strings;
 };
 [[nodiscard]] std::vector<std::string> read_sdk_string_table(const sized_reader& s, std::uint64_t at);
+// The same table as views into the reader's bytes (same checks and errors): valid while they are.
+[[nodiscard]] std::vector<std::string_view> read_sdk_string_views(const sized_reader& s, std::uint64_t at);
 [[nodiscard]] id_string_table read_sdk_id_string_table(const sized_reader& s, std::uint64_t at);
 
 // AnimRigDef (packet type 1 of a runtime-5 bundle).
@@ -72,8 +75,10 @@ struct sdk_rig_to_anim_map {
 [[nodiscard]] sdk_rig_to_anim_map read_sdk_rig_to_anim_map(const sized_reader& s);
 
 // FileNameLookupTable (packet type 13): animation file names, formats, source files, takes, CRCs.
+// The names view the packet's bytes (an sdk_bundle owns or views them for its lifetime): copy
+// what is kept beyond them.
 struct sdk_file_names {
-  std::vector<std::string> files, formats, sources, takes;
+  std::vector<std::string_view> files, formats, sources, takes;
   std::vector<std::uint32_t> crcs;  // little-endian words; meaning unknown
 };
 [[nodiscard]] sdk_file_names read_sdk_file_names(const sized_reader& s);
@@ -98,5 +103,7 @@ struct sdk_event_track {
 [[nodiscard]] nlohmann::json sdk_rig_to_json(const sdk_rig& r);
 [[nodiscard]] nlohmann::json sdk_map_to_json(const sdk_rig_to_anim_map& m);
 [[nodiscard]] nlohmann::json sdk_file_names_to_json(const sdk_file_names& f);
+// A JSON array of copies of the strings.
+[[nodiscard]] nlohmann::json strings_to_json(const std::vector<std::string_view>& v);
 
 }  // namespace rigrip::morpheme
