@@ -171,6 +171,15 @@ TEST(Curve, SeedLinearExample) {
   EXPECT_NEAR(at(20), 400, 1e-3);
   EXPECT_NEAR(at(25), 350, 1e-3);
   EXPECT_NEAR(at(30), 300, 1e-3);
+  // Its keys exactly: frames 0, 20 and 30 plus the extra key just before the jump at 20
+  // (the previous segment's end, 254), three values (x, y, z) per key.
+  ASSERT_EQ(t->times.size(), 4u);
+  ASSERT_EQ(t->values.size(), 12u);
+  EXPECT_LT(t->times[1], t->times[2]);
+  EXPECT_EQ(t->times[2], 20.0f / 30.0f);
+  EXPECT_NEAR(t->values[3], 254, 0.05);
+  EXPECT_EQ(t->values[6], 400.0f);
+  EXPECT_EQ(t->values[9], 300.0f);
 }
 
 TEST(Curve, CubicSegmentIsPolynomialOverNormalisedTime) {
