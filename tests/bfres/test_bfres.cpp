@@ -182,6 +182,38 @@ TEST(Curve, SeedLinearExample) {
   EXPECT_EQ(t->values[9], 300.0f);
 }
 
+// A translation keyed per component: X and Y share their key frames, Z has its own; the
+// LINEAR track's keys are the union of all three (each once).
+TEST(Curve, TranslationKeysAreTheUnionOfTheComponents) {
+  auto linear = [](std::uint32_t target, std::vector<std::int64_t> frames) {
+    t_curve c;
+    c.flags = 2 | (2 << 2) | (1 << 4);  // u8 frames, s8 keys, linear
+    c.target = target;
+    c.start = 0;
+    c.end = 30;
+    c.scale = 1;
+    c.offset = 0;
+    c.frames = frames;
+    for (std::size_t i = 0; i < frames.size(); ++i) c.keys.push_back(3), c.keys.push_back(0);  // flat: no jumps
+    return c;
+  };
+  t_anim a;
+  a.name = "Union";
+  a.frame_count = 30;
+  t_bone_anim b;
+  b.name = "Bone";
+  b.curves = {linear(0x10, {0, 10, 20, 30}), linear(0x14, {0, 10, 20, 30}), linear(0x18, {0, 5, 20, 25, 30})};
+  a.bones.push_back(b);
+  auto l = read_bytes_as(build_fres({{"Bone"}}, {a}), "union.bfres");
+  ASSERT_EQ(l.s.animations.size(), 1u);
+  const track* t = find_track(l.s.animations[0], "Bone", path::translation);
+  ASSERT_NE(t, nullptr);
+  const std::vector<float> frames{0, 5, 10, 20, 25, 30};
+  ASSERT_EQ(t->times.size(), frames.size());
+  for (std::size_t i = 0; i < frames.size(); ++i) EXPECT_EQ(t->times[i], static_cast<float>(frames[i] / 30.0));
+  ASSERT_EQ(t->values.size(), 3 * frames.size());
+}
+
 TEST(Curve, CubicSegmentIsPolynomialOverNormalisedTime) {
   // One cubic segment over frames 0..8 with s16 keys and fixed-point (10.5) frames, then
   // a last key with c1..c3 = 0. value = (c0 + c1 t + c2 t^2 + c3 t^3) * scale + offset.

@@ -97,9 +97,11 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
     for (const curve* c : cs) {
       const auto lo = std::upper_bound(c->frames.begin(), c->frames.end(), 0.0f);
       const auto hi = std::lower_bound(lo, c->frames.end(), end);
-      next.clear();
-      next.reserve(merged.size() + static_cast<std::size_t>(hi - lo));
-      std::merge(merged.begin(), merged.end(), lo, hi, std::back_inserter(next));
+      // The same keys as a curve before (components keyed together): merging would only
+      // double them for std::unique below.
+      if (static_cast<std::size_t>(hi - lo) == merged.size() && std::equal(lo, hi, merged.begin())) continue;
+      next.resize(merged.size() + static_cast<std::size_t>(hi - lo));
+      std::merge(merged.begin(), merged.end(), lo, hi, next.begin());
       std::swap(merged, next);
     }
     frames.reserve(merged.size() + 2);
