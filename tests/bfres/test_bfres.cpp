@@ -171,6 +171,47 @@ TEST(Curve, SeedLinearExample) {
   EXPECT_NEAR(at(20), 400, 1e-3);
   EXPECT_NEAR(at(25), 350, 1e-3);
   EXPECT_NEAR(at(30), 300, 1e-3);
+  // Its keys exactly: frames 0, 20 and 30 plus the extra key just before the jump at 20
+  // (the previous segment's end, 254), three values (x, y, z) per key.
+  ASSERT_EQ(t->times.size(), 4u);
+  ASSERT_EQ(t->values.size(), 12u);
+  EXPECT_LT(t->times[1], t->times[2]);
+  EXPECT_EQ(t->times[2], 20.0f / 30.0f);
+  EXPECT_NEAR(t->values[3], 254, 0.05);
+  EXPECT_EQ(t->values[6], 400.0f);
+  EXPECT_EQ(t->values[9], 300.0f);
+}
+
+// A translation keyed per component: X and Y share their key frames, Z has its own; the
+// LINEAR track's keys are the union of all three (each once).
+TEST(Curve, TranslationKeysAreTheUnionOfTheComponents) {
+  auto linear = [](std::uint32_t target, std::vector<std::int64_t> frames) {
+    t_curve c;
+    c.flags = 2 | (2 << 2) | (1 << 4);  // u8 frames, s8 keys, linear
+    c.target = target;
+    c.start = 0;
+    c.end = 30;
+    c.scale = 1;
+    c.offset = 0;
+    c.frames = frames;
+    for (std::size_t i = 0; i < frames.size(); ++i) c.keys.push_back(3), c.keys.push_back(0);  // flat: no jumps
+    return c;
+  };
+  t_anim a;
+  a.name = "Union";
+  a.frame_count = 30;
+  t_bone_anim b;
+  b.name = "Bone";
+  b.curves = {linear(0x10, {0, 10, 20, 30}), linear(0x14, {0, 10, 20, 30}), linear(0x18, {0, 5, 20, 25, 30})};
+  a.bones.push_back(b);
+  auto l = read_bytes_as(build_fres({{"Bone"}}, {a}), "union.bfres");
+  ASSERT_EQ(l.s.animations.size(), 1u);
+  const track* t = find_track(l.s.animations[0], "Bone", path::translation);
+  ASSERT_NE(t, nullptr);
+  const std::vector<float> frames{0, 5, 10, 20, 25, 30};
+  ASSERT_EQ(t->times.size(), frames.size());
+  for (std::size_t i = 0; i < frames.size(); ++i) EXPECT_EQ(t->times[i], static_cast<float>(frames[i] / 30.0));
+  ASSERT_EQ(t->values.size(), 3 * frames.size());
 }
 
 TEST(Curve, CubicSegmentIsPolynomialOverNormalisedTime) {

@@ -55,7 +55,12 @@ TEST(CurveCursor, EvalFramesSameAsPerFrame) {
                                                    {-3.0f, 0.25f, 40.0f},
                                                    {4.0f},
                                                    // covers every frame sampled: whole runs inside the range
-                                                   {-10.0f, -2.5f, 3.0f, 3.0f, 10.0f, 33.5f, 64.0f, 90.0f}};
+                                                   {-10.0f, -2.5f, 3.0f, 3.0f, 10.0f, 33.5f, 64.0f, 90.0f},
+                                                   // the whole range again, segment after segment: several keys
+                                                   // between two frames, repeated keys, keys on frames
+                                                   {-3.0f, -2.9f, -2.9f, -1.0f, 0.5f, 0.6f, 0.6f, 1.0f, 2.0f, 2.25f,
+                                                    2.5f, 3.0f, 3.0f, 3.75f, 5.0f, 6.0f, 6.5f, 7.0f, 30.0f, 31.0f,
+                                                    31.5f, 66.0f, 66.0f, 70.0f}};
   for (auto type : {curve_type::cubic, curve_type::linear, curve_type::baked_float, curve_type::step_int,
                     curve_type::baked_int, curve_type::step_bool, curve_type::baked_bool})
     for (int pre = 0; pre < 3; ++pre)

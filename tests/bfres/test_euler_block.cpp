@@ -3,6 +3,7 @@
 // SIMD step, random and repeated angles, blocks of every length, state across blocks.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -79,6 +80,28 @@ TEST(EulerBlock, BitIdenticalToFromEulerXyz) {
     expect_blocks_same(m, m, h, 256);
     expect_blocks_same(h, h, m, 256);
   }
+}
+
+// All three angles held over a block: one step's quaternion copied to every frame. Held
+// triples of special angles (zero parts, the about-z path, the full path, NaN) and moving
+// ones, runs that cover whole blocks or end inside them, blocks of several lengths.
+TEST(EulerBlock, HeldBlocksCopyTheFirstFrame) {
+  const float pi = 3.14159265358979f;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<std::array<float, 3>> held{{0.0f, 0.0f, 0.3f}, {0.0f, 0.0f, 0.0f}, {-0.0f, 0.0f, pi},
+                                               {0.4f, -1.2f, 2.5f}, {pi, 0.0f, 0.5f},   {nan, 0.1f, 0.2f},
+                                               {1e-45f, 1.0f, 0.0f}, {0.7f, 0.7f, 0.7f}};
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> wide(-7.0f, 7.0f);
+  std::vector<float> x, y, z;
+  for (std::size_t r = 0; r < 40; ++r) {
+    const auto& h = held[r % held.size()];
+    const std::size_t run = 1 + (r * 97) % 600;
+    for (std::size_t i = 0; i < run; ++i) x.push_back(h[0]), y.push_back(h[1]), z.push_back(h[2]);
+    for (std::size_t i = 0; i < r % 3; ++i) x.push_back(wide(rng)), y.push_back(wide(rng)), z.push_back(wide(rng));
+  }
+  for (std::size_t len : {std::size_t{4}, std::size_t{5}, std::size_t{9}, std::size_t{100}, std::size_t{256}})
+    expect_blocks_same(x, y, z, len);
 }
 
 // continue_hemisphere (four frames per SIMD step, flips carried through the step) writes

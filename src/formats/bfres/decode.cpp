@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <span>
@@ -96,9 +97,11 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
     for (const curve* c : cs) {
       const auto lo = std::upper_bound(c->frames.begin(), c->frames.end(), 0.0f);
       const auto hi = std::lower_bound(lo, c->frames.end(), end);
-      next.clear();
-      next.reserve(merged.size() + static_cast<std::size_t>(hi - lo));
-      std::merge(merged.begin(), merged.end(), lo, hi, std::back_inserter(next));
+      // The same keys as a curve before (components keyed together): merging would only
+      // double them for std::unique below.
+      if (static_cast<std::size_t>(hi - lo) == merged.size() && std::equal(lo, hi, merged.begin())) continue;
+      next.resize(merged.size() + static_cast<std::size_t>(hi - lo));
+      std::merge(merged.begin(), merged.end(), lo, hi, next.begin());
       std::swap(merged, next);
     }
     frames.reserve(merged.size() + 2);
@@ -122,15 +125,20 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
   // keeps the file's polynomial exactly (README: curve precision).
   const bool spline = exact && cubic && fr.size() >= 2;
   if (spline) t.interpolation = interpolation::cubic_spline;
-  t.times.reserve(fr.size());  // one key per frame, plus any extra keys before jumps
-  t.values.reserve(fr.size() * (spline ? 9 : 3));
   if (exact) {
+    // Written through pointers into buffers with room for the most keys (an extra one before
+    // every frame), then copied out once: no vector growth checks per key.
+    const int sides = spline ? 3 : 1;
+    const std::size_t width = 3 * static_cast<std::size_t>(sides);
+    const auto time_buf = std::make_unique_for_overwrite<float[]>(2 * fr.size());
+    const auto value_buf = std::make_unique_for_overwrite<float[]>(2 * fr.size() * width);
+    float* tw = time_buf.get();
+    float* vw = value_buf.get();
     // Keyed curves: one curve_sampler call per curve and frame gives the jump test, both
     // slopes and the value (the doubles of jumps_at, curve::slope and curve::value).
     std::array<std::optional<curve_sampler>, 3> sampler;
     for (int k = 0; k < 3; ++k)
       if (const curve* c = src.curves[static_cast<std::size_t>(first + k)]) sampler[static_cast<std::size_t>(k)].emplace(*c);
-    const int sides = spline ? 3 : 1;
     for (std::size_t i = 0; i < fr.size(); ++i) {
       const float f = fr[i];
       const float tf = seconds(f, fps);
@@ -140,10 +148,10 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
         if (sampler[k]) at[k] = sampler[k]->at(f), jump = jump || at[k].jump;
       float row[9];
       if (i > 0 && jump) {
-        const float gap = tf - t.times.back();
+        const float gap = tf - tw[-1];
         const float pre = tf - std::min(1e-4f, gap * 0.25f);
-        if (pre > t.times.back() && pre < tf) {
-          t.times.push_back(pre);
+        if (pre > tw[-1] && pre < tf) {
+          *tw++ = pre;
           // Values and slopes of the segment that ends at f, taken at the extra key's frame
           // (both slopes from the left). In double: a float frame number near 300 is off by
           // up to 1.5e-5 frames.
@@ -158,10 +166,10 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
             if (spline) row[k] = d, row[3 + k] = v, row[6 + k] = d;
             else row[k] = v;
           }
-          t.values.insert(t.values.end(), row, row + 3 * sides);
+          vw = std::copy(row, row + width, vw);
         }
       }
-      t.times.push_back(tf);
+      *tw++ = tf;
       for (std::size_t k = 0; k < 3; ++k) {
         const std::size_t comp = static_cast<std::size_t>(first) + k;
         const float v = sampler[k] ? static_cast<float>(at[k].value) : src.constant[comp];
@@ -173,11 +181,15 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
         row[3 + k] = v;
         row[6 + k] = sampler[k] ? static_cast<float>(at[k].right * fps) : 0.0f;
       }
-      t.values.insert(t.values.end(), row, row + 3 * sides);
+      vw = std::copy(row, row + width, vw);
     }
+    t.times.assign(time_buf.get(), tw);
+    t.values.assign(value_buf.get(), vw);
     out.tracks.push_back(std::move(t));
     return;
   }
+  t.times.reserve(fr.size());
+  t.values.reserve(fr.size() * 3);
   // Sampled per frame (baked or wrapping curves): no jumps to mark, no slopes; src.at walks
   // each curve with its cursor (frames only increase).
   for (const float f : fr) {

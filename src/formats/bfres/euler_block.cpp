@@ -68,9 +68,10 @@ void sincosf_half(float h, float* s, float* c) {
 void half_sin_cos(float a, float* s, float* c) { sincosf_half(a * 0.5f, s, c); }
 }  // namespace
 
-void euler_xyz_block::sines(std::size_t k, const float* a, std::size_t n) {
+bool euler_xyz_block::sines(std::size_t k, const float* a, std::size_t n) {
   float* s = s_[k];
   float* c = c_[k];
+  bool held = true;  // every frame after the first repeats its angle's bits
   if (n > 0) {
     // Frame 0 against the last angle of the previous block, each later frame against the
     // one before it (whose sine and cosine are in place, computed or held).
@@ -85,6 +86,11 @@ void euler_xyz_block::sines(std::size_t k, const float* a, std::size_t n) {
       const __m128i cur = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + j));
       const __m128i before = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + j - 1));
       const int same = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(cur, before)));
+      if (same == 0xF) {  // a held angle (constant channels): the previous frame's pair four times
+        _mm_storeu_ps(s + j, _mm_set1_ps(s[j - 1])), _mm_storeu_ps(c + j, _mm_set1_ps(c[j - 1]));
+        continue;
+      }
+      held = false;
       _mm_store_ps(half, _mm_mul_ps(_mm_castsi128_ps(cur), _mm_set1_ps(0.5f)));
       if (same == 0) {
         sincosf_half(half[0], &s[j], &c[j]), sincosf_half(half[1], &s[j + 1], &c[j + 1]);
@@ -99,18 +105,24 @@ void euler_xyz_block::sines(std::size_t k, const float* a, std::size_t n) {
 #endif
     for (; j < n; ++j) {
       if (std::bit_cast<std::uint32_t>(a[j]) == std::bit_cast<std::uint32_t>(a[j - 1])) s[j] = s[j - 1], c[j] = c[j - 1];
-      else half_sin_cos(a[j], &s[j], &c[j]);
+      else half_sin_cos(a[j], &s[j], &c[j]), held = false;
     }
     last_s_[k] = s[n - 1], last_c_[k] = c[n - 1], bits_[k] = std::bit_cast<std::uint32_t>(a[n - 1]), have_[k] = true;
   }
   for (std::size_t j = n; j < ((n + 3) & ~std::size_t{3}); ++j) s[j] = 0, c[j] = 1;  // padding lanes
+  return held;
 }
 
 void euler_xyz_block::convert(const float* x, const float* y, const float* z, std::size_t n, float* out) {
   if (n > max_frames) n = max_frames;
   const float* ang[3] = {x, y, z};
 #if defined(__SSE2__)
-  for (std::size_t k = 0; k < 3; ++k) sines(k, ang[k], n);
+  bool held = true;
+  for (std::size_t k = 0; k < 3; ++k) held = sines(k, ang[k], n) && held;
+  // All three angles held over the block: every frame's sines are frame 0's, so every
+  // quaternion is frame 0's (each lane's floats depend on its own sines only): one step, copied.
+  const std::size_t n_all = n;
+  if (held && n > 4) n = 4;
   const __m128 tiny = _mm_set1_ps(1e-12f), inf = _mm_set1_ps(std::numeric_limits<float>::infinity());
   const __m128 zero = _mm_setzero_ps(), sign = _mm_set1_ps(-0.0f);
   for (std::size_t j = 0; j < n; j += 4) {
@@ -176,6 +188,10 @@ void euler_xyz_block::convert(const float* x, const float* y, const float* z, st
     alignas(16) float rows[16];
     _mm_store_ps(rows, qx), _mm_store_ps(rows + 4, qy), _mm_store_ps(rows + 8, qz), _mm_store_ps(rows + 12, w);
     for (std::size_t e = 0; e < 4 * (n - j); ++e) o[e] = rows[e];
+  }
+  if (n_all > n) {
+    const __m128 q0 = _mm_loadu_ps(out);
+    for (std::size_t j = n; j < n_all; ++j) _mm_storeu_ps(out + 4 * j, q0);
   }
 #else
   core::euler_xyz_sequence seq;

@@ -20,7 +20,8 @@ class euler_xyz_block {
   void convert(const float* x, const float* y, const float* z, std::size_t n, float* out);
 
  private:
-  void sines(std::size_t k, const float* a, std::size_t n);
+  // Fills s_[k], c_[k] for a[0 .. n); true when a[1 .. n) all repeat a[0]'s bits.
+  bool sines(std::size_t k, const float* a, std::size_t n);
   alignas(16) float s_[3][max_frames + 4];  // sin and cos of each half angle
   alignas(16) float c_[3][max_frames + 4];
   // The last angle converted per axis (bits) and its sine and cosine, across blocks.

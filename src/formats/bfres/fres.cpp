@@ -762,15 +762,13 @@ float segment_at(const curve& c, std::size_t i, double f, double sc, double off)
 }
 
 // eval_frames' run inside [start, end]. Whole frames below 2^24 are exact as floats, so
-// frame first + j as a double is first + j (a double counter) there.
-template <bool Cubic>
-void eval_run(const curve& c, std::int32_t first, std::size_t count, float* out, std::size_t& cursor) {
+// frame first + j as a double is first + j (a double counter, Counter) there.
+template <bool Cubic, bool Counter>
+void eval_run_in(const curve& c, std::int32_t first, std::size_t count, float* out, std::size_t& cursor) {
   const std::size_t n = c.num_keys, per = Cubic ? 4 : 2, nf = c.frames.size();
   const float* frames = c.frames.data();
   const float* keys = c.keys.data();
   const double sc = static_cast<double>(c.scale()), off = static_cast<double>(c.offset());
-  constexpr std::int64_t exact = std::int64_t{1} << 24;
-  const bool counter = first >= -exact && static_cast<std::int64_t>(first) + static_cast<std::int64_t>(count) <= exact;
   // A run inside [start, end] (checked at its ends; frames increase) is never wrapped, and
   // its segment only moves forward: after one search at the first frame, a step over the
   // keys at or before each frame finds what segment() finds (the last key <= f; frames are
@@ -778,29 +776,47 @@ void eval_run(const curve& c, std::int32_t first, std::size_t count, float* out,
   std::size_t i = segment(c, frame_of(first, 0), cursor);
   std::size_t j = 0;
   double f = frame_of(first, 0);
+  auto next_frame = [&] { return Counter ? f + 1.0 : frame_of(first, j); };
   while (j < count) {
     while (i + 1 < nf && frames[i + 1] <= f) ++i;
     if (i + 1 >= n || !(f >= frames[i])) {  // last key, or before the first: per frame
       out[j] = segment_at<Cubic>(c, i, f, sc, off);
       if (++j == count) break;
-      f = counter ? f + 1.0 : frame_of(first, j);
+      f = next_frame();
       continue;
     }
-    // Frames j, j + 1, ... below frames[i + 1] lie in segment i (frames[i] <= f, so span > 0):
-    // segment_at()'s t = (f - frames[i]) / span for each (+0 at f == frames[i], as it gives);
-    // every operation is segment_at()'s, in its order. The run ends at the next key or the block.
-    const double fi = frames[i], next = frames[i + 1], span = next - fi;
-    const float* k = &keys[i * per];
-    const double k0 = k[0], k1 = k[1], k2 = Cubic ? k[2] : 0.0, k3 = Cubic ? k[3] : 0.0;
-    do {
-      const double t = (f - fi) / span;
-      out[j] = static_cast<float>((Cubic ? ((k3 * t + k2) * t + k1) * t + k0 : k1 * t + k0) * sc + off);
-      if (++j == count) break;
-      f = counter ? f + 1.0 : frame_of(first, j);
-    } while (f < next);
-    if (j < count && i + 1 < nf) ++i;  // f >= frames[i + 1]: the step above would take this key first
+    // Inside the keys: frames[i] <= f from here on (each step below takes only keys <= f),
+    // so segment after segment without the before-the-first test.
+    for (;;) {
+      // Frames j, j + 1, ... below frames[i + 1] lie in segment i (frames[i] <= f, so span > 0):
+      // segment_at()'s t = (f - frames[i]) / span for each (+0 at f == frames[i], as it gives);
+      // every operation is segment_at()'s, in its order. The run ends at the next key or the block.
+      const double fi = frames[i], next = frames[i + 1], span = next - fi;
+      const float* k = &keys[i * per];
+      const double k0 = k[0], k1 = k[1], k2 = Cubic ? k[2] : 0.0, k3 = Cubic ? k[3] : 0.0;
+      do {
+        const double t = (f - fi) / span;
+        out[j] = static_cast<float>((Cubic ? ((k3 * t + k2) * t + k1) * t + k0 : k1 * t + k0) * sc + off);
+        if (++j == count) break;
+        f = next_frame();
+      } while (f < next);
+      if (j == count) break;
+      // f >= frames[i + 1]: the keys at or before f, then the next segment if one is left.
+      if (i + 1 < nf) ++i;
+      while (i + 1 < nf && frames[i + 1] <= f) ++i;
+      if (i + 1 >= n) break;
+    }
   }
   cursor = i;
+}
+
+template <bool Cubic>
+void eval_run(const curve& c, std::int32_t first, std::size_t count, float* out, std::size_t& cursor) {
+  constexpr std::int64_t exact = std::int64_t{1} << 24;
+  if (first >= -exact && static_cast<std::int64_t>(first) + static_cast<std::int64_t>(count) <= exact)
+    eval_run_in<Cubic, true>(c, first, count, out, cursor);
+  else
+    eval_run_in<Cubic, false>(c, first, count, out, cursor);
 }
 
 template <bool Cubic>
