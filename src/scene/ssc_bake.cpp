@@ -188,23 +188,6 @@ void inverse3(const double a[3][3], double det, double r[3][3]) {
   r[2][2] = (a[0][0] * a[1][1] - a[0][1] * a[1][0]) * d;
 }
 
-// inverse3's cofactors before the division (n[i][j] * (1 / det) is its r[i][j]), and from
-// them det3(a): det3's middle cofactor a10*a22 - a12*a20 is -n[1][0] exactly (rounding to
-// nearest is symmetric), and x - (-y) is x + y, so a00*n00 + a01*n10 + a02*n20 is det3's
-// sum term for term. One cofactor pass per Newton step instead of two.
-double cofactors(const double a[3][3], double n[3][3]) {
-  n[0][0] = a[1][1] * a[2][2] - a[1][2] * a[2][1];
-  n[0][1] = a[0][2] * a[2][1] - a[0][1] * a[2][2];
-  n[0][2] = a[0][1] * a[1][2] - a[0][2] * a[1][1];
-  n[1][0] = a[1][2] * a[2][0] - a[1][0] * a[2][2];
-  n[1][1] = a[0][0] * a[2][2] - a[0][2] * a[2][0];
-  n[1][2] = a[0][2] * a[1][0] - a[0][0] * a[1][2];
-  n[2][0] = a[1][0] * a[2][1] - a[1][1] * a[2][0];
-  n[2][1] = a[0][1] * a[2][0] - a[0][0] * a[2][1];
-  n[2][2] = a[0][0] * a[1][1] - a[0][1] * a[1][0];
-  return a[0][0] * n[0][0] + a[0][1] * n[1][0] + a[0][2] * n[2][0];
-}
-
 // Least-squares inverse of an affine map: singular directions (a zero scale) map to 0
 // instead of blowing up. A well-conditioned map (every bone with sane scales) has an
 // ordinary inverse, which the cofactors give for a fraction of an SVD's cost.
@@ -277,51 +260,99 @@ bool polar_rotation_plain(const double a[3][3], double r[3][3]) {
   return false;
 }
 
+// cofactors' entries stored transposed (c[i][j] = n[j][i]: the cofactor matrix, which is
+// the inverse transposed times det), the same expressions, so the same doubles, and det3(a)
+// summed as cofactors sums it. With it Newton's step X + X^-T is elementwise over 9 doubles.
+double cofactors_t(const double a[3][3], double c[3][3]) {
+  c[0][0] = a[1][1] * a[2][2] - a[1][2] * a[2][1];
+  c[1][0] = a[0][2] * a[2][1] - a[0][1] * a[2][2];
+  c[2][0] = a[0][1] * a[1][2] - a[0][2] * a[1][1];
+  c[0][1] = a[1][2] * a[2][0] - a[1][0] * a[2][2];
+  c[1][1] = a[0][0] * a[2][2] - a[0][2] * a[2][0];
+  c[2][1] = a[0][2] * a[1][0] - a[0][0] * a[1][2];
+  c[0][2] = a[1][0] * a[2][1] - a[1][1] * a[2][0];
+  c[1][2] = a[0][1] * a[2][0] - a[0][0] * a[2][1];
+  c[2][2] = a[0][0] * a[1][1] - a[0][1] * a[1][0];
+  return a[0][0] * c[0][0] + a[0][1] * c[0][1] + a[0][2] * c[0][2];
+}
+
+}  // namespace
+
+namespace detail {
+// One Newton step after the first: x <- 0.5 * (x + c * d) element by element, returning the
+// largest |step| (NaN steps ignored, as std::max(delta, NaN) keeps delta).
+double polar_step_scalar(double x[9], const double c[9], double d) {
+  double delta = 0;
+  for (int k = 0; k < 9; ++k) {
+    const double next = 0.5 * (x[k] + c[k] * d);
+    delta = std::max(delta, std::abs(next - x[k]));
+    x[k] = next;
+  }
+  return delta;
+}
+#if defined(__SSE2__)
+// Two elements a step, the same operations per element; maxpd(v, m) is m when v is NaN, and
+// the largest of the non-NaN steps does not depend on the order they are compared in.
+double polar_step(double x[9], const double c[9], double d) {
+  const __m128d dd = _mm_set1_pd(d), half = _mm_set1_pd(0.5);
+  const __m128d abs_mask = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL));
+  __m128d m = _mm_setzero_pd();
+  for (int k = 0; k < 8; k += 2) {
+    const __m128d xk = _mm_loadu_pd(x + k);
+    const __m128d next = _mm_mul_pd(half, _mm_add_pd(xk, _mm_mul_pd(_mm_loadu_pd(c + k), dd)));
+    m = _mm_max_pd(_mm_and_pd(_mm_sub_pd(next, xk), abs_mask), m);
+    _mm_storeu_pd(x + k, next);
+  }
+  const __m128d x8 = _mm_load_sd(x + 8);
+  const __m128d next8 = _mm_mul_sd(half, _mm_add_sd(x8, _mm_mul_sd(_mm_load_sd(c + 8), dd)));
+  _mm_store_sd(x + 8, next8);
+  const __m128d low = _mm_max_sd(_mm_and_pd(_mm_sub_sd(next8, x8), abs_mask), m);  // (its upper lane unused)
+  return _mm_cvtsd_f64(_mm_max_sd(_mm_unpackhi_pd(m, m), low));
+}
+#else
+double polar_step(double x[9], const double c[9], double d) { return polar_step_scalar(x, c, d); }
+#endif
+}  // namespace detail
+
+namespace {
+
 bool polar_rotation(const double a[3][3], double r[3][3]) {
   // det3, frobenius and inverse3 as the plain loop (detail::polar_rotation_plain) uses them,
   // each made once: the cofactors give the determinant and the inverse, and the first step's
   // |X|_F is |A|_F, already made for the conditioning test.
-  double x[3][3], n[3][3], inv[3][3];
-  double det = cofactors(a, n);
+  double x[3][3], c[3][3];
+  double det = cofactors_t(a, c);
   if (reference_only || !(det > 0)) return false;
   const double fa = frobenius(a);
   if (!well_conditioned_f(fa, det)) return false;
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) x[i][j] = a[i][j];
-  for (int iter = 0; iter < 40; ++iter) {
-    if (iter > 0) {
-      det = cofactors(x, n);
-      if (!(det > 0)) return false;
-    }
+  // Scaling the first step by (|X^-1|_F / |X|_F)^(1/2) brings the singular values near 1
+  // whatever the bone's scale; after it the plain step converges quadratically.
+  double delta = 0;
+  {
     const double d = 1 / det;
-    // Scaling the first step by (|X^-1|_F / |X|_F)^(1/2) brings the singular values near 1
-    // whatever the bone's scale; after it the plain step converges quadratically.
-    double delta = 0;
-    if (iter == 0) {
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) inv[i][j] = n[i][j] * d;
-      const double g = std::sqrt(std::sqrt(frobenius(inv) / fa));
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) {
-          const double next = 0.5 * (g * x[i][j] + inv[j][i] / g);
-          delta = std::max(delta, std::abs(next - x[i][j]));
-          x[i][j] = next;
-        }
-    } else {  // gain 1: 1 * x and y / 1 are x and y exactly, so the same doubles
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) {
-          const double next = 0.5 * (x[i][j] + n[j][i] * d);  // inverse3's entry, unstored
-          delta = std::max(delta, std::abs(next - x[i][j]));
-          x[i][j] = next;
-        }
-    }
-    if (delta < 1e-6) {
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) r[i][j] = x[i][j];
-      return true;
-    }
+    double inv_t[3][3];  // inverse3's entries, transposed
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) inv_t[i][j] = c[i][j] * d;
+    double s = 0;  // frobenius(inverse), summed in the inverse's own order
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) s += inv_t[j][i] * inv_t[j][i];
+    const double g = std::sqrt(std::sqrt(std::sqrt(s) / fa));
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        const double next = 0.5 * (g * a[i][j] + inv_t[i][j] / g);
+        delta = std::max(delta, std::abs(next - a[i][j]));
+        x[i][j] = next;
+      }
   }
-  return false;
+  for (int iter = 1; !(delta < 1e-6); ++iter) {
+    if (iter == 40) return false;
+    det = cofactors_t(x, c);
+    if (!(det > 0)) return false;
+    // gain 1: 1 * x and y / 1 are x and y exactly, so the plain loop's doubles
+    delta = detail::polar_step(&x[0][0], &c[0][0], 1 / det);
+  }
+  std::memcpy(r, x, sizeof x);
+  return true;
 }
 
 struct local_trs {

@@ -63,6 +63,42 @@ TEST(SscSolverFast, PolarRotationEqualsThePlainNewtonLoop) {
   EXPECT_GT(solved, 100000);  // most inputs reach the iteration
 }
 
+// The SSE2 Newton step (two doubles a lane pair, the ninth alone) against the scalar one:
+// the same x and the same largest change, with NaN, infinities, signed zeros and huge or tiny
+// entries in x, c and d, and the largest change at every position (the ninth included).
+TEST(SscSolverFast, PolarStepSse2EqualsScalar) {
+  std::mt19937 rng(1606);
+  std::uniform_real_distribution<double> u(-1, 1), unit(0, 1);
+  const double specials[] = {0.0, -0.0, NAN, INFINITY, -INFINITY, 1e-300, -1e300, 1.0};
+  auto same = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  for (int n = 0; n < 300000; ++n) {
+    double x1[9], c[9];
+    const double scale = unit(rng) < 0.5 ? 1.0 : std::pow(10.0, 12 * u(rng));
+    for (int k = 0; k < 9; ++k) x1[k] = u(rng) * scale, c[k] = u(rng) * scale;
+    if (unit(rng) < 0.5) {  // near convergence: x close to the inverse transposed
+      for (int k = 0; k < 9; ++k) c[k] = x1[k] * (1 + 1e-7 * u(rng));
+    }
+    if (unit(rng) < 0.3) {  // one entry far from the rest: the largest change anywhere
+      const int k = static_cast<int>(unit(rng) * 8.999);
+      x1[k] *= 1e3;
+    }
+    if (unit(rng) < 0.3) {
+      const int count = 1 + static_cast<int>(unit(rng) * 3);
+      for (int e = 0; e < count; ++e) {
+        double* m = unit(rng) < 0.5 ? x1 : c;
+        m[static_cast<int>(unit(rng) * 8.999)] = specials[static_cast<int>(unit(rng) * 7.999)];
+      }
+    }
+    const double d = unit(rng) < 0.05 ? specials[static_cast<int>(unit(rng) * 7.999)] : u(rng) * 3;
+    double x2[9];
+    std::memcpy(x2, x1, sizeof x1);
+    const double d1 = scene_ops::detail::polar_step(x1, c, d);
+    const double d2 = scene_ops::detail::polar_step_scalar(x2, c, d);
+    ASSERT_TRUE(same(d1, d2)) << n << " " << d1 << " " << d2;
+    ASSERT_EQ(std::memcmp(x1, x2, sizeof x1), 0) << n;
+  }
+}
+
 namespace {
 bool same_floats(const std::vector<float>& x, const std::vector<float>& y) {
   return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0);
