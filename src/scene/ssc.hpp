@@ -61,11 +61,12 @@ measured_bake bake_and_measure(scene& s, diagnostics& diags, std::size_t budget,
 // replaced (det3 and inverse3 per step): the same result and the same doubles, or both false.
 bool polar_rotation(const double a[3][3], double r[3][3]);
 bool polar_rotation_plain(const double a[3][3], double r[3][3]);
-// One Newton step of polar_rotation after the first, on a row-major 3x3 `x` and the transposed
-// cofactors `c` of x, d = 1 / det: x <- (x + c * d) / 2, returning the largest |change|. SSE2
-// where available, and the portable form beside it (the same doubles).
-double polar_step(double x[9], const double c[9], double d);
-double polar_step_scalar(double x[9], const double c[9], double d);
+// One Newton step of polar_rotation from the row-major 3x3 `from` (may be x) into x, with c
+// the transposed cofactors of `from`, d = 1 / det and the gain g (1 after the first step):
+// x <- (g * from + c * d / g) / 2, returning the largest |change|. SSE2 where available, and
+// the portable form beside it (the same doubles).
+double polar_step(const double from[9], double x[9], const double c[9], double d, double g);
+double polar_step_scalar(const double from[9], double x[9], const double c[9], double d, double g);
 // measure_bake_error's step for one bone's original and baked worlds: the largest
 // translation difference into `position`, the smallest cosine between the images of a local
 // axis into `min_cos`. SSE2 where available, and the portable form beside it (the same doubles).

@@ -279,39 +279,55 @@ double cofactors_t(const double a[3][3], double c[3][3]) {
 }  // namespace
 
 namespace detail {
-// One Newton step after the first: x <- 0.5 * (x + c * d) element by element, returning the
-// largest |step| (NaN steps ignored, as std::max(delta, NaN) keeps delta).
-double polar_step_scalar(double x[9], const double c[9], double d) {
+// One Newton step from `from` into x: x <- 0.5 * (g * from + (c * d) / g) element by element,
+// returning the largest |x - from| (NaN changes ignored, as std::max(delta, NaN) keeps delta).
+// For g == 1 that is 0.5 * (from + c * d) exactly (1 * v and v / 1 are v), the cheaper form.
+double polar_step_scalar(const double from[9], double x[9], const double c[9], double d, double g) {
   double delta = 0;
   for (int k = 0; k < 9; ++k) {
-    const double next = 0.5 * (x[k] + c[k] * d);
-    delta = std::max(delta, std::abs(next - x[k]));
+    const double next = g == 1 ? 0.5 * (from[k] + c[k] * d) : 0.5 * (g * from[k] + c[k] * d / g);
+    delta = std::max(delta, std::abs(next - from[k]));
     x[k] = next;
   }
   return delta;
 }
+}  // namespace detail
+
+namespace {
+// polar_step: with SSE2, two elements a step, the same operations per element; maxpd(v, m)
+// is m when v is NaN, and the largest of the non-NaN changes does not depend on the order
+// they are compared in. (Inline in polar_rotation: a call per step cost what the lanes saved.)
+[[gnu::always_inline]] inline double polar_step_fast(const double from[9], double x[9], const double c[9], double d,
+                                                     double g) {
 #if defined(__SSE2__)
-// Two elements a step, the same operations per element; maxpd(v, m) is m when v is NaN, and
-// the largest of the non-NaN steps does not depend on the order they are compared in.
-double polar_step(double x[9], const double c[9], double d) {
-  const __m128d dd = _mm_set1_pd(d), half = _mm_set1_pd(0.5);
+  const __m128d dd = _mm_set1_pd(d), gg = _mm_set1_pd(g), half = _mm_set1_pd(0.5);
   const __m128d abs_mask = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL));
+  auto next_of = [&](__m128d f, __m128d ck) {
+    return g == 1 ? _mm_mul_pd(half, _mm_add_pd(f, _mm_mul_pd(ck, dd)))
+                  : _mm_mul_pd(half, _mm_add_pd(_mm_mul_pd(gg, f), _mm_div_pd(_mm_mul_pd(ck, dd), gg)));
+  };
   __m128d m = _mm_setzero_pd();
   for (int k = 0; k < 8; k += 2) {
-    const __m128d xk = _mm_loadu_pd(x + k);
-    const __m128d next = _mm_mul_pd(half, _mm_add_pd(xk, _mm_mul_pd(_mm_loadu_pd(c + k), dd)));
-    m = _mm_max_pd(_mm_and_pd(_mm_sub_pd(next, xk), abs_mask), m);
+    const __m128d f = _mm_loadu_pd(from + k);
+    const __m128d next = next_of(f, _mm_loadu_pd(c + k));
+    m = _mm_max_pd(_mm_and_pd(_mm_sub_pd(next, f), abs_mask), m);
     _mm_storeu_pd(x + k, next);
   }
-  const __m128d x8 = _mm_load_sd(x + 8);
-  const __m128d next8 = _mm_mul_sd(half, _mm_add_sd(x8, _mm_mul_sd(_mm_load_sd(c + 8), dd)));
+  const __m128d f8 = _mm_load_sd(from + 8);  // (upper lanes unused)
+  const __m128d next8 = next_of(f8, _mm_load_sd(c + 8));
   _mm_store_sd(x + 8, next8);
-  const __m128d low = _mm_max_sd(_mm_and_pd(_mm_sub_sd(next8, x8), abs_mask), m);  // (its upper lane unused)
+  const __m128d low = _mm_max_sd(_mm_and_pd(_mm_sub_sd(next8, f8), abs_mask), m);  // (its upper lane unused)
   return _mm_cvtsd_f64(_mm_max_sd(_mm_unpackhi_pd(m, m), low));
-}
 #else
-double polar_step(double x[9], const double c[9], double d) { return polar_step_scalar(x, c, d); }
+  return detail::polar_step_scalar(from, x, c, d, g);
 #endif
+}
+}  // namespace
+
+namespace detail {
+double polar_step(const double from[9], double x[9], const double c[9], double d, double g) {
+  return polar_step_fast(from, x, c, d, g);
+}
 }  // namespace detail
 
 namespace {
@@ -327,29 +343,21 @@ bool polar_rotation(const double a[3][3], double r[3][3]) {
   if (!well_conditioned_f(fa, det)) return false;
   // Scaling the first step by (|X^-1|_F / |X|_F)^(1/2) brings the singular values near 1
   // whatever the bone's scale; after it the plain step converges quadratically.
-  double delta = 0;
+  double delta;
   {
     const double d = 1 / det;
-    double inv_t[3][3];  // inverse3's entries, transposed
+    double s = 0;  // frobenius(inverse3(a)), summed in the inverse's own order
     for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) inv_t[i][j] = c[i][j] * d;
-    double s = 0;  // frobenius(inverse), summed in the inverse's own order
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) s += inv_t[j][i] * inv_t[j][i];
+      for (int j = 0; j < 3; ++j) s += (c[j][i] * d) * (c[j][i] * d);
     const double g = std::sqrt(std::sqrt(std::sqrt(s) / fa));
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) {
-        const double next = 0.5 * (g * a[i][j] + inv_t[i][j] / g);
-        delta = std::max(delta, std::abs(next - a[i][j]));
-        x[i][j] = next;
-      }
+    delta = polar_step_fast(&a[0][0], &x[0][0], &c[0][0], d, g);
   }
   for (int iter = 1; !(delta < 1e-6); ++iter) {
     if (iter == 40) return false;
     det = cofactors_t(x, c);
     if (!(det > 0)) return false;
     // gain 1: 1 * x and y / 1 are x and y exactly, so the plain loop's doubles
-    delta = detail::polar_step(&x[0][0], &c[0][0], 1 / det);
+    delta = polar_step_fast(&x[0][0], &x[0][0], &c[0][0], 1 / det, 1);
   }
   std::memcpy(r, x, sizeof x);
   return true;

@@ -63,8 +63,8 @@ TEST(SscSolverFast, PolarRotationEqualsThePlainNewtonLoop) {
   EXPECT_GT(solved, 100000);  // most inputs reach the iteration
 }
 
-// The SSE2 Newton step (two doubles a lane pair, the ninth alone) against the scalar one:
-// the same x and the same largest change, with NaN, infinities, signed zeros and huge or tiny
+// The SSE2 Newton step (two doubles a lane pair, the ninth alone) against the scalar one, with
+// and without a gain, in place or not: the same x and the same largest change, with NaN, infinities, signed zeros and huge or tiny
 // entries in x, c and d, and the largest change at every position (the ninth included).
 TEST(SscSolverFast, PolarStepSse2EqualsScalar) {
   std::mt19937 rng(1606);
@@ -90,12 +90,16 @@ TEST(SscSolverFast, PolarStepSse2EqualsScalar) {
       }
     }
     const double d = unit(rng) < 0.05 ? specials[static_cast<int>(unit(rng) * 7.999)] : u(rng) * 3;
-    double x2[9];
+    // the later steps (gain 1, in place) and the first (a gain, from another array)
+    const double g = unit(rng) < 0.5 ? 1.0 : unit(rng) < 0.05 ? specials[static_cast<int>(unit(rng) * 7.999)]
+                                                                : std::pow(10.0, 3 * u(rng));
+    double x2[9], y1[9], y2[9];
     std::memcpy(x2, x1, sizeof x1);
-    const double d1 = scene_ops::detail::polar_step(x1, c, d);
-    const double d2 = scene_ops::detail::polar_step_scalar(x2, c, d);
+    const bool in_place = g == 1 && unit(rng) < 0.8;
+    const double d1 = scene_ops::detail::polar_step(x1, in_place ? x1 : y1, c, d, g);
+    const double d2 = scene_ops::detail::polar_step_scalar(x2, in_place ? x2 : y2, c, d, g);
     ASSERT_TRUE(same(d1, d2)) << n << " " << d1 << " " << d2;
-    ASSERT_EQ(std::memcmp(x1, x2, sizeof x1), 0) << n;
+    ASSERT_EQ(std::memcmp(in_place ? x1 : y1, in_place ? x2 : y2, sizeof x1), 0) << n;
   }
 }
 
