@@ -78,6 +78,10 @@ void accumulate_pair_scalar(const std::array<float, 16>& x, const std::array<flo
 // core::all_finite beside it (the same answer).
 bool all_finite(const std::array<float, 16>& m);
 bool all_finite_scalar(const std::array<float, 16>& m);
+// Whether all 12 doubles of an affine map (row-major 3x3 `a`, translation `t`) are finite:
+// SSE2 where available, and std::isfinite per element beside it (the same answer).
+bool affine_finite(const double a[9], const double t[3]);
+bool affine_finite_scalar(const double a[9], const double t[3]);
 // The bake's and the report's time lists: `times` plus every array appended, sorted, exact
 // duplicates removed (or, `within_1e5`, values within 1e-5 of the last kept one). `share`
 // skips arrays bit-equal to one already appended when that cannot change the result.

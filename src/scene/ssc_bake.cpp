@@ -406,14 +406,34 @@ double max_difference(const affine& x, const affine& y) {
   return e;
 }
 
-bool finite(const affine& m) {
-  for (int i = 0; i < 3; ++i) {
-    for (int j = 0; j < 3; ++j)
-      if (!std::isfinite(m.a[i][j])) return false;
-    if (!std::isfinite(m.t[i])) return false;
-  }
+}  // namespace
+
+namespace detail {
+bool affine_finite_scalar(const double a[9], const double t[3]) {
+  for (int k = 0; k < 9; ++k)
+    if (!std::isfinite(a[k])) return false;
+  for (int k = 0; k < 3; ++k)
+    if (!std::isfinite(t[k])) return false;
   return true;
 }
+#if defined(__SSE2__)
+// v * 0 is 0 for a finite v and NaN for ±inf and NaN, and NaN stays NaN through the sums (a
+// sum of zeros cannot overflow).
+bool affine_finite(const double a[9], const double t[3]) {
+  const __m128d zero = _mm_setzero_pd();
+  __m128d sum = _mm_add_pd(_mm_mul_pd(_mm_loadu_pd(a), zero), _mm_mul_pd(_mm_loadu_pd(a + 2), zero));
+  sum = _mm_add_pd(sum, _mm_add_pd(_mm_mul_pd(_mm_loadu_pd(a + 4), zero), _mm_mul_pd(_mm_loadu_pd(a + 6), zero)));
+  sum = _mm_add_pd(sum, _mm_add_pd(_mm_mul_pd(_mm_loadu_pd(t), zero),
+                                   _mm_mul_pd(_mm_set_pd(t[2], a[8]), zero)));
+  return _mm_movemask_pd(_mm_cmpunord_pd(sum, sum)) == 0;
+}
+#else
+bool affine_finite(const double a[9], const double t[3]) { return affine_finite_scalar(a, t); }
+#endif
+}  // namespace detail
+
+namespace {
+bool finite(const affine& m) { return detail::affine_finite(&m.a[0][0], m.t); }
 
 // ---- solving plain locals ------------------------------------------------------------
 

@@ -103,6 +103,31 @@ TEST(SscSolverFast, PolarStepSse2EqualsScalar) {
   }
 }
 
+// The solver's finiteness test of an affine map (SSE2: the sum of v * 0) answers as
+// std::isfinite per element: ±inf and NaN at each of the 12 positions, huge, tiny, ±0.
+TEST(SscSolverFast, AffineFiniteSse2EqualsScalar) {
+  std::mt19937 rng(1612);
+  std::uniform_real_distribution<double> u(-1, 1), unit(0, 1);
+  const double specials[] = {INFINITY, -INFINITY, NAN, -NAN, 1.7e308, -1.7e308, 4.9e-324, -0.0, 0.0};
+  int non_finite = 0;
+  for (int n = 0; n < 200000; ++n) {
+    double a[9], t[3];
+    for (auto& v : a) v = u(rng) * 1e300;
+    for (auto& v : t) v = u(rng) * 1e300;
+    if (unit(rng) < 0.6) {
+      const int count = 1 + static_cast<int>(unit(rng) * 2);
+      for (int e = 0; e < count; ++e) {
+        const int k = static_cast<int>(unit(rng) * 11.999);
+        (k < 9 ? a[k] : t[k - 9]) = specials[static_cast<int>(unit(rng) * 8.999)];
+      }
+    }
+    const bool fast = scene_ops::detail::affine_finite(a, t);
+    ASSERT_EQ(fast, scene_ops::detail::affine_finite_scalar(a, t)) << n;
+    non_finite += !fast;
+  }
+  EXPECT_GT(non_finite, 50000);
+}
+
 namespace {
 bool same_floats(const std::vector<float>& x, const std::vector<float>& y) {
   return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0);
