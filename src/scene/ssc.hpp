@@ -82,6 +82,10 @@ bool all_finite_scalar(const std::array<float, 16>& m);
 // SSE2 where available, and std::isfinite per element beside it (the same answer).
 bool affine_finite(const double a[9], const double t[3]);
 bool affine_finite_scalar(const double a[9], const double t[3]);
+// The largest |difference| between the 12 doubles of two affine maps (NaN differences
+// ignored): SSE2 where available, and the portable loop beside it (the same double).
+double max_difference(const double a[9], const double t[3], const double b[9], const double u[3]);
+double max_difference_scalar(const double a[9], const double t[3], const double b[9], const double u[3]);
 // The bake's and the report's time lists: `times` plus every array appended, sorted, exact
 // duplicates removed (or, `within_1e5`, values within 1e-5 of the last kept one). `share`
 // skips arrays bit-equal to one already appended when that cannot change the result.

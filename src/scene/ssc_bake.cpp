@@ -398,17 +398,35 @@ struct local_trs {
 }
 
 double max_difference(const affine& x, const affine& y) {
-  double e = 0;
-  for (int i = 0; i < 3; ++i) {
-    for (int j = 0; j < 3; ++j) e = std::max(e, std::abs(x.a[i][j] - y.a[i][j]));
-    e = std::max(e, std::abs(x.t[i] - y.t[i]));
-  }
-  return e;
+  return detail::max_difference(&x.a[0][0], x.t, &y.a[0][0], y.t);
 }
 
 }  // namespace
 
 namespace detail {
+double max_difference_scalar(const double a[9], const double t[3], const double b[9], const double u[3]) {
+  double e = 0;
+  for (int k = 0; k < 9; ++k) e = std::max(e, std::abs(a[k] - b[k]));
+  for (int k = 0; k < 3; ++k) e = std::max(e, std::abs(t[k] - u[k]));
+  return e;
+}
+#if defined(__SSE2__)
+// Two differences a step; maxpd(v, m) keeps m when v is NaN, as std::max(e, NaN) keeps e, and
+// the largest of the other values does not depend on the order.
+double max_difference(const double a[9], const double t[3], const double b[9], const double u[3]) {
+  const __m128d abs_mask = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL));
+  auto diff = [&](__m128d x, __m128d y) { return _mm_and_pd(_mm_sub_pd(x, y), abs_mask); };
+  __m128d m = _mm_setzero_pd();
+  for (int k = 0; k < 8; k += 2) m = _mm_max_pd(diff(_mm_loadu_pd(a + k), _mm_loadu_pd(b + k)), m);
+  m = _mm_max_pd(diff(_mm_loadu_pd(t), _mm_loadu_pd(u)), m);
+  m = _mm_max_pd(diff(_mm_set_pd(t[2], a[8]), _mm_set_pd(u[2], b[8])), m);
+  return _mm_cvtsd_f64(_mm_max_sd(_mm_unpackhi_pd(m, m), m));
+}
+#else
+double max_difference(const double a[9], const double t[3], const double b[9], const double u[3]) {
+  return max_difference_scalar(a, t, b, u);
+}
+#endif
 bool affine_finite_scalar(const double a[9], const double t[3]) {
   for (int k = 0; k < 9; ++k)
     if (!std::isfinite(a[k])) return false;
