@@ -61,6 +61,12 @@ measured_bake bake_and_measure(scene& s, diagnostics& diags, std::size_t budget,
 // replaced (det3 and inverse3 per step): the same result and the same doubles, or both false.
 bool polar_rotation(const double a[3][3], double r[3][3]);
 bool polar_rotation_plain(const double a[3][3], double r[3][3]);
+// One Newton step of polar_rotation from the row-major 3x3 `from` (may be x) into x, with c
+// the transposed cofactors of `from`, d = 1 / det and the gain g (1 after the first step):
+// x <- (g * from + c * d / g) / 2, returning the largest |change|. SSE2 where available, and
+// the portable form beside it (the same doubles).
+double polar_step(const double from[9], double x[9], const double c[9], double d, double g);
+double polar_step_scalar(const double from[9], double x[9], const double c[9], double d, double g);
 // measure_bake_error's step for one bone's original and baked worlds: the largest
 // translation difference into `position`, the smallest cosine between the images of a local
 // axis into `min_cos`. SSE2 where available, and the portable form beside it (the same doubles).
@@ -72,6 +78,14 @@ void accumulate_pair_scalar(const std::array<float, 16>& x, const std::array<flo
 // core::all_finite beside it (the same answer).
 bool all_finite(const std::array<float, 16>& m);
 bool all_finite_scalar(const std::array<float, 16>& m);
+// Whether all 12 doubles of an affine map (row-major 3x3 `a`, translation `t`) are finite:
+// SSE2 where available, and std::isfinite per element beside it (the same answer).
+bool affine_finite(const double a[9], const double t[3]);
+bool affine_finite_scalar(const double a[9], const double t[3]);
+// The largest |difference| between the 12 doubles of two affine maps (NaN differences
+// ignored): SSE2 where available, and the portable loop beside it (the same double).
+double max_difference(const double a[9], const double t[3], const double b[9], const double u[3]);
+double max_difference_scalar(const double a[9], const double t[3], const double b[9], const double u[3]);
 // The bake's and the report's time lists: `times` plus every array appended, sorted, exact
 // duplicates removed (or, `within_1e5`, values within 1e-5 of the last kept one). `share`
 // skips arrays bit-equal to one already appended when that cannot change the result.

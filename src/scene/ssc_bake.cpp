@@ -188,23 +188,6 @@ void inverse3(const double a[3][3], double det, double r[3][3]) {
   r[2][2] = (a[0][0] * a[1][1] - a[0][1] * a[1][0]) * d;
 }
 
-// inverse3's cofactors before the division (n[i][j] * (1 / det) is its r[i][j]), and from
-// them det3(a): det3's middle cofactor a10*a22 - a12*a20 is -n[1][0] exactly (rounding to
-// nearest is symmetric), and x - (-y) is x + y, so a00*n00 + a01*n10 + a02*n20 is det3's
-// sum term for term. One cofactor pass per Newton step instead of two.
-double cofactors(const double a[3][3], double n[3][3]) {
-  n[0][0] = a[1][1] * a[2][2] - a[1][2] * a[2][1];
-  n[0][1] = a[0][2] * a[2][1] - a[0][1] * a[2][2];
-  n[0][2] = a[0][1] * a[1][2] - a[0][2] * a[1][1];
-  n[1][0] = a[1][2] * a[2][0] - a[1][0] * a[2][2];
-  n[1][1] = a[0][0] * a[2][2] - a[0][2] * a[2][0];
-  n[1][2] = a[0][2] * a[1][0] - a[0][0] * a[1][2];
-  n[2][0] = a[1][0] * a[2][1] - a[1][1] * a[2][0];
-  n[2][1] = a[0][1] * a[2][0] - a[0][0] * a[2][1];
-  n[2][2] = a[0][0] * a[1][1] - a[0][1] * a[1][0];
-  return a[0][0] * n[0][0] + a[0][1] * n[1][0] + a[0][2] * n[2][0];
-}
-
 // Least-squares inverse of an affine map: singular directions (a zero scale) map to 0
 // instead of blowing up. A well-conditioned map (every bone with sane scales) has an
 // ordinary inverse, which the cofactors give for a fraction of an SVD's cost.
@@ -277,51 +260,107 @@ bool polar_rotation_plain(const double a[3][3], double r[3][3]) {
   return false;
 }
 
+// cofactors' entries stored transposed (c[i][j] = n[j][i]: the cofactor matrix, which is
+// the inverse transposed times det), the same expressions, so the same doubles, and det3(a)
+// summed as cofactors sums it. With it Newton's step X + X^-T is elementwise over 9 doubles.
+double cofactors_t(const double a[3][3], double c[3][3]) {
+  c[0][0] = a[1][1] * a[2][2] - a[1][2] * a[2][1];
+  c[1][0] = a[0][2] * a[2][1] - a[0][1] * a[2][2];
+  c[2][0] = a[0][1] * a[1][2] - a[0][2] * a[1][1];
+  c[0][1] = a[1][2] * a[2][0] - a[1][0] * a[2][2];
+  c[1][1] = a[0][0] * a[2][2] - a[0][2] * a[2][0];
+  c[2][1] = a[0][2] * a[1][0] - a[0][0] * a[1][2];
+  c[0][2] = a[1][0] * a[2][1] - a[1][1] * a[2][0];
+  c[1][2] = a[0][1] * a[2][0] - a[0][0] * a[2][1];
+  c[2][2] = a[0][0] * a[1][1] - a[0][1] * a[1][0];
+  return a[0][0] * c[0][0] + a[0][1] * c[0][1] + a[0][2] * c[0][2];
+}
+
+}  // namespace
+
+namespace detail {
+// One Newton step from `from` into x: x <- 0.5 * (g * from + (c * d) / g) element by element,
+// returning the largest |x - from| (NaN changes ignored, as std::max(delta, NaN) keeps delta).
+// For g == 1 that is 0.5 * (from + c * d) exactly (1 * v and v / 1 are v), the cheaper form.
+double polar_step_scalar(const double from[9], double x[9], const double c[9], double d, double g) {
+  double delta = 0;
+  for (int k = 0; k < 9; ++k) {
+    const double next = g == 1 ? 0.5 * (from[k] + c[k] * d) : 0.5 * (g * from[k] + c[k] * d / g);
+    delta = std::max(delta, std::abs(next - from[k]));
+    x[k] = next;
+  }
+  return delta;
+}
+}  // namespace detail
+
+namespace {
+// polar_step: with SSE2, two elements a step, the same operations per element; maxpd(v, m)
+// is m when v is NaN, and the largest of the non-NaN changes does not depend on the order
+// they are compared in. (Inline in polar_rotation: a call per step cost what the lanes saved.)
+[[gnu::always_inline]] inline double polar_step_fast(const double from[9], double x[9], const double c[9], double d,
+                                                     double g) {
+#if defined(__SSE2__)
+  const __m128d dd = _mm_set1_pd(d), gg = _mm_set1_pd(g), half = _mm_set1_pd(0.5);
+  const __m128d abs_mask = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL));
+  auto next_of = [&](__m128d f, __m128d ck) {
+    return g == 1 ? _mm_mul_pd(half, _mm_add_pd(f, _mm_mul_pd(ck, dd)))
+                  : _mm_mul_pd(half, _mm_add_pd(_mm_mul_pd(gg, f), _mm_div_pd(_mm_mul_pd(ck, dd), gg)));
+  };
+  __m128d m = _mm_setzero_pd();
+  for (int k = 0; k < 8; k += 2) {
+    const __m128d f = _mm_loadu_pd(from + k);
+    const __m128d next = next_of(f, _mm_loadu_pd(c + k));
+    m = _mm_max_pd(_mm_and_pd(_mm_sub_pd(next, f), abs_mask), m);
+    _mm_storeu_pd(x + k, next);
+  }
+  const __m128d f8 = _mm_load_sd(from + 8);  // (upper lanes unused)
+  const __m128d next8 = next_of(f8, _mm_load_sd(c + 8));
+  _mm_store_sd(x + 8, next8);
+  const __m128d low = _mm_max_sd(_mm_and_pd(_mm_sub_sd(next8, f8), abs_mask), m);  // (its upper lane unused)
+  return _mm_cvtsd_f64(_mm_max_sd(_mm_unpackhi_pd(m, m), low));
+#else
+  return detail::polar_step_scalar(from, x, c, d, g);
+#endif
+}
+}  // namespace
+
+namespace detail {
+double polar_step(const double from[9], double x[9], const double c[9], double d, double g) {
+  return polar_step_fast(from, x, c, d, g);
+}
+}  // namespace detail
+
+namespace {
+
 bool polar_rotation(const double a[3][3], double r[3][3]) {
   // det3, frobenius and inverse3 as the plain loop (detail::polar_rotation_plain) uses them,
   // each made once: the cofactors give the determinant and the inverse, and the first step's
   // |X|_F is |A|_F, already made for the conditioning test.
-  double x[3][3], n[3][3], inv[3][3];
-  double det = cofactors(a, n);
+  double x[3][3], c[3][3];
+  double det = cofactors_t(a, c);
   if (reference_only || !(det > 0)) return false;
   const double fa = frobenius(a);
   if (!well_conditioned_f(fa, det)) return false;
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) x[i][j] = a[i][j];
-  for (int iter = 0; iter < 40; ++iter) {
-    if (iter > 0) {
-      det = cofactors(x, n);
-      if (!(det > 0)) return false;
-    }
+  // Scaling the first step by (|X^-1|_F / |X|_F)^(1/2) brings the singular values near 1
+  // whatever the bone's scale; after it the plain step converges quadratically.
+  double delta;
+  {
     const double d = 1 / det;
-    // Scaling the first step by (|X^-1|_F / |X|_F)^(1/2) brings the singular values near 1
-    // whatever the bone's scale; after it the plain step converges quadratically.
-    double delta = 0;
-    if (iter == 0) {
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) inv[i][j] = n[i][j] * d;
-      const double g = std::sqrt(std::sqrt(frobenius(inv) / fa));
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) {
-          const double next = 0.5 * (g * x[i][j] + inv[j][i] / g);
-          delta = std::max(delta, std::abs(next - x[i][j]));
-          x[i][j] = next;
-        }
-    } else {  // gain 1: 1 * x and y / 1 are x and y exactly, so the same doubles
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) {
-          const double next = 0.5 * (x[i][j] + n[j][i] * d);  // inverse3's entry, unstored
-          delta = std::max(delta, std::abs(next - x[i][j]));
-          x[i][j] = next;
-        }
-    }
-    if (delta < 1e-6) {
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) r[i][j] = x[i][j];
-      return true;
-    }
+    double s = 0;  // frobenius(inverse3(a)), summed in the inverse's own order
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) s += (c[j][i] * d) * (c[j][i] * d);
+    const double g = std::sqrt(std::sqrt(std::sqrt(s) / fa));
+    delta = polar_step_fast(&a[0][0], &x[0][0], &c[0][0], d, g);
   }
-  return false;
+  for (int iter = 1; !(delta < 1e-6); ++iter) {
+    if (iter == 40) return false;
+    det = cofactors_t(x, c);
+    if (!(det > 0)) return false;
+    // gain 1: 1 * x and y / 1 are x and y exactly, so the plain loop's doubles
+    delta = polar_step_fast(&x[0][0], &x[0][0], &c[0][0], 1 / det, 1);
+  }
+  std::memcpy(r, x, sizeof x);
+  return true;
 }
 
 struct local_trs {
@@ -359,22 +398,60 @@ struct local_trs {
 }
 
 double max_difference(const affine& x, const affine& y) {
-  double e = 0;
-  for (int i = 0; i < 3; ++i) {
-    for (int j = 0; j < 3; ++j) e = std::max(e, std::abs(x.a[i][j] - y.a[i][j]));
-    e = std::max(e, std::abs(x.t[i] - y.t[i]));
-  }
-  return e;
+  return detail::max_difference(&x.a[0][0], x.t, &y.a[0][0], y.t);
 }
 
-bool finite(const affine& m) {
-  for (int i = 0; i < 3; ++i) {
-    for (int j = 0; j < 3; ++j)
-      if (!std::isfinite(m.a[i][j])) return false;
-    if (!std::isfinite(m.t[i])) return false;
-  }
+}  // namespace
+
+namespace detail {
+double max_difference_scalar(const double a[9], const double t[3], const double b[9], const double u[3]) {
+  double e = 0;
+  for (int k = 0; k < 9; ++k) e = std::max(e, std::abs(a[k] - b[k]));
+  for (int k = 0; k < 3; ++k) e = std::max(e, std::abs(t[k] - u[k]));
+  return e;
+}
+#if defined(__SSE2__)
+// Two differences a step; maxpd(v, m) keeps m when v is NaN, as std::max(e, NaN) keeps e, and
+// the largest of the other values does not depend on the order.
+double max_difference(const double a[9], const double t[3], const double b[9], const double u[3]) {
+  const __m128d abs_mask = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL));
+  auto diff = [&](__m128d x, __m128d y) { return _mm_and_pd(_mm_sub_pd(x, y), abs_mask); };
+  __m128d m = _mm_setzero_pd();
+  for (int k = 0; k < 8; k += 2) m = _mm_max_pd(diff(_mm_loadu_pd(a + k), _mm_loadu_pd(b + k)), m);
+  m = _mm_max_pd(diff(_mm_loadu_pd(t), _mm_loadu_pd(u)), m);
+  m = _mm_max_pd(diff(_mm_set_pd(t[2], a[8]), _mm_set_pd(u[2], b[8])), m);
+  return _mm_cvtsd_f64(_mm_max_sd(_mm_unpackhi_pd(m, m), m));
+}
+#else
+double max_difference(const double a[9], const double t[3], const double b[9], const double u[3]) {
+  return max_difference_scalar(a, t, b, u);
+}
+#endif
+bool affine_finite_scalar(const double a[9], const double t[3]) {
+  for (int k = 0; k < 9; ++k)
+    if (!std::isfinite(a[k])) return false;
+  for (int k = 0; k < 3; ++k)
+    if (!std::isfinite(t[k])) return false;
   return true;
 }
+#if defined(__SSE2__)
+// v * 0 is 0 for a finite v and NaN for ±inf and NaN, and NaN stays NaN through the sums (a
+// sum of zeros cannot overflow).
+bool affine_finite(const double a[9], const double t[3]) {
+  const __m128d zero = _mm_setzero_pd();
+  __m128d sum = _mm_add_pd(_mm_mul_pd(_mm_loadu_pd(a), zero), _mm_mul_pd(_mm_loadu_pd(a + 2), zero));
+  sum = _mm_add_pd(sum, _mm_add_pd(_mm_mul_pd(_mm_loadu_pd(a + 4), zero), _mm_mul_pd(_mm_loadu_pd(a + 6), zero)));
+  sum = _mm_add_pd(sum, _mm_add_pd(_mm_mul_pd(_mm_loadu_pd(t), zero),
+                                   _mm_mul_pd(_mm_set_pd(t[2], a[8]), zero)));
+  return _mm_movemask_pd(_mm_cmpunord_pd(sum, sum)) == 0;
+}
+#else
+bool affine_finite(const double a[9], const double t[3]) { return affine_finite_scalar(a, t); }
+#endif
+}  // namespace detail
+
+namespace {
+bool finite(const affine& m) { return detail::affine_finite(&m.a[0][0], m.t); }
 
 // ---- solving plain locals ------------------------------------------------------------
 
@@ -909,10 +986,13 @@ double bake_animation(const skeleton& sk0, const skeleton& sk, const animation& 
       cache->br.insert(cache->br.end(), p.rotation.begin(), p.rotation.end());
       cache->bs.insert(cache->bs.end(), p.scale.begin(), p.scale.end());
     }
-    for (const std::size_t i : solver.solved) {  // (sized once: each key written in place)
-      std::copy_n(p.translation[i].data(), 3, tv[i].data() + 3 * k);
-      std::copy_n(p.rotation[i].data(), 4, rv[i].data() + 4 * k);
-      std::copy_n(p.scale[i].data(), 3, sv[i].data() + 3 * k);
+    for (const std::size_t i : solver.solved) {  // (sized once: each key written in place;
+      // element by element: copy_n of 3 or 4 floats was a memmove call each)
+      float* tk = tv[i].data() + 3 * k;
+      float* rk = rv[i].data() + 4 * k;
+      float* sk = sv[i].data() + 3 * k;
+      for (std::size_t c = 0; c < 3; ++c) tk[c] = p.translation[i][c], sk[c] = p.scale[i][c];
+      for (std::size_t c = 0; c < 4; ++c) rk[c] = p.rotation[i][c];
     }
   }
   if (cache) {

@@ -63,6 +63,97 @@ TEST(SscSolverFast, PolarRotationEqualsThePlainNewtonLoop) {
   EXPECT_GT(solved, 100000);  // most inputs reach the iteration
 }
 
+// The SSE2 Newton step (two doubles a lane pair, the ninth alone) against the scalar one, with
+// and without a gain, in place or not: the same x and the same largest change, with NaN, infinities, signed zeros and huge or tiny
+// entries in x, c and d, and the largest change at every position (the ninth included).
+TEST(SscSolverFast, PolarStepSse2EqualsScalar) {
+  std::mt19937 rng(1606);
+  std::uniform_real_distribution<double> u(-1, 1), unit(0, 1);
+  const double specials[] = {0.0, -0.0, NAN, INFINITY, -INFINITY, 1e-300, -1e300, 1.0};
+  auto same = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  for (int n = 0; n < 300000; ++n) {
+    double x1[9], c[9];
+    const double scale = unit(rng) < 0.5 ? 1.0 : std::pow(10.0, 12 * u(rng));
+    for (int k = 0; k < 9; ++k) x1[k] = u(rng) * scale, c[k] = u(rng) * scale;
+    if (unit(rng) < 0.5) {  // near convergence: x close to the inverse transposed
+      for (int k = 0; k < 9; ++k) c[k] = x1[k] * (1 + 1e-7 * u(rng));
+    }
+    if (unit(rng) < 0.3) {  // one entry far from the rest: the largest change anywhere
+      const int k = static_cast<int>(unit(rng) * 8.999);
+      x1[k] *= 1e3;
+    }
+    if (unit(rng) < 0.3) {
+      const int count = 1 + static_cast<int>(unit(rng) * 3);
+      for (int e = 0; e < count; ++e) {
+        double* m = unit(rng) < 0.5 ? x1 : c;
+        m[static_cast<int>(unit(rng) * 8.999)] = specials[static_cast<int>(unit(rng) * 7.999)];
+      }
+    }
+    const double d = unit(rng) < 0.05 ? specials[static_cast<int>(unit(rng) * 7.999)] : u(rng) * 3;
+    // the later steps (gain 1, in place) and the first (a gain, from another array)
+    const double g = unit(rng) < 0.5 ? 1.0 : unit(rng) < 0.05 ? specials[static_cast<int>(unit(rng) * 7.999)]
+                                                                : std::pow(10.0, 3 * u(rng));
+    double x2[9], y1[9], y2[9];
+    std::memcpy(x2, x1, sizeof x1);
+    const bool in_place = g == 1 && unit(rng) < 0.8;
+    const double d1 = scene_ops::detail::polar_step(x1, in_place ? x1 : y1, c, d, g);
+    const double d2 = scene_ops::detail::polar_step_scalar(x2, in_place ? x2 : y2, c, d, g);
+    ASSERT_TRUE(same(d1, d2)) << n << " " << d1 << " " << d2;
+    ASSERT_EQ(std::memcmp(in_place ? x1 : y1, in_place ? x2 : y2, sizeof x1), 0) << n;
+  }
+}
+
+// The solver's finiteness test of an affine map (SSE2: the sum of v * 0) answers as
+// std::isfinite per element: ±inf and NaN at each of the 12 positions, huge, tiny, ±0.
+TEST(SscSolverFast, AffineFiniteSse2EqualsScalar) {
+  std::mt19937 rng(1612);
+  std::uniform_real_distribution<double> u(-1, 1), unit(0, 1);
+  const double specials[] = {INFINITY, -INFINITY, NAN, -NAN, 1.7e308, -1.7e308, 4.9e-324, -0.0, 0.0};
+  int non_finite = 0;
+  for (int n = 0; n < 200000; ++n) {
+    double a[9], t[3];
+    for (auto& v : a) v = u(rng) * 1e300;
+    for (auto& v : t) v = u(rng) * 1e300;
+    if (unit(rng) < 0.6) {
+      const int count = 1 + static_cast<int>(unit(rng) * 2);
+      for (int e = 0; e < count; ++e) {
+        const int k = static_cast<int>(unit(rng) * 11.999);
+        (k < 9 ? a[k] : t[k - 9]) = specials[static_cast<int>(unit(rng) * 8.999)];
+      }
+    }
+    const bool fast = scene_ops::detail::affine_finite(a, t);
+    ASSERT_EQ(fast, scene_ops::detail::affine_finite_scalar(a, t)) << n;
+    non_finite += !fast;
+  }
+  EXPECT_GT(non_finite, 50000);
+}
+
+// The residual's largest difference of two affine maps, SSE2 against the scalar loop: the
+// largest at each of the 12 positions, NaN, infinities, signed zeros, overflowing differences.
+TEST(SscSolverFast, MaxDifferenceSse2EqualsScalar) {
+  std::mt19937 rng(1613);
+  std::uniform_real_distribution<double> u(-1, 1), unit(0, 1);
+  const double specials[] = {INFINITY, -INFINITY, NAN, 1.7e308, -1.7e308, -0.0, 0.0};
+  auto same = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  for (int n = 0; n < 200000; ++n) {
+    double a[9], t[3], b[9], w[3];
+    const double scale = std::pow(10.0, 6 * u(rng));
+    for (int k = 0; k < 9; ++k) a[k] = u(rng) * scale, b[k] = a[k] + 1e-6 * u(rng) * scale;
+    for (int k = 0; k < 3; ++k) t[k] = u(rng) * scale, w[k] = t[k] + 1e-6 * u(rng) * scale;
+    const int big = static_cast<int>(unit(rng) * 11.999);  // the largest difference here
+    (big < 9 ? b[big] : w[big - 9]) += scale;
+    if (unit(rng) < 0.3) {
+      double* arrays[] = {a, t, b, w};
+      const int which = static_cast<int>(unit(rng) * 3.999);
+      const int k = static_cast<int>(unit(rng) * (which % 2 ? 2.999 : 8.999));
+      arrays[which][k] = specials[static_cast<int>(unit(rng) * 6.999)];
+    }
+    const double e1 = scene_ops::detail::max_difference(a, t, b, w);
+    const double e2 = scene_ops::detail::max_difference_scalar(a, t, b, w);
+    ASSERT_TRUE(same(e1, e2)) << n << " " << e1 << " " << e2;
+  }
+}
+
 namespace {
 bool same_floats(const std::vector<float>& x, const std::vector<float>& y) {
   return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0);
