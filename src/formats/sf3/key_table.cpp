@@ -115,34 +115,19 @@ key_table_ref scan_key_table(const byte_reader& r, std::uint32_t table_offset, s
     if (span_checks) {
       const std::uint64_t nt = k.n[0], nr = k.n[1], ns = k.n[2];
       std::uint64_t e = pos;
-      bool follow = k.off[0] == e;
-      e = std::uint64_t{k.off[0]} + 2 * nt;
-      follow &= k.off[1] == e;
-      e += 2 * nr;
-      follow &= k.off[2] == e;
-      e += 2 * ns;
+      bool follow = true;
+      const auto next = [&](int i, std::uint64_t bytes) {  // array i starts where the last ended
+        follow &= k.off[i] == e;
+        e = std::uint64_t{k.off[i]} + bytes;
+      };
+      next(0, 2 * nt), next(1, 2 * nr), next(2, 2 * ns);
       const std::uint64_t pad1 = e, a1 = (e + 3) / 4 * 4;
-      follow &= k.off[3] == a1;
-      e = a1 + 4 * nt;
-      follow &= k.off[4] == e;
-      e += 4 * nt;
-      follow &= k.off[5] == e;
-      e += 4 * nt;
-      follow &= k.off[6] == e;
-      e += 2 * nr;
-      follow &= k.off[7] == e;
-      e += 2 * nr;
-      follow &= k.off[8] == e;
-      e += 2 * nr;
-      follow &= k.off[9] == e;
-      e += 2 * nr;
+      e = a1;
+      next(3, 4 * nt), next(4, 4 * nt), next(5, 4 * nt);
+      next(6, 2 * nr), next(7, 2 * nr), next(8, 2 * nr), next(9, 2 * nr);
       const std::uint64_t pad2 = e, a2 = (e + 3) / 4 * 4;
-      follow &= k.off[10] == a2;
-      e = a2 + 4 * ns;
-      follow &= k.off[11] == e;
-      e += 4 * ns;
-      follow &= k.off[12] == e;
-      e += 4 * ns;
+      e = a2;
+      next(10, 4 * ns), next(11, 4 * ns), next(12, 4 * ns);
       const std::uint64_t total = 14 * nt + 10 * nr + 14 * ns;  // the 13 arrays' bytes
       if (follow && e <= r.size() && total <= budget->left) {
         budget->left -= total;
