@@ -50,14 +50,17 @@ struct raw_arrays_scope {
 };
 
 // Wii U offsets are signed, relative to the offset field itself; 0 is null.
-std::uint32_t read_offset(byte_reader& r) {
-  std::uint64_t at = r.tell();
-  std::int32_t v = r.i32();
+std::uint32_t offset_target(std::uint64_t at, std::int32_t v, std::uint64_t size) {
   if (v == 0) return 0;
   std::int64_t target = static_cast<std::int64_t>(at) + v;
-  if (target < 0 || static_cast<std::uint64_t>(target) >= r.size())
+  if (target < 0 || static_cast<std::uint64_t>(target) >= size)
     fail(code::bad_offset, "offset field points outside the file (" + std::to_string(target) + ")", at);
   return static_cast<std::uint32_t>(target);
+}
+
+std::uint32_t read_offset(byte_reader& r) {
+  const std::uint64_t at = r.tell();
+  return offset_target(at, r.i32(), r.size());
 }
 
 std::string read_name(const byte_reader& r, std::uint32_t at) {
@@ -254,13 +257,8 @@ curve parse_curve(const byte_reader& file, std::uint32_t at, bool v34) {
     c.scale_bits = word32(p + 16, big);
     c.offset_bits = word32(p + 20, big);
     if (v34) c.delta = std::bit_cast<float>(word32(p + 24, big));
-    auto offset = [&](std::uint32_t field) -> std::uint32_t {
-      const auto v = static_cast<std::int32_t>(word32(p + field, big));
-      if (v == 0) return 0;
-      const std::int64_t target = std::int64_t{at} + field + v;
-      if (target < 0 || static_cast<std::uint64_t>(target) >= file.size())
-        fail(code::bad_offset, "offset field points outside the file (" + std::to_string(target) + ")", at + field);
-      return static_cast<std::uint32_t>(target);
+    auto offset = [&](std::uint32_t field) {
+      return offset_target(std::uint64_t{at} + field, static_cast<std::int32_t>(word32(p + field, big)), file.size());
     };
     c.frames_at = offset(v34 ? 28 : 24);
     c.keys_at = offset(v34 ? 32 : 28);

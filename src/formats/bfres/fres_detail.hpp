@@ -14,6 +14,8 @@ namespace rigrip::bfres::detail {
 
 // Charges `n` decoded elements to the parse's work budget (structures may share data).
 void spend(std::uint64_t n, std::uint64_t at);
+// The target of relative offset v stored at `at` in a file of `size` bytes (0 for none), or bad_offset.
+[[nodiscard]] std::uint32_t offset_target(std::uint64_t at, std::int32_t v, std::uint64_t size);
 // A self-relative signed offset at the reader's position (0 = null), checked to land in the file.
 [[nodiscard]] std::uint32_t read_offset(core::byte_reader& r);
 [[nodiscard]] std::string read_name(const core::byte_reader& r, std::uint32_t at);
