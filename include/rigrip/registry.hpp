@@ -193,6 +193,9 @@ struct archive {
 // or /dev/stdout is written through, a symlink's target replaced (the link kept). The first
 // write into a folder removes temporaries that killed runs left there.
 [[nodiscard]] result<void> save_file(const std::string& path, byte_view data);
+// save_file of the parts one after another, without joining them first (a large buffer is
+// written from where it is).
+[[nodiscard]] result<void> save_file_parts(const std::string& path, std::span<const byte_view> parts);
 // Removes our temporaries of processes that no longer run from `folder`; returns how many.
 std::size_t remove_stale_temporaries(const std::string& folder);
 // Installs SIGINT/SIGTERM/SIGHUP/SIGQUIT handlers that unlink the temporaries in flight

@@ -500,13 +500,11 @@ std::string model_json(const tg::Model& m, int indent, std::string_view bin_uri)
   return text;
 }
 
-// Appended into storage reserved once: each byte written once, no zero-fill of the whole
-// output first (13 MB on a large animation).
-std::vector<std::uint8_t> glb(std::string_view json, std::span<const std::uint8_t> bin) {
-  const std::size_t jpad = (4 - json.size() % 4) % 4, bpad = (4 - bin.size() % 4) % 4;
-  const std::size_t total = 12 + 8 + json.size() + jpad + (bin.empty() ? 0 : 8 + bin.size() + bpad);
-  std::vector<std::uint8_t> o;
-  o.reserve(total);
+namespace {
+// Writes the GLB's parts in order: the header and JSON chunk, then (bin_size > 0) the BIN
+// chunk's header; `o` is reserved for `total` bytes by the caller.
+void put_head(std::vector<std::uint8_t>& o, std::string_view json, std::size_t bin_size, std::size_t total) {
+  const std::size_t jpad = (4 - json.size() % 4) % 4;
   auto u32 = [&](std::uint32_t v) {
     for (int i = 0; i < 4; ++i) o.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
   };
@@ -517,12 +515,36 @@ std::vector<std::uint8_t> glb(std::string_view json, std::span<const std::uint8_
   u32(0x4E4F534A);  // "JSON"
   o.insert(o.end(), json.begin(), json.end());
   o.insert(o.end(), jpad, static_cast<std::uint8_t>(' '));
-  if (!bin.empty()) {
-    u32(static_cast<std::uint32_t>(bin.size() + bpad));
+  if (bin_size) {
+    u32(static_cast<std::uint32_t>(bin_size + glb_padding(bin_size)));
     u32(0x004E4942);  // "BIN\0"
-    o.insert(o.end(), bin.begin(), bin.end());
-    o.insert(o.end(), bpad, std::uint8_t{0});
   }
+}
+std::size_t glb_size(std::string_view json, std::size_t bin_size) {
+  const std::size_t jpad = (4 - json.size() % 4) % 4;
+  return 12 + 8 + json.size() + jpad + (bin_size == 0 ? 0 : 8 + bin_size + glb_padding(bin_size));
+}
+}  // namespace
+
+// Appended into storage reserved once: each byte written once, no zero-fill of the whole
+// output first (13 MB on a large animation).
+std::vector<std::uint8_t> glb(std::string_view json, std::span<const std::uint8_t> bin) {
+  const std::size_t total = glb_size(json, bin.size());
+  std::vector<std::uint8_t> o;
+  o.reserve(total);
+  put_head(o, json, bin.size(), total);
+  if (!bin.empty()) {
+    o.insert(o.end(), bin.begin(), bin.end());
+    o.insert(o.end(), glb_padding(bin.size()), std::uint8_t{0});
+  }
+  return o;
+}
+
+std::vector<std::uint8_t> glb_head(std::string_view json, std::size_t bin_size) {
+  const std::size_t total = glb_size(json, bin_size);
+  std::vector<std::uint8_t> o;
+  o.reserve(total - (bin_size ? bin_size + glb_padding(bin_size) : 0));
+  put_head(o, json, bin_size, total);
   return o;
 }
 

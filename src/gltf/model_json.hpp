@@ -25,6 +25,12 @@ namespace rigrip::gltf::detail {
 // A GLB file: header, the JSON chunk (padded with spaces) and, when `bin` is not empty, the
 // BIN chunk (padded with zeros), laid out once into one buffer.
 [[nodiscard]] std::vector<std::uint8_t> glb(std::string_view json, std::span<const std::uint8_t> bin);
+// The same file in three parts, so that a large binary buffer goes to the file from where it
+// is instead of being copied behind the JSON first: the bytes before the binary (header, JSON
+// chunk and, when bin_size > 0, the BIN chunk's header), then the binary, then
+// glb_padding(bin_size) zeros. glb(j, b) is glb_head(j, b.size()) + b + those zeros.
+[[nodiscard]] std::vector<std::uint8_t> glb_head(std::string_view json, std::size_t bin_size);
+[[nodiscard]] constexpr std::size_t glb_padding(std::size_t bin_size) { return (4 - bin_size % 4) % 4; }
 
 // gltf::write() with tinygltf's own serialiser instead (the reference for the tests).
 [[nodiscard]] result<encoded> write_with_tinygltf(const scene& s, const write_options& options, diagnostics& diags,

@@ -8,8 +8,10 @@
 #include <filesystem>
 #include <fnmatch.h>
 #include <map>
+#include <optional>
 #include <set>
 #include <cstdio>
+#include <span>
 #include <sstream>
 
 #include <tiny_gltf.h>
@@ -77,7 +79,7 @@ class builder {
   }
 
   // Float accessor with min/max computed from the float32 values written.
-  int floats(const std::vector<float>& v, int type, int ncomp, bool minmax, int target = 0) {
+  int floats(std::span<const float> v, int type, int ncomp, bool minmax, int target = 0) {
     int bv = view(v.data(), v.size() * sizeof(float), target);
     tg::Accessor a;
     a.bufferView = bv;
@@ -123,11 +125,10 @@ class builder {
   tg::Model& m_;
 };
 
-std::vector<float> flat(const std::vector<vec3>& v) {
-  std::vector<float> f;
-  f.reserve(v.size() * 3);
-  for (const auto& e : v) f.insert(f.end(), e.begin(), e.end());
-  return f;
+// The floats of v in order, viewed in place (a vec3 is three floats with no padding).
+std::span<const float> flat(const std::vector<vec3>& v) {
+  static_assert(sizeof(vec3) == 3 * sizeof(float) && alignof(vec3) == alignof(float));
+  return {v.empty() ? nullptr : v.front().data(), v.size() * 3};
 }
 
 vec3 transform_point(const core::mat4& m, const vec3& p) {
@@ -741,9 +742,11 @@ void add_skin_weights(const mesh& me, tg::Primitive& prim, builder& b) {
 void add_meshes(const scene& s, const write_options& o, const skeleton_nodes& sn, tg::Model& m, builder& b) {
   const auto& world = sn.world;
   const auto& skin_of = sn.skin_of;
-  std::vector<mesh> meshes = s.meshes;
+  // The scene's meshes are read in place; only a bone-attached one is copied (to move it into
+  // its bone's world), and the bone displays are made here.
+  std::vector<mesh> displays;
   bool any_geometry_for[64] = {};
-  for (const auto& me : meshes)
+  for (const auto& me : s.meshes)
     if (me.skeleton >= 0 && me.skeleton < 64) any_geometry_for[me.skeleton] = true;
   if (o.bone_display_mesh) {
     for (std::size_t si = 0; si < s.skeletons.size() && si < 64; ++si) {
@@ -752,32 +755,37 @@ void add_meshes(const scene& s, const write_options& o, const skeleton_nodes& sn
       bd.name = "bone_display";
       bd.skeleton = static_cast<int>(si);
       bone_display(s.skeletons[si], world[si], bd);
-      meshes.push_back(std::move(bd));
+      displays.push_back(std::move(bd));
     }
   }
-  for (std::size_t mi = 0; mi < meshes.size(); ++mi) {
-    mesh me = meshes[mi];
-    if (me.positions.empty()) continue;
-    if (me.bone >= 0 && me.skeleton >= 0) {
-      const auto& w = world[static_cast<std::size_t>(me.skeleton)][static_cast<std::size_t>(me.bone)];
-      for (auto& p : me.positions) p = transform_point(w, p);
-      for (auto& n : me.normals) n = transform_dir(w, n);
-      for (auto& t : me.tangents) t = transform_tangent(w, t);
-      me.joints.assign(me.positions.size(), {static_cast<std::uint16_t>(me.bone), 0, 0, 0});
-      me.weights.assign(me.positions.size(), {1, 0, 0, 0});
+  const std::size_t count = s.meshes.size() + displays.size();
+  for (std::size_t mi = 0; mi < count; ++mi) {
+    const mesh& source = mi < s.meshes.size() ? s.meshes[mi] : displays[mi - s.meshes.size()];
+    if (source.positions.empty()) continue;
+    std::optional<mesh> moved;
+    if (source.bone >= 0 && source.skeleton >= 0) {
+      moved = source;
+      const auto& w = world[static_cast<std::size_t>(source.skeleton)][static_cast<std::size_t>(source.bone)];
+      for (auto& p : moved->positions) p = transform_point(w, p);
+      for (auto& n : moved->normals) n = transform_dir(w, n);
+      for (auto& t : moved->tangents) t = transform_tangent(w, t);
+      moved->joints.assign(moved->positions.size(), {static_cast<std::uint16_t>(source.bone), 0, 0, 0});
+      moved->weights.assign(moved->positions.size(), {1, 0, 0, 0});
     }
+    const mesh& me = moved ? *moved : source;
     tg::Primitive prim;
     prim.mode = TINYGLTF_MODE_TRIANGLES;
     prim.attributes["POSITION"] = b.floats(flat(me.positions), TINYGLTF_TYPE_VEC3, 3, true, TINYGLTF_TARGET_ARRAY_BUFFER);
     if (!me.normals.empty()) {
-      for (auto& n : me.normals) n = unit_or_up(n);
-      prim.attributes["NORMAL"] = b.floats(flat(me.normals), TINYGLTF_TYPE_VEC3, 3, false, TINYGLTF_TARGET_ARRAY_BUFFER);
+      std::vector<vec3> units(me.normals.size());  // glTF wants unit normals
+      for (std::size_t k = 0; k < units.size(); ++k) units[k] = unit_or_up(me.normals[k]);
+      prim.attributes["NORMAL"] = b.floats(flat(units), TINYGLTF_TYPE_VEC3, 3, false, TINYGLTF_TARGET_ARRAY_BUFFER);
       if (me.tangents.size() == me.normals.size()) {
         std::vector<float> f;
         f.reserve(me.tangents.size() * 4);
         for (const auto& t : me.tangents) {
           // glTF wants unit xyz; a degenerate tangent gets one perpendicular to its normal.
-          const auto& n = me.normals[static_cast<std::size_t>(&t - me.tangents.data())];
+          const auto& n = units[static_cast<std::size_t>(&t - me.tangents.data())];
           vec3 u = unit_or_up({t[0], t[1], t[2]});
           if (!(std::sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]) > 1e-8f))
             u = unit_or_up(std::fabs(n[0]) < 0.9f ? vec3{0, -n[2], n[1]} : vec3{-n[2], 0, n[0]});
@@ -1187,16 +1195,20 @@ void drop_pointer_target_nodes(std::string& str, bool binary) {
   str = std::move(out);
 }
 
-// About the size of the binary buffer (the animation and mesh data, bind matrices), so it is
-// allocated about once; textures (PNG) are not counted.
+// A bound on the size of the binary buffer without textures (the animation and mesh data, bind
+// matrices, bone displays: 24 vertices of 48 bytes a bone), and a sixteenth more, so that it is
+// allocated once: storage reserved and never written is never touched (a large block is mapped
+// on first use), while growing it would copy the whole buffer and touch twice its size.
 std::size_t binary_size_estimate(const scene& s) {
   std::size_t n = 1024;
-  for (const auto& sk : s.skeletons) n += sk.bones.size() * 68;
-  for (const auto& a : s.animations)
+  for (const auto& sk : s.skeletons) n += sk.bones.size() * (68 + 24 * 48);
+  for (const auto& a : s.animations) {
     for (const auto& t : a.tracks) n += (t.times.size() + t.values.size()) * 4 + 8;
+    for (const auto& t : a.material_tracks) n += (t.times.size() + t.values.size()) * 4 + 8;
+  }
   for (const auto& m : s.meshes)
     n += m.positions.size() * (12 + 12 + 16 + 8 + 8 + 16 + 8 + 16) + m.indices.size() * 4 + 64;
-  return n;
+  return n + n / 16;
 }
 
 // The model as .glb bytes, or as .gltf JSON whose buffer is the external `bin_name`, through
@@ -1243,8 +1255,8 @@ result<encoded> serialise_model(tg::Model& m, const write_options& o, const std:
   return out;
 }
 
-result<encoded> write_model(const scene& input, const write_options& o, diagnostics& diags,
-                            const std::string& bin_name, bool reference) {
+// The glTF model of `input` (validated, prepared, baked), its binary buffer laid out.
+result<void> build_model(const scene& input, const write_options& o, diagnostics& diags, tg::Model& m) {
   auto valid = input.validate();
   if (!valid) return valid.error();
   scene s = prepare(input, o, diags);
@@ -1252,7 +1264,6 @@ result<encoded> write_model(const scene& input, const write_options& o, diagnost
   if (!o.additive_raw) apply_additive_onto_rest(s);
   if (o.ssc == ssc_mode::bake) bake_ssc(s, diags);
 
-  tg::Model m;
   m.asset.version = "2.0";
   m.asset.generator = "rigrip";
   json asset_extras{{"source_format", s.format}};
@@ -1271,6 +1282,13 @@ result<encoded> write_model(const scene& input, const write_options& o, diagnost
   add_meshes(s, o, sn, m, b);
   add_animations(s, o, sn, m, b, diags);
   add_cameras(s, o, m, b, diags);
+  return {};
+}
+
+result<encoded> write_model(const scene& input, const write_options& o, diagnostics& diags,
+                            const std::string& bin_name, bool reference) {
+  tg::Model m;
+  if (auto built = build_model(input, o, diags, m); !built) return built.error();
   return serialise_model(m, o, bin_name, reference);
 }
 
@@ -1296,6 +1314,20 @@ result<void> write_file(const scene& s, const std::string& path, const write_opt
     auto dot = base.find_last_of('.');
     bin_name = (dot == std::string::npos ? base : base.substr(0, dot)) + ".bin";
     bin_path = (slash == std::string::npos ? std::string() : path.substr(0, slash + 1)) + bin_name;
+  }
+  if (o.binary) {  // the binary buffer goes to the file from where it is, not copied behind the JSON
+    tg::Model m;
+    if (auto built = build_model(s, o, diags, m); !built) {
+      auto e = built.error();
+      if (e.file.empty()) e.file = path;
+      return e;
+    }
+    if (m.buffers[0].data.empty()) m.buffers.clear();
+    const byte_view bin = m.buffers.empty() ? byte_view() : byte_view(m.buffers[0].data);
+    const std::vector<std::uint8_t> head = detail::glb_head(detail::model_json(m, -1, {}), bin.size());
+    static constexpr std::uint8_t zeros[4] = {};
+    const byte_view parts[] = {head, bin, byte_view(zeros, detail::glb_padding(bin.size()))};
+    return save_file_parts(path, parts);
   }
   auto enc = write(s, o, diags, bin_name.empty() ? "scene.bin" : bin_name);
   if (!enc) {

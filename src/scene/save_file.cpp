@@ -63,6 +63,12 @@ bool write_all(int fd, byte_view data) {
   return true;
 }
 
+bool write_all(int fd, std::span<const byte_view> parts) {
+  for (const byte_view part : parts)
+    if (!write_all(fd, part)) return false;
+  return true;
+}
+
 std::string why(int err) { return std::strerror(err); }
 
 // Our temporaries: ".rr-<pid>-XXXXXX.tmp"; stale when that process is gone.
@@ -98,7 +104,7 @@ void sweep_once(const fs::path& dir) {
   remove_stale_temporaries(dir.string());
 }
 
-result<void> write_through(const std::string& path, byte_view data, const char* what) {
+result<void> write_through(const std::string& path, std::span<const byte_view> data, const char* what) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) return error{code::io_error, std::string("cannot open ") + what + " for writing: " + why(errno), path, no_offset, {}};
   const bool ok = write_all(fd, data);
@@ -137,7 +143,9 @@ void remove_temporaries_on_signals() {
   });
 }
 
-result<void> save_file(const std::string& path, byte_view data) {
+result<void> save_file(const std::string& path, byte_view data) { return save_file_parts(path, {&data, 1}); }
+
+result<void> save_file_parts(const std::string& path, std::span<const byte_view> data) {
   if (path == "-") {
     if (!write_all(STDOUT_FILENO, data)) return error{code::io_error, "write to standard output failed: " + why(errno), "-", no_offset, {}};
     return {};
@@ -153,7 +161,7 @@ result<void> save_file(const std::string& path, byte_view data) {
       fs::path target = fs::canonical(p, ec);
       struct stat ts {};
       if (ec || ::stat(target.c_str(), &ts) != 0) return write_through(path, data, "the symlink's target");
-      if (S_ISREG(ts.st_mode)) return save_file(target.string(), data);
+      if (S_ISREG(ts.st_mode)) return save_file_parts(target.string(), data);
       if (S_ISDIR(ts.st_mode)) return error{code::io_error, "the output is a directory", path, no_offset, {}};
       return write_through(path, data, "the output");
     }

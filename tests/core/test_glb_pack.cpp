@@ -43,3 +43,21 @@ TEST(GlbPack, ChunksAndPaddingForEveryLength) {
       for (std::size_t i = bin.size(); i < blen; ++i) EXPECT_EQ(g[at + 8 + i], 0);
     }
 }
+
+// write_file sends a GLB as glb_head, the binary where it lies, then glb_padding zeros: the
+// same bytes as glb() lays out in one buffer, for every padding case.
+TEST(GlbPack, HeadThenBinaryThenPaddingIsTheWholeFile) {
+  std::mt19937 rng(11);
+  for (std::size_t jn = 0; jn < 9; ++jn)
+    for (std::size_t bn = 0; bn < 9; ++bn) {
+      std::string json(jn * 29 % 53 + jn, 'x');
+      for (auto& c : json) c = static_cast<char>('a' + rng() % 26);
+      std::vector<std::uint8_t> bin(bn == 0 ? 0 : bn * 7 + bn % 4);
+      for (auto& b : bin) b = static_cast<std::uint8_t>(rng() | 1);
+      std::vector<std::uint8_t> parts = rigrip::gltf::detail::glb_head(json, bin.size());
+      EXPECT_EQ(parts.capacity(), parts.size()) << jn << " " << bn;  // sized once
+      parts.insert(parts.end(), bin.begin(), bin.end());
+      parts.insert(parts.end(), rigrip::gltf::detail::glb_padding(bin.size()), std::uint8_t{0});
+      EXPECT_EQ(parts, rigrip::gltf::detail::glb(json, bin)) << jn << " " << bn;
+    }
+}

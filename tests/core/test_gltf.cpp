@@ -182,6 +182,34 @@ TEST(Gltf, GltfWithSeparateBin) {
   EXPECT_EQ(back->animations.size(), 1u);
 }
 
+// write_file writes a .glb in parts (the binary buffer from where the writer laid it out):
+// the file is byte for byte what write() returns, with a rigid mesh (copied and moved into its
+// bone's world), a zero normal and tangents, a bone display, and an animation.
+TEST(Gltf, WriteFileGlbIsTheBytesOfWrite) {
+  scene s = load_example();
+  mesh me;
+  me.name = "hand_box";
+  me.skeleton = 0;
+  me.bone = 5;
+  me.positions = {{0, 0, 0}, {0.1f, 0, 0}, {0, 0.1f, 0}};
+  me.normals = {{0, 0, 1}, {0, 0, 2}, {0, 0, 0}};
+  me.tangents = {{1, 0, 0, 1}, {0, 0, 0, -1}, {2, 0, 0, 1}};
+  me.uvs = {{0, 0}, {1, 0}, {0, 1}};
+  me.indices = {0, 1, 2};
+  for (const bool with_mesh : {false, true}) {
+    scene t = s;
+    if (with_mesh) t.meshes.push_back(me);
+    diagnostics d;
+    auto enc = gltf::write(t, {}, d);
+    ASSERT_TRUE(enc.ok()) << enc.error().to_string();
+    const std::string p = test::out_path(std::string("core/write_file_") + (with_mesh ? "mesh" : "bones") + ".glb");
+    auto r = gltf::write_file(t, p, {}, d);
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    EXPECT_EQ(test::read_bytes(p), enc->main) << with_mesh;
+    EXPECT_EQ(s.meshes.size(), 0u);  // the input is not changed
+  }
+}
+
 TEST(SceneJson, DumpAndReadBackAreIdentical) {
   scene s = load_example();
   auto j = scene_json::to_json(s);
