@@ -789,8 +789,23 @@ void eval_run_in(const curve& c, std::int32_t first, std::size_t count, float* o
       // Frames j, j + 1, ... below frames[i + 1] lie in segment i (frames[i] <= f, so span > 0):
       // segment_at()'s t = (f - frames[i]) / span for each (+0 at f == frames[i], as it gives);
       // every operation is segment_at()'s, in its order. The run ends at the next key or the block.
-      const double fi = frames[i], next = frames[i + 1], span = next - fi;
+      const double fi = frames[i], next = frames[i + 1];
       const float* k = &keys[i * per];
+      if (f == fi && k[0] != 0.0f) {
+        // A frame on the key (most segments of densely keyed curves hold just this one): t is
+        // +0, so every term before k0 is a zero or a key and the sum ends as exactly k0 (a
+        // zero added to a nonzero k0). The other coefficients are not needed.
+        out[j] = static_cast<float>(static_cast<double>(k[0]) * sc + off);
+        if (++j == count) break;
+        f = next_frame();
+        if (!(f < next)) {
+          if (i + 1 < nf) ++i;
+          while (i + 1 < nf && frames[i + 1] <= f) ++i;
+          if (i + 1 >= n) break;
+          continue;
+        }
+      }
+      const double span = next - fi;
       const double k0 = k[0], k1 = k[1], k2 = Cubic ? k[2] : 0.0, k3 = Cubic ? k[3] : 0.0;
       do {
         const double t = (f - fi) / span;
