@@ -947,12 +947,46 @@ curve_sample curve_sampler::at(double f) {
   std::size_t i = seg_;
   if (!holds(i)) i = holds(i + 1) ? i + 1 : i > 0 && holds(i - 1) ? i - 1 : segment(*c_, f);
   seg_ = i;
+  const std::size_t per = cubic_ ? 4 : 2;
+  // slope_in's derivative at t in segment s, scaled (its operations in its order).
+  auto slope_t = [&](std::size_t s, double t, double span) __attribute__((always_inline)) {
+    const float* k = keys_ + s * per;
+    const double d = cubic_ ? k[1] + 2.0 * k[2] * t + 3.0 * k[3] * t * t : static_cast<double>(k[1]);
+    return d / span * scale_;
+  };
+  auto poly_t = [&](std::size_t s, double t) __attribute__((always_inline)) {
+    const float* k = keys_ + s * per;
+    if (cubic_) return ((static_cast<double>(k[3]) * t + k[2]) * t + k[1]) * t + k[0];
+    return static_cast<double>(k[1]) * t + k[0];
+  };
+  // The two common cases, with what the general path below computes for them (frames sorted,
+  // so fr[0] <= fr[i]; checked anyway):
+  if (i + 1 < n && !(f < fr[0])) {
+    const double fi = fr[i], next = fr[i + 1];
+    if (fi < f) {
+      // Strictly inside segment i (holds: f < next): value's t and the slope's clamped t are
+      // the same quotient, in (0, 1] (the rounded f - fi is at most the exact span); the
+      // first key not below f is i + 1, so the left slope is the right one; no key at f, no jump.
+      lower_ = i + 1;
+      const double span = next - fi, t = (f - fi) / span;
+      const double d = slope_t(i, t, span);
+      return {d, poly_t(i, t) * scale_ + offset_, d, false};
+    }
+    if (i > 0 && fi == f && fr[i - 1] < f) {
+      // On key i, the first key at f: value's t is +0, the right slope's clamp(+0 / span) is +0,
+      // the left slope's clamp((f - fr[i-1]) / (fr[i] - fr[i-1])) is exactly 1.
+      lower_ = i;
+      const double before = fr[i - 1];
+      const double v = poly_t(i, 0.0) * scale_ + offset_;
+      const bool jump = f > start_ && poly_t(i - 1, 1.0) * scale_ + offset_ != v;
+      return {slope_t(i - 1, 1.0, fi - before), v, slope_t(i, 0.0, next - fi), jump};
+    }
+  }
   std::size_t at;
   if (f < fr[0]) at = 0;
   else if (fr[i] < f) at = i + 1;
   else for (at = i; at > 0 && !(fr[at - 1] < f); --at) {}
   lower_ = at;
-  const std::size_t per = cubic_ ? 4 : 2;
   auto poly_at = [&](std::size_t s, double t) {
     const float* k = keys_ + s * per;
     if (cubic_) return ((static_cast<double>(k[3]) * t + k[2]) * t + k[1]) * t + k[0];
