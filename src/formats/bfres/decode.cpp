@@ -4,6 +4,7 @@
 #include "formats/bfres/decode.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <deque>
@@ -63,12 +64,13 @@ bool spline_exact(const curve& c, float end) {
 
 float seconds(float frame, double fps) { return static_cast<float>(frame / fps); }
 
-// Keeps times strictly increasing after the division by fps.
-std::vector<float> distinct_times(const std::vector<float>& frames, double fps) {
-  std::vector<float> out;
-  for (float f : frames)
-    if (out.empty() || seconds(f, fps) > seconds(out.back(), fps)) out.push_back(f);
-  return out;
+// Keeps times strictly increasing after the division by fps: drops, in place, each frame
+// whose time is not above the last kept one's.
+void keep_distinct_times(std::vector<float>& frames, double fps) {
+  std::size_t kept = 0;
+  for (const float f : frames)
+    if (kept == 0 || seconds(f, fps) > seconds(frames[kept - 1], fps)) frames[kept++] = f;
+  frames.resize(kept);
 }
 
 // Translation or scale from curves (components first..first+2), kept as curves:
@@ -93,20 +95,33 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
   if (exact) {
     // Each keyed curve's frames are finite and sorted (parse checks), so the keys inside
     // (0, end) are one run of each and merging the runs sorts them (no zeros among them).
-    std::vector<float> merged, next;
-    for (const curve* c : cs) {
-      const auto lo = std::upper_bound(c->frames.begin(), c->frames.end(), 0.0f);
-      const auto hi = std::lower_bound(lo, c->frames.end(), end);
+    // frames holds 0 and the merged runs (room for all of them and the end, reserved once).
+    std::array<std::pair<const float*, const float*>, 3> runs{};
+    std::size_t total = 2;
+    for (std::size_t k = 0; k < cs.size(); ++k) {
+      const curve* c = cs[k];
+      const float* lo = std::upper_bound(c->frames.data(), c->frames.data() + c->frames.size(), 0.0f);
+      runs[k] = {lo, std::lower_bound(lo, c->frames.data() + c->frames.size(), end)};
+      total += static_cast<std::size_t>(runs[k].second - runs[k].first);
+    }
+    frames.reserve(total);
+    frames.push_back(0.0f);
+    std::vector<float> next;
+    for (std::size_t k = 0; k < cs.size(); ++k) {
+      const auto [lo, hi] = runs[k];
+      const std::size_t merged = frames.size() - 1;
       // The same keys as a curve before (components keyed together): merging would only
       // double them for std::unique below.
-      if (static_cast<std::size_t>(hi - lo) == merged.size() && std::equal(lo, hi, merged.begin())) continue;
-      next.resize(merged.size() + static_cast<std::size_t>(hi - lo));
-      std::merge(merged.begin(), merged.end(), lo, hi, next.begin());
-      std::swap(merged, next);
+      if (static_cast<std::size_t>(hi - lo) == merged && std::equal(lo, hi, frames.begin() + 1)) continue;
+      if (merged == 0) {
+        frames.insert(frames.end(), lo, hi);
+        continue;
+      }
+      next.resize(merged + static_cast<std::size_t>(hi - lo));
+      std::merge(frames.begin() + 1, frames.end(), lo, hi, next.begin());
+      frames.resize(1);
+      frames.insert(frames.end(), next.begin(), next.end());
     }
-    frames.reserve(merged.size() + 2);
-    frames.push_back(0.0f);
-    frames.insert(frames.end(), merged.begin(), merged.end());
     frames.push_back(end);
     frames.erase(std::unique(frames.begin(), frames.end()), frames.end());
   } else {
@@ -116,7 +131,8 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
     if (end != 0.0f) frames.push_back(end);
     if (end < 0) std::sort(frames.begin(), frames.end());
   }
-  const std::vector<float> fr = distinct_times(frames, fps);
+  keep_distinct_times(frames, fps);
+  const std::vector<float>& fr = frames;
   // A key whose value differs from the previous segment's end makes a jump: the seed's
   // deliberate ones, and the quantisation gaps of nearly every third cubic key (up to 2
   // key units: 9e-5 on the Dog's root). A CUBICSPLINE key has one value, so the segment
@@ -199,14 +215,19 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
   out.tracks.push_back(std::move(t));
 }
 
-void constant_track(const std::string& bone_name, path p, const std::vector<float>& v,
+// One key at 0 (and one at the end when the clip has length) holding v; each array made
+// in one allocation.
+void constant_track(const std::string& bone_name, path p, std::span<const float> v,
                     std::int32_t frame_count, double fps, animation& out) {
   track t;
   t.bone = bone_name;
   t.path = p;
   t.interpolation = interpolation::linear;
+  const std::size_t keys = frame_count > 0 ? 2 : 1;
+  t.times.reserve(keys);
+  t.values.reserve(keys * v.size());
   t.times.push_back(0);
-  t.values = v;
+  t.values.insert(t.values.end(), v.begin(), v.end());
   if (frame_count > 0) {
     t.times.push_back(seconds(static_cast<float>(frame_count), fps));
     t.values.insert(t.values.end(), v.begin(), v.end());
@@ -657,7 +678,7 @@ void add_bone_tracks(const channel_source& cs, const rigrip::bone& rb, bool eule
   if (cs.animated(7, 3)) {
     vec3_track(cs, 7, rb.name, path::translation, frame_count, fps, an);
   } else {
-    std::vector<float> v{cs.constant[7], cs.constant[8], cs.constant[9]};
+    const std::array<float, 3> v{cs.constant[7], cs.constant[8], cs.constant[9]};
     if (!(v[0] == rb.translation[0] && v[1] == rb.translation[1] && v[2] == rb.translation[2]))
       constant_track(rb.name, path::translation, v, frame_count, fps, an);
   }
@@ -724,13 +745,13 @@ void add_bone_tracks(const channel_source& cs, const rigrip::bone& rb, bool eule
   } else {
     quat q = rot_at(0);
     if (std::fabs(core::dot(q, rb.rotation)) < 1 - 1e-7f)
-      constant_track(rb.name, path::rotation, {q[0], q[1], q[2], q[3]}, frame_count, fps, an);
+      constant_track(rb.name, path::rotation, std::array<float, 4>{q[0], q[1], q[2], q[3]}, frame_count, fps, an);
   }
   // Scale.
   if (cs.animated(0, 3)) {
     vec3_track(cs, 0, rb.name, path::scale, frame_count, fps, an);
   } else {
-    std::vector<float> v{cs.constant[0], cs.constant[1], cs.constant[2]};
+    const std::array<float, 3> v{cs.constant[0], cs.constant[1], cs.constant[2]};
     if (!(v[0] == rb.scale[0] && v[1] == rb.scale[1] && v[2] == rb.scale[2]))
       constant_track(rb.name, path::scale, v, frame_count, fps, an);
   }
