@@ -90,8 +90,9 @@ TEST(CurveCursor, EvalFramesSameAsPerFrame) {
         }
 }
 
-// eval_frames' step for a frame on a key (the value is the key's k0) against eval() per frame,
-// bit for bit, on curves keyed at every frame and at every other frame, whose coefficients are
+// eval_frames' step for a frame on a key (the value is the key's k0) and its run over keys on
+// consecutive frames against eval() per frame, bit for bit, on curves keyed at every frame (with
+// and without repeated keys) and at every other frame, whose coefficients are
 // +-0, negative, positive and tiny in every combination (a k0 of +-0 must take the full
 // polynomial: its signed zero comes from the other terms), with offsets of 0 and -0.
 TEST(CurveCursor, EvalFramesOnKeysEqualsPerFrame) {
@@ -99,11 +100,15 @@ TEST(CurveCursor, EvalFramesOnKeysEqualsPerFrame) {
   std::mt19937 rng(23);
   std::uniform_int_distribution<std::size_t> pick(0, std::size(coef) - 1);
   for (auto type : {curve_type::cubic, curve_type::linear})
-    for (float step : {1.0f, 2.0f})
+    for (int mode = 0; mode < 3; ++mode)  // keys on every frame, every other frame, every frame with repeats
       for (float offset : {0.0f, -0.0f, 0.75f})
         for (int round = 0; round < 40; ++round) {
+          const float step = mode == 1 ? 2.0f : 1.0f;
           std::vector<float> fs;
-          for (int k = 0; k < 30; ++k) fs.push_back(static_cast<float>(k) * step);
+          for (int k = 0; k < 30; ++k) {
+            fs.push_back(static_cast<float>(k) * step);
+            if (mode == 2 && k % 4 == 1) fs.push_back(static_cast<float>(k) * step);
+          }
           curve c = make(type, 0, 0, fs);
           c.offset_bits = std::bit_cast<std::uint32_t>(offset);
           if (round % 2) c.scale_bits = std::bit_cast<std::uint32_t>(-1.0f);

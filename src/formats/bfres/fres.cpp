@@ -798,12 +798,25 @@ void eval_run_in(const curve& c, std::int32_t first, std::size_t count, float* o
         out[j] = static_cast<float>(static_cast<double>(k[0]) * sc + off);
         if (++j == count) break;
         f = next_frame();
-        if (!(f < next)) {
+        // Keys on consecutive frames: while the new frame is exactly the next key, the last
+        // key at or below it (the one after lies above it, so the step below stops there) and
+        // not the last key, with a nonzero k0, the step below would land on that key and
+        // come back here: the same value, without the round trip.
+        const std::size_t seg = i;
+        while (i + 2 < nf && i + 2 < n && f == frames[i + 1] && frames[i + 2] > f && keys[(i + 1) * per] != 0.0f) {
+          ++i;
+          out[j] = static_cast<float>(static_cast<double>(keys[i * per]) * sc + off);
+          if (++j == count) break;
+          f = next_frame();
+        }
+        if (j == count) break;
+        if (!(f < frames[i + 1])) {
           if (i + 1 < nf) ++i;
           while (i + 1 < nf && frames[i + 1] <= f) ++i;
           if (i + 1 >= n) break;
           continue;
         }
+        if (i != seg) continue;  // inside the key reached, past it: its own polynomial from the top
       }
       const double span = next - fi;
       const double k0 = k[0], k1 = k[1], k2 = Cubic ? k[2] : 0.0, k3 = Cubic ? k[3] : 0.0;
