@@ -719,10 +719,9 @@ void add_bone_tracks(const channel_source& cs, const rigrip::bone& rb, bool eule
           std::fill(ch[k], ch[k] + nb, cs.constant[3 + k]);
       }
       if (euler) {
-        to_quats.convert(ch[0], ch[1], ch[2], static_cast<std::size_t>(nb), o);
-        // The same hemisphere test against the previous written quaternion, in place.
-        const std::size_t from = b0 == 0 ? 1 : 0;
-        continue_hemisphere(o + 4 * from, static_cast<std::size_t>(nb) - from);
+        // The same hemisphere test against the previous written quaternion (o[-4 .. -1]) as
+        // the block is written.
+        to_quats.convert_continuous(ch[0], ch[1], ch[2], static_cast<std::size_t>(nb), o, b0 != 0);
       } else {
         for (std::int32_t j = 0; j < nb; ++j) {
           const auto u = static_cast<std::size_t>(j);
