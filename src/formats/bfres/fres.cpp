@@ -458,17 +458,23 @@ skeletal_anim parse_anim(const byte_reader& file, std::uint32_t at, bool v34) {
     bone_anim ba;
     spend(1, a.bone_anims_at);
     ba.at = static_cast<std::uint32_t>(b.tell());
-    ba.flags = b.u32();
-    ba.name_at = read_offset(b);
+    // The array lies in the file (checked above): the fields straight from the entry's bytes,
+    // the offsets checked as read_offset checks them (the same errors, in the same order).
+    const std::uint8_t* p = b.bytes(0x18).data();
+    const bool big = b.byte_order() == core::endian::big;
+    auto offset = [&](std::uint32_t field) {
+      return offset_target(std::uint64_t{ba.at} + field, static_cast<std::int32_t>(word32(p + field, big)), file.size());
+    };
+    ba.flags = word32(p, big);
+    ba.name_at = offset(4);
     ba.name = read_name(file, ba.name_at);
-    ba.begin_rotate = b.u8();
-    ba.begin_translate = b.u8();
-    ba.num_curves = b.u8();
-    ba.begin_base_translate = b.u8();
-    auto bc = b.bytes(4);
-    std::copy(bc.begin(), bc.end(), ba.begin_curve.begin());
-    ba.curves_at = read_offset(b);
-    ba.base_at = read_offset(b);
+    ba.begin_rotate = p[8];
+    ba.begin_translate = p[9];
+    ba.num_curves = p[10];
+    ba.begin_base_translate = p[11];
+    std::copy(p + 12, p + 16, ba.begin_curve.begin());
+    ba.curves_at = offset(0x10);
+    ba.base_at = offset(0x14);
     if (ba.num_curves && !ba.curves_at) fail(code::bad_offset, "curves declared but absent", ba.at + 0x10);
     if (ba.num_curves) file.checked_count_at(ba.curves_at, ba.num_curves, curve_stride, "curves");
     ba.curves.reserve(ba.num_curves);  // at most 255, checked against the file
@@ -479,9 +485,11 @@ skeletal_anim parse_anim(const byte_reader& file, std::uint32_t at, bool v34) {
       if (!ba.base_at) fail(code::bad_offset, "base values declared but absent", ba.at + 0x14);
       byte_reader bv = file.peek(ba.base_at);
       bv.checked_count(nbase, 4, "base values");
+      const std::uint8_t* q = bv.bytes(nbase * 4).data();
+      const bool big_values = bv.byte_order() == core::endian::big;
       ba.base.reserve(nbase);
       for (std::size_t k = 0; k < nbase; ++k) {
-        ba.base.push_back(bv.f32());
+        ba.base.push_back(std::bit_cast<float>(word32(q + 4 * k, big_values)));
         if (!std::isfinite(ba.base.back())) fail(code::bad_value, "non-finite base value", ba.base_at + k * 4);
       }
     }
