@@ -242,6 +242,12 @@ TEST(CurveFastPaths, SamplerEqualsSeparateMembers) {
         EXPECT_TRUE(same_double(got.value, c.value(back_x))) << "frame " << back_x << " round " << round;
         EXPECT_TRUE(same_double(got.right, c.slope(back_x, false))) << "frame " << back_x << " round " << round;
         EXPECT_EQ(got.jump, jumps_at(c, back_x, l2, cu2)) << "frame " << back_x << " round " << round;
+        // peek: the same look back on the sampler itself, its hints left at x (the next
+        // at() calls above compare with the members from there).
+        const curve_sample peeked = sampler.peek(back_x);
+        EXPECT_TRUE(same_double(peeked.left, got.left) && same_double(peeked.value, got.value) &&
+                    same_double(peeked.right, got.right) && peeked.jump == got.jump)
+            << "frame " << back_x << " round " << round;
         ++compared;
         jumps += want.jump;
       }

@@ -174,15 +174,14 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
           const double pf = std::min(static_cast<double>(pre) * fps, static_cast<double>(f));
           for (std::size_t k = 0; k < 3; ++k) {
             const std::size_t comp = static_cast<std::size_t>(first) + k;
-            // A copy of the sampler (its hints stay at f for the next frame).
-            std::optional<curve_sampler> back = sampler[k];
-            const curve_sample p = back ? back->at(pf) : curve_sample{};
-            const float v = back ? static_cast<float>(p.value) : src.constant[comp];
-            const float d = back ? static_cast<float>(p.left * fps) : 0.0f;
+            // A look back (the sampler's hints stay at f for the next frame).
+            const curve_sample p = sampler[k] ? sampler[k]->peek(pf) : curve_sample{};
+            const float v = sampler[k] ? static_cast<float>(p.value) : src.constant[comp];
+            const float d = sampler[k] ? static_cast<float>(p.left * fps) : 0.0f;
             if (spline) row[k] = d, row[3 + k] = v, row[6 + k] = d;
             else row[k] = v;
           }
-          vw = std::copy(row, row + width, vw);
+          vw = spline ? std::copy(row, row + 9, vw) : std::copy(row, row + 3, vw);
         }
       }
       *tw++ = tf;
@@ -197,7 +196,7 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
         row[3 + k] = v;
         row[6 + k] = sampler[k] ? static_cast<float>(at[k].right * fps) : 0.0f;
       }
-      vw = std::copy(row, row + width, vw);
+      vw = spline ? std::copy(row, row + 9, vw) : std::copy(row, row + 3, vw);
     }
     t.times.assign(time_buf.get(), tw);
     t.values.assign(value_buf.get(), vw);

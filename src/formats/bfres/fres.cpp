@@ -957,17 +957,17 @@ curve_sampler::curve_sampler(const curve& c) : c_(&c) {
 // the first of the keys equal to f, or 0 before the first key). The operations of poly,
 // slope_in and value's t, in their order, with the curve's type, scale and offset known: the
 // same doubles. Elsewhere (wrapping, other curve types) the members themselves.
-curve_sample curve_sampler::at(double f) {
+curve_sample curve_sampler::sample(double f, std::size_t& seg, std::size_t& lower) const {
   if (!fast_ || !(f >= start_ && f <= end_))
-    return {c_->slope(f, true, lower_, seg_), c_->value(f, seg_), c_->slope(f, false, lower_, seg_), jumps_at(*c_, f, lower_, seg_)};
+    return {c_->slope(f, true, lower, seg), c_->value(f, seg), c_->slope(f, false, lower, seg), jumps_at(*c_, f, lower, seg)};
   const float* fr = frames_;
   const std::size_t n = n_;
   // segment(): the last key <= f (0 before the first), the only index that `holds`;
   // frames mostly increase, so try the previous one and its neighbours before searching.
   auto holds = [&](std::size_t k) { return k < n && fr[k] <= f && (k + 1 == n || f < fr[k + 1]); };
-  std::size_t i = seg_;
+  std::size_t i = seg;
   if (!holds(i)) i = holds(i + 1) ? i + 1 : i > 0 && holds(i - 1) ? i - 1 : segment(*c_, f);
-  seg_ = i;
+  seg = i;
   const std::size_t per = cubic_ ? 4 : 2;
   // slope_in's derivative at t in segment s, scaled (its operations in its order).
   auto slope_t = [&](std::size_t s, double t, double span) __attribute__((always_inline)) {
@@ -988,7 +988,7 @@ curve_sample curve_sampler::at(double f) {
       // Strictly inside segment i (holds: f < next): value's t and the slope's clamped t are
       // the same quotient, in (0, 1] (the rounded f - fi is at most the exact span); the
       // first key not below f is i + 1, so the left slope is the right one; no key at f, no jump.
-      lower_ = i + 1;
+      lower = i + 1;
       const double span = next - fi, t = (f - fi) / span;
       const double d = slope_t(i, t, span);
       return {d, poly_t(i, t) * scale_ + offset_, d, false};
@@ -996,7 +996,7 @@ curve_sample curve_sampler::at(double f) {
     if (i > 0 && fi == f && fr[i - 1] < f) {
       // On key i, the first key at f: value's t is +0, the right slope's clamp(+0 / span) is +0,
       // the left slope's clamp((f - fr[i-1]) / (fr[i] - fr[i-1])) is exactly 1.
-      lower_ = i;
+      lower = i;
       const double before = fr[i - 1];
       const double v = poly_t(i, 0.0) * scale_ + offset_;
       const bool jump = f > start_ && poly_t(i - 1, 1.0) * scale_ + offset_ != v;
@@ -1007,7 +1007,7 @@ curve_sample curve_sampler::at(double f) {
   if (f < fr[0]) at = 0;
   else if (fr[i] < f) at = i + 1;
   else for (at = i; at > 0 && !(fr[at - 1] < f); --at) {}
-  lower_ = at;
+  lower = at;
   auto poly_at = [&](std::size_t s, double t) {
     const float* k = keys_ + s * per;
     if (cubic_) return ((static_cast<double>(k[3]) * t + k[2]) * t + k[1]) * t + k[0];
