@@ -81,7 +81,7 @@ bool euler_xyz_block::sines(std::size_t k, const float* a, std::size_t n) {
 #if defined(__SSE2__)
     // Four frames at a time: which angles differ from the one before (bits) and the half
     // angles in one step, then a call per differing frame, a copy per repeated one.
-    alignas(16) float half[4];
+    float* const half = half_;  // a member: reloaded after each call, not kept in registers
     for (; j + 4 <= n; j += 4) {
       const __m128i cur = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + j));
       const __m128i before = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + j - 1));
@@ -93,8 +93,7 @@ bool euler_xyz_block::sines(std::size_t k, const float* a, std::size_t n) {
       held = false;
       _mm_store_ps(half, _mm_mul_ps(_mm_castsi128_ps(cur), _mm_set1_ps(0.5f)));
       if (same == 0) {
-        sincosf_half(half[0], &s[j], &c[j]), sincosf_half(half[1], &s[j + 1], &c[j + 1]);
-        sincosf_half(half[2], &s[j + 2], &c[j + 2]), sincosf_half(half[3], &s[j + 3], &c[j + 3]);
+        for (std::size_t e = 0; e < 4; ++e) sincosf_half(half[e], &s[j + e], &c[j + e]);
         continue;
       }
       for (std::size_t e = 0; e < 4; ++e) {

@@ -33,6 +33,7 @@ class euler_xyz_block {
   // The last angle converted per axis (bits) and its sine and cosine, across blocks.
   std::uint32_t bits_[3]{};
   float last_s_[3]{}, last_c_[3]{};
+  alignas(16) float half_[4]{};  // sines(): four half angles, read back one per libm call
   bool have_[3]{};
 };
 
