@@ -771,7 +771,7 @@ float segment_at(const curve& c, std::size_t i, double f, double sc, double off)
 // frame first + j as a double is first + j (a double counter, Counter) there.
 template <bool Cubic, bool Counter>
 void eval_run_in(const curve& c, std::int32_t first, std::size_t count, float* out, std::size_t& cursor) {
-  const std::size_t n = c.num_keys, per = Cubic ? 4 : 2, nf = c.frames.size();
+  const std::size_t n = c.num_keys, per = Cubic ? 4 : 2, nf = c.frames.size(), keyed = std::min(n, nf);
   const float* frames = c.frames.data();
   const float* keys = c.keys.data();
   const double sc = static_cast<double>(c.scale()), off = static_cast<double>(c.offset());
@@ -810,12 +810,16 @@ void eval_run_in(const curve& c, std::int32_t first, std::size_t count, float* o
         // key at or below it (the one after lies above it, so the step below stops there) and
         // not the last key, with a nonzero k0, the step below would land on that key and
         // come back here: the same value, without the round trip.
+        // Compared as floats: every frame here is a float's value (whole frames below 2^24
+        // with the counter, which stay exact plus 1).
         const std::size_t seg = i;
-        while (i + 2 < nf && i + 2 < n && f == frames[i + 1] && frames[i + 2] > f && keys[(i + 1) * per] != 0.0f) {
+        float ff = static_cast<float>(f);
+        while (i + 2 < keyed && ff == frames[i + 1] && frames[i + 2] > ff && keys[(i + 1) * per] != 0.0f) {
           ++i;
           out[j] = static_cast<float>(static_cast<double>(keys[i * per]) * sc + off);
           if (++j == count) break;
           f = next_frame();
+          ff = Counter ? ff + 1.0f : static_cast<float>(f);
         }
         if (j == count) break;
         if (!(f < frames[i + 1])) {
