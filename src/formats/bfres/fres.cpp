@@ -335,6 +335,17 @@ void decode_array(const std::uint8_t* raw, std::size_t n, bool big, std::vector<
   }
 }
 
+// The bytes of `count` elements of `size` bytes at `at`: straight from the data when they lie
+// in it, else through the reader's checks (peek, checked_count, bytes: the same errors).
+const std::uint8_t* array_in(const byte_reader& file, std::uint64_t at, std::uint64_t count, std::uint64_t size,
+                             const char* what) {
+  const std::span<const std::uint8_t> d = file.data();
+  if (size != 0 && at <= d.size() && count <= (d.size() - at) / size) return d.data() + at;
+  byte_reader r = file.peek(at);
+  r.checked_count(count, size, what);
+  return r.bytes(count * size).data();
+}
+
 // Checks a curve's header fields and reads its frame and key arrays (both platforms).
 void read_curve_data(const byte_reader& file, curve& c) {
   const std::uint32_t at = c.at;
@@ -348,11 +359,9 @@ void read_curve_data(const byte_reader& file, curve& c) {
   if (c.is_float() && (!std::isfinite(c.scale()) || !std::isfinite(c.offset())))
     fail(code::bad_value, "curve scale/offset is not finite", at + 0x10);
   if (c.frames_at) {
-    byte_reader f = file.peek(c.frames_at);
-    f.checked_count(c.num_keys, frame_size(c), "curve frames");
     // The array's length is checked once; the words are then read from the span unchecked.
-    const std::uint8_t* raw = f.bytes(std::uint64_t{c.num_keys} * frame_size(c)).data();
-    const bool big = f.byte_order() == core::endian::big;
+    const std::uint8_t* raw = array_in(file, c.frames_at, c.num_keys, frame_size(c), "curve frames");
+    const bool big = file.byte_order() == core::endian::big;
     const int ft = c.frame_type();
     // Integer and boolean curves always keep theirs: value() reads bool bits from keys_raw.
     const bool keep = keep_raw_arrays || !c.is_float();
@@ -394,12 +403,10 @@ void read_curve_data(const byte_reader& file, curve& c) {
     fail(code::bad_offset, "keyed curve without a frame array", at);
   }
   if (!c.keys_at) fail(code::bad_offset, "curve without a key array", at);
-  byte_reader k = file.peek(c.keys_at);
   std::size_t n = key_elements_stored(c);
   spend(n + c.num_keys + 1, at);
-  k.checked_count(n, key_size(c), "curve keys");
-  const std::uint8_t* raw = k.bytes(n * key_size(c)).data();
-  const bool big = k.byte_order() == core::endian::big;
+  const std::uint8_t* raw = array_in(file, c.keys_at, n, key_size(c), "curve keys");
+  const bool big = file.byte_order() == core::endian::big;
   const int kt = c.key_type();
   const bool keep = keep_raw_arrays || !c.is_float();
   if (kt == 0) {
