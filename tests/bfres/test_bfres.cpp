@@ -1256,3 +1256,61 @@ TEST(Examples, ScaleExamplesMatchTheBuilder) {
     EXPECT_EQ(test::read_bytes(path), bytes) << path;
   }
 }
+
+// A bone animation's entry is read straight from its bytes: the fields as written (flags,
+// the four begin bytes, the per-curve begin bytes, base values), and each offset field that
+// points outside the file, or a non-finite base value, fails with the same error code at the
+// same offset as the field-by-field reader gave (the field itself; the value's own offset).
+TEST(Reader, BoneAnimEntryFieldsAndErrors) {
+  t_anim a;
+  a.name = "Entry";
+  a.frame_count = 4;
+  t_bone_anim b;
+  b.name = "Bone";
+  b.flags = (1u << 3) | (1u << 5);  // base scale and translation
+  b.base = {1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f};
+  t_curve c;
+  c.flags = 1 | (1 << 2) | (1 << 4);  // linear
+  c.target = 0x10;
+  c.start = 0, c.end = 4;
+  c.frames = {0, 4 * 32};
+  c.keys = {1, 2, 3, 4};
+  b.curves.push_back(c);
+  a.bones.push_back(b);
+  const auto bytes = build_fres({{"Bone"}}, {a});
+  const bfres::file f = bfres::parse(bytes);
+  const bfres::bone_anim& ba = f.anims.at(0).bone_anims.at(0);
+  EXPECT_EQ(ba.name, "Bone");
+  EXPECT_EQ(ba.flags & 0xFFu, b.flags & 0xFFu);
+  EXPECT_EQ(ba.begin_rotate, b.begin_rotate);
+  EXPECT_EQ(ba.begin_translate, b.begin_translate);
+  EXPECT_EQ(ba.num_curves, 1);
+  EXPECT_EQ(ba.begin_base_translate, b.begin_base_translate);
+  EXPECT_EQ(ba.base, b.base);
+  ASSERT_EQ(ba.curves.size(), 1u);
+  EXPECT_EQ(ba.curves[0].at, ba.curves_at);
+  for (std::size_t k = 0; k < 4; ++k) EXPECT_EQ(ba.begin_curve[k], bytes[ba.at + 12 + k]);
+  auto fails_at = [&](std::vector<std::uint8_t> d, code want, std::uint64_t offset) {
+    try {
+      (void)bfres::parse(d);
+      ADD_FAILURE() << "parsed; expected an error at " << offset;
+    } catch (const core::failure& e) {
+      EXPECT_EQ(e.error().code, want) << e.error().message;
+      EXPECT_EQ(e.error().offset, offset) << e.error().message;
+    }
+  };
+  auto put32 = [](std::vector<std::uint8_t>& d, std::size_t at, std::uint32_t v) {
+    for (std::size_t k = 0; k < 4; ++k) d[at + k] = static_cast<std::uint8_t>(v >> (8 * (3 - k)));  // big-endian
+  };
+  for (const std::uint32_t field : {4u, 0x10u, 0x14u})
+    for (const std::int64_t target : {std::int64_t{-8}, static_cast<std::int64_t>(bytes.size()) + 16}) {
+      auto d = bytes;
+      put32(d, ba.at + field, static_cast<std::uint32_t>(static_cast<std::int32_t>(target - (ba.at + field))));
+      fails_at(d, code::bad_offset, ba.at + field);
+    }
+  for (std::uint32_t k = 0; k < 6; ++k) {
+    auto d = bytes;
+    put32(d, ba.base_at + 4 * k, k % 2 ? 0x7F800000u : 0x7FC00000u);  // inf, NaN
+    fails_at(d, code::bad_value, ba.base_at + 4 * k);
+  }
+}

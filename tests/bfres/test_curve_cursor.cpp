@@ -90,6 +90,58 @@ TEST(CurveCursor, EvalFramesSameAsPerFrame) {
         }
 }
 
+// eval_frames' step for a frame on a key (the value is the key's k0) and its run over keys on
+// consecutive frames against eval() per frame, bit for bit, on curves keyed at every frame (with
+// and without repeated keys) and at every other frame, whose coefficients are
+// +-0, negative, positive and tiny in every combination (a k0 of +-0 must take the full
+// polynomial: its signed zero comes from the other terms), with offsets of 0 and -0.
+TEST(CurveCursor, EvalFramesOnKeysEqualsPerFrame) {
+  const float coef[] = {0.0f, -0.0f, 1.5f, -2.25f, 1e-30f, -7.0f};
+  std::mt19937 rng(23);
+  std::uniform_int_distribution<std::size_t> pick(0, std::size(coef) - 1);
+  for (auto type : {curve_type::cubic, curve_type::linear})
+    for (int mode = 0; mode < 3; ++mode)  // keys on every frame, every other frame, every frame with repeats
+      for (float offset : {0.0f, -0.0f, 0.75f})
+        for (int round = 0; round < 40; ++round) {
+          const float step = mode == 1 ? 2.0f : 1.0f;
+          std::vector<float> fs;
+          for (int k = 0; k < 30; ++k) {
+            fs.push_back(static_cast<float>(k) * step);
+            if (mode == 2 && k % 4 == 1) fs.push_back(static_cast<float>(k) * step);
+          }
+          curve c = make(type, 0, 0, fs);
+          c.offset_bits = std::bit_cast<std::uint32_t>(offset);
+          if (round % 2) c.scale_bits = std::bit_cast<std::uint32_t>(-1.0f);
+          for (auto& k : c.keys) k = coef[pick(rng)];
+          for (std::size_t split : {std::size_t{1}, std::size_t{5}, std::size_t{256}}) {
+            // Far frames too (no exact double counter past 2^24: whole frames round to floats).
+            if (round == 0 && split == 256) {
+              std::vector<float> far;
+              for (int k = -6; k < 12; ++k) far.push_back(static_cast<float>((1 << 24) + k));  // repeats past 2^24
+              curve cf = make(type, 0, 0, far);
+              for (auto& k : cf.keys) k = coef[pick(rng)];
+              std::vector<float> got(18);
+              std::size_t cursor = 0;
+              const std::int32_t first = (1 << 24) - 6;  // inside [start, end]: the run paths
+              cf.eval_frames(first, got.size(), got.data(), cursor);
+              for (std::size_t j = 0; j < got.size(); ++j) {
+                const float f = static_cast<float>(first + static_cast<std::int32_t>(j));
+                ASSERT_EQ(std::bit_cast<std::uint32_t>(got[j]), std::bit_cast<std::uint32_t>(cf.eval(f))) << "far frame " << f;
+              }
+            }
+            std::vector<float> got(static_cast<std::size_t>(30 * step));
+            std::size_t cursor = 0;
+            for (std::size_t at = 0; at < got.size(); at += split)
+              c.eval_frames(static_cast<std::int32_t>(at), std::min(split, got.size() - at), &got[at], cursor);
+            for (std::size_t j = 0; j < got.size(); ++j) {
+              const float f = static_cast<float>(j);
+              ASSERT_EQ(std::bit_cast<std::uint32_t>(got[j]), std::bit_cast<std::uint32_t>(c.eval(f)))
+                  << "type " << static_cast<int>(type) << " step " << step << " frame " << f;
+            }
+          }
+        }
+}
+
 // value_left and slope with cursors (frames in increasing order, as vec3_track visits key
 // frames, extra keys just before them, and frames between) give exactly the plain results;
 // out of order too (the cursors fall back to a search).

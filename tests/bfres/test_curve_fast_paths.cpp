@@ -212,6 +212,8 @@ TEST(CurveFastPaths, SamplerEqualsSeparateMembers) {
         f += static_cast<float>(rng() % 4) * (rng() % 5 == 0 ? 0.5f : 1.0f);  // repeats and half frames
       }
       c.start = c.frames.front() - static_cast<float>(rng() % 2);
+      // A range starting on a later key (no jump at the start, where the range begins).
+      if (n > 2 && round % 5 == 1) c.start = c.frames[1 + rng() % (n - 2u)];
       c.end = c.frames.back() + static_cast<float>(rng() % 2);
       c.scale_bits = std::bit_cast<std::uint32_t>(rng() % 2 ? 0.25f : 1.0f);
       c.offset_bits = std::bit_cast<std::uint32_t>(rng() % 3 == 0 ? -0.0f : rng() % 2 ? 0.0f : -3.5f);
@@ -240,6 +242,12 @@ TEST(CurveFastPaths, SamplerEqualsSeparateMembers) {
         EXPECT_TRUE(same_double(got.value, c.value(back_x))) << "frame " << back_x << " round " << round;
         EXPECT_TRUE(same_double(got.right, c.slope(back_x, false))) << "frame " << back_x << " round " << round;
         EXPECT_EQ(got.jump, jumps_at(c, back_x, l2, cu2)) << "frame " << back_x << " round " << round;
+        // peek: the same look back on the sampler itself, its hints left at x (the next
+        // at() calls above compare with the members from there).
+        const curve_sample peeked = sampler.peek(back_x);
+        EXPECT_TRUE(same_double(peeked.left, got.left) && same_double(peeked.value, got.value) &&
+                    same_double(peeked.right, got.right) && peeked.jump == got.jump)
+            << "frame " << back_x << " round " << round;
         ++compared;
         jumps += want.jump;
       }
@@ -422,4 +430,49 @@ TEST(CurveFastPaths, HeaderFromBytesEqualsFieldReader) {
   }
   EXPECT_GT(parsed, 500);
   EXPECT_GT(failed, 500);
+}
+
+// A curve's frame and key arrays near the end of the data: read when they end at or before
+// it, and otherwise the reader's error (bad_count at the array's offset, naming the array),
+// both byte orders, every start position and key count up to the end.
+TEST(CurveFastPaths, ArraysAtTheEndFitOrFailAsTheReaderChecks) {
+  int read = 0, failed = 0;
+  for (const bool big : {true, false})
+    for (std::uint32_t nk = 1; nk <= 9; ++nk)
+      for (int which = 0; which < 2; ++which)  // 0: the frame array moves, 1: the key array moves
+        for (std::uint32_t pos = 96; pos < 128; ++pos) {
+          std::vector<std::uint8_t> d(128, 0);
+          auto put32 = [&](std::size_t p, std::uint32_t v) {
+            for (std::size_t b = 0; b < 4; ++b) d[p + b] = static_cast<std::uint8_t>(big ? v >> (8 * (3 - b)) : v >> (8 * b));
+          };
+          const std::uint32_t flags = 1u | (1u << 2) | (1u << 4);  // s16 frames, s16 keys, linear
+          put32(0, big ? (flags << 16) | nk : (nk << 16) | flags);
+          put32(4, 0x10);
+          put32(8, std::bit_cast<std::uint32_t>(0.0f));
+          put32(12, std::bit_cast<std::uint32_t>(30.0f));
+          put32(16, std::bit_cast<std::uint32_t>(1.0f));
+          put32(20, 0);
+          const std::uint32_t frames_at = which == 0 ? pos : 40, keys_at = which == 1 ? pos : 60;
+          put32(24, frames_at - 24);
+          put32(28, keys_at - 28);
+          const core::byte_reader file(d, big ? core::endian::big : core::endian::little);
+          detail::reset_work(d.size());
+          const std::uint32_t at = which == 0 ? frames_at : keys_at;
+          const std::uint32_t bytes = which == 0 ? 2 * nk : 4 * nk;  // two s16 elements per linear key
+          try {
+            const curve c = detail::parse_curve_at(file, 0, false);
+            EXPECT_LE(at + bytes, d.size()) << "read an array past the end";
+            EXPECT_EQ(c.frames.size(), nk);
+            EXPECT_EQ(c.keys.size(), 2 * nk);
+            ++read;
+          } catch (const core::failure& e) {
+            EXPECT_GT(at + bytes, d.size()) << e.error().message;
+            EXPECT_EQ(e.error().code, code::bad_count) << e.error().message;
+            EXPECT_EQ(e.error().offset, at) << e.error().message;
+            EXPECT_NE(e.error().message.find(which == 0 ? "curve frames" : "curve keys"), std::string::npos) << e.error().message;
+            ++failed;
+          }
+        }
+  EXPECT_GT(read, 300);
+  EXPECT_GT(failed, 300);
 }

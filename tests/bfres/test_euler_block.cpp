@@ -140,3 +140,49 @@ TEST(EulerBlock, HemisphereStepEqualsScalarLoop) {
   }
   EXPECT_GT(flips, 10000);  // the flip paths of every lane are taken
 }
+
+// convert_continuous (the hemisphere rule inside the quaternion step) writes exactly what
+// convert() and then the scalar hemisphere loop write: angles that turn by about 2 pi between
+// frames (negated quaternions, so flips in every lane), held runs and blocks (the copy path),
+// special angles, blocks of every length; the quaternion before the block random, +-0, zero
+// (dot products of +-0) or NaN; the first frame tested or not.
+TEST(EulerBlock, ContinuousEqualsConvertThenScalarHemisphere) {
+  std::mt19937 rng(29);
+  std::uniform_real_distribution<float> ang(-3.0f, 3.0f), u(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> pick(0, 11);
+  const float nan = std::numeric_limits<float>::quiet_NaN(), two_pi = 6.2831853f;
+  int flips = 0;
+  for (int round = 0; round < 3000; ++round) {
+    const std::size_t n = 1 + static_cast<std::size_t>(round % 23) + (round % 17 == 0 ? 240 : 0);
+    std::vector<float> x(n), y(n), z(n);
+    const bool held = round % 13 == 0;
+    for (std::size_t j = 0; j < n; ++j) {
+      const int p = pick(rng);
+      if (held || (j > 0 && p == 0)) {  // the previous frame's angles
+        x[j] = j ? x[j - 1] : ang(rng), y[j] = j ? y[j - 1] : ang(rng), z[j] = j ? z[j - 1] : ang(rng);
+      } else if (j > 0 && p < 5) {  // about one turn on: the quaternion about negated
+        x[j] = x[j - 1] + two_pi, y[j] = y[j - 1] + (p == 1 ? -two_pi : 0.0f), z[j] = z[j - 1] + (p == 2 ? 0.01f : 0.0f);
+      } else {
+        x[j] = p == 5 ? 0.0f : ang(rng), y[j] = p == 6 ? -0.0f : ang(rng), z[j] = p == 7 ? nan : ang(rng);
+      }
+    }
+    std::array<float, 4> prev{u(rng), u(rng), u(rng), u(rng)};
+    if (round % 5 == 1) prev = {0.0f, -0.0f, 0.0f, 0.0f};
+    if (round % 5 == 2) prev[1] = nan;
+    const bool first_tested = round % 2 == 0;
+    std::vector<float> a(4 * n + 4), b(4 * n + 4);
+    std::copy(prev.begin(), prev.end(), a.begin());
+    std::copy(prev.begin(), prev.end(), b.begin());
+    euler_xyz_block ca, cb;
+    ca.convert_continuous(x.data(), y.data(), z.data(), n, &a[4], first_tested);
+    cb.convert(x.data(), y.data(), z.data(), n, &b[4]);
+    const std::vector<float> computed = b;
+    const std::size_t from = first_tested ? 0 : 1;
+    rigrip::bfres::continue_hemisphere_scalar(&b[4 + 4 * from], n - from);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(a[i]), std::bit_cast<std::uint32_t>(b[i])) << "round " << round << " float " << i;
+      if (i % 4 == 0 && std::bit_cast<std::uint32_t>(b[i]) != std::bit_cast<std::uint32_t>(computed[i])) ++flips;
+    }
+  }
+  EXPECT_GT(flips, 3000);
+}

@@ -23,9 +23,15 @@ struct curve_sample {
 class curve_sampler {
  public:
   explicit curve_sampler(const curve& c);
-  [[nodiscard]] curve_sample at(double frame);
+  [[nodiscard]] curve_sample at(double frame) { return sample(frame, seg_, lower_); }
+  // at(frame) without moving the hints (a look back, e.g. just before a key).
+  [[nodiscard]] curve_sample peek(double frame) const {
+    std::size_t seg = seg_, lower = lower_;
+    return sample(frame, seg, lower);
+  }
 
  private:
+  [[nodiscard]] curve_sample sample(double frame, std::size_t& seg, std::size_t& lower) const;
   const curve* c_;
   const float* frames_ = nullptr;
   const float* keys_ = nullptr;

@@ -4,6 +4,7 @@
 #include "formats/bfres/decode.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <deque>
@@ -63,12 +64,13 @@ bool spline_exact(const curve& c, float end) {
 
 float seconds(float frame, double fps) { return static_cast<float>(frame / fps); }
 
-// Keeps times strictly increasing after the division by fps.
-std::vector<float> distinct_times(const std::vector<float>& frames, double fps) {
-  std::vector<float> out;
-  for (float f : frames)
-    if (out.empty() || seconds(f, fps) > seconds(out.back(), fps)) out.push_back(f);
-  return out;
+// Keeps times strictly increasing after the division by fps: drops, in place, each frame
+// whose time is not above the last kept one's.
+void keep_distinct_times(std::vector<float>& frames, double fps) {
+  std::size_t kept = 0;
+  for (const float f : frames)
+    if (kept == 0 || seconds(f, fps) > seconds(frames[kept - 1], fps)) frames[kept++] = f;
+  frames.resize(kept);
 }
 
 // Translation or scale from curves (components first..first+2), kept as curves:
@@ -93,20 +95,33 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
   if (exact) {
     // Each keyed curve's frames are finite and sorted (parse checks), so the keys inside
     // (0, end) are one run of each and merging the runs sorts them (no zeros among them).
-    std::vector<float> merged, next;
-    for (const curve* c : cs) {
-      const auto lo = std::upper_bound(c->frames.begin(), c->frames.end(), 0.0f);
-      const auto hi = std::lower_bound(lo, c->frames.end(), end);
+    // frames holds 0 and the merged runs (room for all of them and the end, reserved once).
+    std::array<std::pair<const float*, const float*>, 3> runs{};
+    std::size_t total = 2;
+    for (std::size_t k = 0; k < cs.size(); ++k) {
+      const curve* c = cs[k];
+      const float* lo = std::upper_bound(c->frames.data(), c->frames.data() + c->frames.size(), 0.0f);
+      runs[k] = {lo, std::lower_bound(lo, c->frames.data() + c->frames.size(), end)};
+      total += static_cast<std::size_t>(runs[k].second - runs[k].first);
+    }
+    frames.reserve(total);
+    frames.push_back(0.0f);
+    std::vector<float> next;
+    for (std::size_t k = 0; k < cs.size(); ++k) {
+      const auto [lo, hi] = runs[k];
+      const std::size_t merged = frames.size() - 1;
       // The same keys as a curve before (components keyed together): merging would only
       // double them for std::unique below.
-      if (static_cast<std::size_t>(hi - lo) == merged.size() && std::equal(lo, hi, merged.begin())) continue;
-      next.resize(merged.size() + static_cast<std::size_t>(hi - lo));
-      std::merge(merged.begin(), merged.end(), lo, hi, next.begin());
-      std::swap(merged, next);
+      if (static_cast<std::size_t>(hi - lo) == merged && std::equal(lo, hi, frames.begin() + 1)) continue;
+      if (merged == 0) {
+        frames.insert(frames.end(), lo, hi);
+        continue;
+      }
+      next.resize(merged + static_cast<std::size_t>(hi - lo));
+      std::merge(frames.begin() + 1, frames.end(), lo, hi, next.begin());
+      frames.resize(1);
+      frames.insert(frames.end(), next.begin(), next.end());
     }
-    frames.reserve(merged.size() + 2);
-    frames.push_back(0.0f);
-    frames.insert(frames.end(), merged.begin(), merged.end());
     frames.push_back(end);
     frames.erase(std::unique(frames.begin(), frames.end()), frames.end());
   } else {
@@ -116,7 +131,8 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
     if (end != 0.0f) frames.push_back(end);
     if (end < 0) std::sort(frames.begin(), frames.end());
   }
-  const std::vector<float> fr = distinct_times(frames, fps);
+  keep_distinct_times(frames, fps);
+  const std::vector<float>& fr = frames;
   // A key whose value differs from the previous segment's end makes a jump: the seed's
   // deliberate ones, and the quantisation gaps of nearly every third cubic key (up to 2
   // key units: 9e-5 on the Dog's root). A CUBICSPLINE key has one value, so the segment
@@ -158,15 +174,14 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
           const double pf = std::min(static_cast<double>(pre) * fps, static_cast<double>(f));
           for (std::size_t k = 0; k < 3; ++k) {
             const std::size_t comp = static_cast<std::size_t>(first) + k;
-            // A copy of the sampler (its hints stay at f for the next frame).
-            std::optional<curve_sampler> back = sampler[k];
-            const curve_sample p = back ? back->at(pf) : curve_sample{};
-            const float v = back ? static_cast<float>(p.value) : src.constant[comp];
-            const float d = back ? static_cast<float>(p.left * fps) : 0.0f;
+            // A look back (the sampler's hints stay at f for the next frame).
+            const curve_sample p = sampler[k] ? sampler[k]->peek(pf) : curve_sample{};
+            const float v = sampler[k] ? static_cast<float>(p.value) : src.constant[comp];
+            const float d = sampler[k] ? static_cast<float>(p.left * fps) : 0.0f;
             if (spline) row[k] = d, row[3 + k] = v, row[6 + k] = d;
             else row[k] = v;
           }
-          vw = std::copy(row, row + width, vw);
+          vw = spline ? std::copy(row, row + 9, vw) : std::copy(row, row + 3, vw);
         }
       }
       *tw++ = tf;
@@ -181,7 +196,7 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
         row[3 + k] = v;
         row[6 + k] = sampler[k] ? static_cast<float>(at[k].right * fps) : 0.0f;
       }
-      vw = std::copy(row, row + width, vw);
+      vw = spline ? std::copy(row, row + 9, vw) : std::copy(row, row + 3, vw);
     }
     t.times.assign(time_buf.get(), tw);
     t.values.assign(value_buf.get(), vw);
@@ -199,14 +214,19 @@ void vec3_track(const channel_source& src, int first, const std::string& bone_na
   out.tracks.push_back(std::move(t));
 }
 
-void constant_track(const std::string& bone_name, path p, const std::vector<float>& v,
+// One key at 0 (and one at the end when the clip has length) holding v; each array made
+// in one allocation.
+void constant_track(const std::string& bone_name, path p, std::span<const float> v,
                     std::int32_t frame_count, double fps, animation& out) {
   track t;
   t.bone = bone_name;
   t.path = p;
   t.interpolation = interpolation::linear;
+  const std::size_t keys = frame_count > 0 ? 2 : 1;
+  t.times.reserve(keys);
+  t.values.reserve(keys * v.size());
   t.times.push_back(0);
-  t.values = v;
+  t.values.insert(t.values.end(), v.begin(), v.end());
   if (frame_count > 0) {
     t.times.push_back(seconds(static_cast<float>(frame_count), fps));
     t.values.insert(t.values.end(), v.begin(), v.end());
@@ -657,7 +677,7 @@ void add_bone_tracks(const channel_source& cs, const rigrip::bone& rb, bool eule
   if (cs.animated(7, 3)) {
     vec3_track(cs, 7, rb.name, path::translation, frame_count, fps, an);
   } else {
-    std::vector<float> v{cs.constant[7], cs.constant[8], cs.constant[9]};
+    const std::array<float, 3> v{cs.constant[7], cs.constant[8], cs.constant[9]};
     if (!(v[0] == rb.translation[0] && v[1] == rb.translation[1] && v[2] == rb.translation[2]))
       constant_track(rb.name, path::translation, v, frame_count, fps, an);
   }
@@ -698,10 +718,9 @@ void add_bone_tracks(const channel_source& cs, const rigrip::bone& rb, bool eule
           std::fill(ch[k], ch[k] + nb, cs.constant[3 + k]);
       }
       if (euler) {
-        to_quats.convert(ch[0], ch[1], ch[2], static_cast<std::size_t>(nb), o);
-        // The same hemisphere test against the previous written quaternion, in place.
-        const std::size_t from = b0 == 0 ? 1 : 0;
-        continue_hemisphere(o + 4 * from, static_cast<std::size_t>(nb) - from);
+        // The same hemisphere test against the previous written quaternion (o[-4 .. -1]) as
+        // the block is written.
+        to_quats.convert_continuous(ch[0], ch[1], ch[2], static_cast<std::size_t>(nb), o, b0 != 0);
       } else {
         for (std::int32_t j = 0; j < nb; ++j) {
           const auto u = static_cast<std::size_t>(j);
@@ -724,13 +743,13 @@ void add_bone_tracks(const channel_source& cs, const rigrip::bone& rb, bool eule
   } else {
     quat q = rot_at(0);
     if (std::fabs(core::dot(q, rb.rotation)) < 1 - 1e-7f)
-      constant_track(rb.name, path::rotation, {q[0], q[1], q[2], q[3]}, frame_count, fps, an);
+      constant_track(rb.name, path::rotation, std::array<float, 4>{q[0], q[1], q[2], q[3]}, frame_count, fps, an);
   }
   // Scale.
   if (cs.animated(0, 3)) {
     vec3_track(cs, 0, rb.name, path::scale, frame_count, fps, an);
   } else {
-    std::vector<float> v{cs.constant[0], cs.constant[1], cs.constant[2]};
+    const std::array<float, 3> v{cs.constant[0], cs.constant[1], cs.constant[2]};
     if (!(v[0] == rb.scale[0] && v[1] == rb.scale[1] && v[2] == rb.scale[2]))
       constant_track(rb.name, path::scale, v, frame_count, fps, an);
   }

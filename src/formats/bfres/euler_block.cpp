@@ -81,7 +81,7 @@ bool euler_xyz_block::sines(std::size_t k, const float* a, std::size_t n) {
 #if defined(__SSE2__)
     // Four frames at a time: which angles differ from the one before (bits) and the half
     // angles in one step, then a call per differing frame, a copy per repeated one.
-    alignas(16) float half[4];
+    float* const half = half_;  // a member: reloaded after each call, not kept in registers
     for (; j + 4 <= n; j += 4) {
       const __m128i cur = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + j));
       const __m128i before = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + j - 1));
@@ -93,8 +93,7 @@ bool euler_xyz_block::sines(std::size_t k, const float* a, std::size_t n) {
       held = false;
       _mm_store_ps(half, _mm_mul_ps(_mm_castsi128_ps(cur), _mm_set1_ps(0.5f)));
       if (same == 0) {
-        sincosf_half(half[0], &s[j], &c[j]), sincosf_half(half[1], &s[j + 1], &c[j + 1]);
-        sincosf_half(half[2], &s[j + 2], &c[j + 2]), sincosf_half(half[3], &s[j + 3], &c[j + 3]);
+        for (std::size_t e = 0; e < 4; ++e) sincosf_half(half[e], &s[j + e], &c[j + e]);
         continue;
       }
       for (std::size_t e = 0; e < 4; ++e) {
@@ -113,7 +112,46 @@ bool euler_xyz_block::sines(std::size_t k, const float* a, std::size_t n) {
   return held;
 }
 
+#if defined(__SSE2__)
+namespace {
+// Which of four frames flip, from their dot products d with the frame before each: lane 0's
+// with the previous quaternion as written, lanes 1-3's with the one before as computed. A
+// negated neighbour negates the dot product exactly, so lane e flips when d < 0 and its
+// neighbour kept its sign, or d > 0 and it flipped (neither for +-0 or NaN). Index: the
+// lanes with d < 0 (bits 0-3) and with d > 0 (bits 4-7).
+constexpr auto flip_table = [] {
+  std::array<std::uint8_t, 256> t{};
+  for (unsigned i = 0; i < 256; ++i) {
+    unsigned flip = 0, before = 0;
+    for (unsigned e = 0; e < 4; ++e) {
+      const unsigned lt = (i >> e) & 1, gt = (i >> (4 + e)) & 1;
+      before = e == 0 ? lt : (lt & (before ^ 1)) | (gt & before);
+      flip |= before << e;
+    }
+    t[i] = static_cast<std::uint8_t>(flip);
+  }
+  return t;
+}();
+// (a[3], b[0], b[1], b[2]): each lane's frame before, a holding the last one of the step before.
+__m128 lanes_before(__m128 a, __m128 b) {
+  const __m128 u = _mm_shuffle_ps(a, b, _MM_SHUFFLE(0, 0, 3, 3));  // a3 a3 b0 b0
+  return _mm_shuffle_ps(u, b, _MM_SHUFFLE(2, 1, 2, 0));           // a3 b0 b1 b2
+}
+}  // namespace
+#endif
+
 void euler_xyz_block::convert(const float* x, const float* y, const float* z, std::size_t n, float* out) {
+  convert_impl<false>(x, y, z, n, out, false);
+}
+
+void euler_xyz_block::convert_continuous(const float* x, const float* y, const float* z, std::size_t n, float* out,
+                                         bool first_tested) {
+  convert_impl<true>(x, y, z, n, out, first_tested);
+}
+
+template <bool Signs>
+void euler_xyz_block::convert_impl(const float* x, const float* y, const float* z, std::size_t n, float* out,
+                                   bool first_tested) {
   if (n > max_frames) n = max_frames;
   const float* ang[3] = {x, y, z};
 #if defined(__SSE2__)
@@ -125,6 +163,13 @@ void euler_xyz_block::convert(const float* x, const float* y, const float* z, st
   if (held && n > 4) n = 4;
   const __m128 tiny = _mm_set1_ps(1e-12f), inf = _mm_set1_ps(std::numeric_limits<float>::infinity());
   const __m128 zero = _mm_setzero_ps(), sign = _mm_set1_ps(-0.0f);
+  // The hemisphere rule in the step (Signs, blocks not held): lane 3 of these is the last
+  // quaternion written (out[-4 .. -1] before the first step; zeros when the first frame is not
+  // tested: its dot product is then +-0, which flips nothing, as an untested frame).
+  const bool fuse = Signs && n_all == n;
+  __m128 last_x = zero, last_y = zero, last_z = zero, last_w = zero;
+  if (fuse && first_tested)
+    last_x = _mm_set1_ps(out[-4]), last_y = _mm_set1_ps(out[-3]), last_z = _mm_set1_ps(out[-2]), last_w = _mm_set1_ps(out[-1]);
   for (std::size_t j = 0; j < n; j += 4) {
     // Each axis: world_axis_angle's normalize(): n = sqrt(s*s + c*c) in (1e-12, inf), then
     // s/n and c/n, both nonzero (euler_xyz_sequence::axis).
@@ -179,6 +224,21 @@ void euler_xyz_block::convert(const float* x, const float* y, const float* z, st
         qx = f.x, qy = f.y, qz = f.z, w = f.w;
       }
     }
+    if (fuse) {
+      // continue_hemisphere's test per lane, its products (the frame before times this one)
+      // summed in its order.
+      const __m128 d = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(lanes_before(last_x, qx), qx), _mm_mul_ps(lanes_before(last_y, qy), qy)),
+                                             _mm_mul_ps(lanes_before(last_z, qz), qz)),
+                                  _mm_mul_ps(lanes_before(last_w, w), w));
+      const int lt = _mm_movemask_ps(_mm_cmplt_ps(d, zero)), gt = _mm_movemask_ps(_mm_cmpgt_ps(d, zero));
+      if (const unsigned flip = flip_table[static_cast<unsigned>(lt | (gt << 4))]) {
+        const __m128i bits = _mm_set_epi32(8, 4, 2, 1);
+        const __m128 neg = _mm_and_ps(
+            _mm_castsi128_ps(_mm_cmpeq_epi32(_mm_and_si128(_mm_set1_epi32(static_cast<int>(flip)), bits), bits)), sign);
+        qx = _mm_xor_ps(qx, neg), qy = _mm_xor_ps(qy, neg), qz = _mm_xor_ps(qz, neg), w = _mm_xor_ps(w, neg);
+      }
+      last_x = qx, last_y = qy, last_z = qz, last_w = w;
+    }
     _MM_TRANSPOSE4_PS(qx, qy, qz, w);  // rows: frames j .. j+3 as x, y, z, w
     float* o = out + 4 * j;
     if (n - j >= 4) {
@@ -193,11 +253,19 @@ void euler_xyz_block::convert(const float* x, const float* y, const float* z, st
     const __m128 q0 = _mm_loadu_ps(out);
     for (std::size_t j = n; j < n_all; ++j) _mm_storeu_ps(out + 4 * j, q0);
   }
+  if (Signs && !fuse) {
+    const std::size_t from = first_tested ? 0 : 1;
+    if (n_all > from) continue_hemisphere(out + 4 * from, n_all - from);
+  }
 #else
   core::euler_xyz_sequence seq;
   for (std::size_t j = 0; j < n; ++j) {
     const quat q = seq({ang[0][j], ang[1][j], ang[2][j]});
     for (std::size_t e = 0; e < 4; ++e) out[4 * j + e] = q[e];
+  }
+  if (Signs) {
+    const std::size_t from = first_tested ? 0 : 1;
+    if (n > from) continue_hemisphere(out + 4 * from, n - from);
   }
 #endif
 }
@@ -208,29 +276,6 @@ void continue_hemisphere_scalar(float* q, std::size_t n) {
     if (p[-4] * p[0] + p[-3] * p[1] + p[-2] * p[2] + p[-1] * p[3] < 0) p[0] = -p[0], p[1] = -p[1], p[2] = -p[2], p[3] = -p[3];
   }
 }
-
-#if defined(__SSE2__)
-namespace {
-// Which of four frames flip, from their dot products d with the frame before each: lane 0's
-// with the previous quaternion as written, lanes 1-3's with the one before as computed. A
-// negated neighbour negates the dot product exactly, so lane e flips when d < 0 and its
-// neighbour kept its sign, or d > 0 and it flipped (neither for +-0 or NaN). Index: the
-// lanes with d < 0 (bits 0-3) and with d > 0 (bits 4-7).
-constexpr auto flip_table = [] {
-  std::array<std::uint8_t, 256> t{};
-  for (unsigned i = 0; i < 256; ++i) {
-    unsigned flip = 0, before = 0;
-    for (unsigned e = 0; e < 4; ++e) {
-      const unsigned lt = (i >> e) & 1, gt = (i >> (4 + e)) & 1;
-      before = e == 0 ? lt : (lt & (before ^ 1)) | (gt & before);
-      flip |= before << e;
-    }
-    t[i] = static_cast<std::uint8_t>(flip);
-  }
-  return t;
-}();
-}  // namespace
-#endif
 
 void continue_hemisphere(float* q, std::size_t n) {
   std::size_t j = 0;

@@ -18,8 +18,14 @@ class euler_xyz_block {
  public:
   static constexpr std::size_t max_frames = 256;
   void convert(const float* x, const float* y, const float* z, std::size_t n, float* out);
+  // convert() with continue_hemisphere's rule applied as the frames are written (the same
+  // floats as convert() then continue_hemisphere): frame 0 is tested against out[-4 .. -1]
+  // (which must hold the quaternion written before it) when first_tested, else kept as computed.
+  void convert_continuous(const float* x, const float* y, const float* z, std::size_t n, float* out, bool first_tested);
 
  private:
+  template <bool Signs>
+  void convert_impl(const float* x, const float* y, const float* z, std::size_t n, float* out, bool first_tested);
   // Fills s_[k], c_[k] for a[0 .. n); true when a[1 .. n) all repeat a[0]'s bits.
   bool sines(std::size_t k, const float* a, std::size_t n);
   alignas(16) float s_[3][max_frames + 4];  // sin and cos of each half angle
@@ -27,6 +33,7 @@ class euler_xyz_block {
   // The last angle converted per axis (bits) and its sine and cosine, across blocks.
   std::uint32_t bits_[3]{};
   float last_s_[3]{}, last_c_[3]{};
+  alignas(16) float half_[4]{};  // sines(): four half angles, read back one per libm call
   bool have_[3]{};
 };
 

@@ -335,6 +335,17 @@ void decode_array(const std::uint8_t* raw, std::size_t n, bool big, std::vector<
   }
 }
 
+// The bytes of `count` elements of `size` bytes at `at`: straight from the data when they lie
+// in it, else through the reader's checks (peek, checked_count, bytes: the same errors).
+const std::uint8_t* array_in(const byte_reader& file, std::uint64_t at, std::uint64_t count, std::uint64_t size,
+                             const char* what) {
+  const std::span<const std::uint8_t> d = file.data();
+  if (size != 0 && at <= d.size() && count <= (d.size() - at) / size) return d.data() + at;
+  byte_reader r = file.peek(at);
+  r.checked_count(count, size, what);
+  return r.bytes(count * size).data();
+}
+
 // Checks a curve's header fields and reads its frame and key arrays (both platforms).
 void read_curve_data(const byte_reader& file, curve& c) {
   const std::uint32_t at = c.at;
@@ -348,11 +359,9 @@ void read_curve_data(const byte_reader& file, curve& c) {
   if (c.is_float() && (!std::isfinite(c.scale()) || !std::isfinite(c.offset())))
     fail(code::bad_value, "curve scale/offset is not finite", at + 0x10);
   if (c.frames_at) {
-    byte_reader f = file.peek(c.frames_at);
-    f.checked_count(c.num_keys, frame_size(c), "curve frames");
     // The array's length is checked once; the words are then read from the span unchecked.
-    const std::uint8_t* raw = f.bytes(std::uint64_t{c.num_keys} * frame_size(c)).data();
-    const bool big = f.byte_order() == core::endian::big;
+    const std::uint8_t* raw = array_in(file, c.frames_at, c.num_keys, frame_size(c), "curve frames");
+    const bool big = file.byte_order() == core::endian::big;
     const int ft = c.frame_type();
     // Integer and boolean curves always keep theirs: value() reads bool bits from keys_raw.
     const bool keep = keep_raw_arrays || !c.is_float();
@@ -394,12 +403,10 @@ void read_curve_data(const byte_reader& file, curve& c) {
     fail(code::bad_offset, "keyed curve without a frame array", at);
   }
   if (!c.keys_at) fail(code::bad_offset, "curve without a key array", at);
-  byte_reader k = file.peek(c.keys_at);
   std::size_t n = key_elements_stored(c);
   spend(n + c.num_keys + 1, at);
-  k.checked_count(n, key_size(c), "curve keys");
-  const std::uint8_t* raw = k.bytes(n * key_size(c)).data();
-  const bool big = k.byte_order() == core::endian::big;
+  const std::uint8_t* raw = array_in(file, c.keys_at, n, key_size(c), "curve keys");
+  const bool big = file.byte_order() == core::endian::big;
   const int kt = c.key_type();
   const bool keep = keep_raw_arrays || !c.is_float();
   if (kt == 0) {
@@ -458,17 +465,23 @@ skeletal_anim parse_anim(const byte_reader& file, std::uint32_t at, bool v34) {
     bone_anim ba;
     spend(1, a.bone_anims_at);
     ba.at = static_cast<std::uint32_t>(b.tell());
-    ba.flags = b.u32();
-    ba.name_at = read_offset(b);
+    // The array lies in the file (checked above): the fields straight from the entry's bytes,
+    // the offsets checked as read_offset checks them (the same errors, in the same order).
+    const std::uint8_t* p = b.bytes(0x18).data();
+    const bool big = b.byte_order() == core::endian::big;
+    auto offset = [&](std::uint32_t field) {
+      return offset_target(std::uint64_t{ba.at} + field, static_cast<std::int32_t>(word32(p + field, big)), file.size());
+    };
+    ba.flags = word32(p, big);
+    ba.name_at = offset(4);
     ba.name = read_name(file, ba.name_at);
-    ba.begin_rotate = b.u8();
-    ba.begin_translate = b.u8();
-    ba.num_curves = b.u8();
-    ba.begin_base_translate = b.u8();
-    auto bc = b.bytes(4);
-    std::copy(bc.begin(), bc.end(), ba.begin_curve.begin());
-    ba.curves_at = read_offset(b);
-    ba.base_at = read_offset(b);
+    ba.begin_rotate = p[8];
+    ba.begin_translate = p[9];
+    ba.num_curves = p[10];
+    ba.begin_base_translate = p[11];
+    std::copy(p + 12, p + 16, ba.begin_curve.begin());
+    ba.curves_at = offset(0x10);
+    ba.base_at = offset(0x14);
     if (ba.num_curves && !ba.curves_at) fail(code::bad_offset, "curves declared but absent", ba.at + 0x10);
     if (ba.num_curves) file.checked_count_at(ba.curves_at, ba.num_curves, curve_stride, "curves");
     ba.curves.reserve(ba.num_curves);  // at most 255, checked against the file
@@ -479,9 +492,11 @@ skeletal_anim parse_anim(const byte_reader& file, std::uint32_t at, bool v34) {
       if (!ba.base_at) fail(code::bad_offset, "base values declared but absent", ba.at + 0x14);
       byte_reader bv = file.peek(ba.base_at);
       bv.checked_count(nbase, 4, "base values");
+      const std::uint8_t* q = bv.bytes(nbase * 4).data();
+      const bool big_values = bv.byte_order() == core::endian::big;
       ba.base.reserve(nbase);
       for (std::size_t k = 0; k < nbase; ++k) {
-        ba.base.push_back(bv.f32());
+        ba.base.push_back(std::bit_cast<float>(word32(q + 4 * k, big_values)));
         if (!std::isfinite(ba.base.back())) fail(code::bad_value, "non-finite base value", ba.base_at + k * 4);
       }
     }
@@ -763,7 +778,7 @@ float segment_at(const curve& c, std::size_t i, double f, double sc, double off)
 // frame first + j as a double is first + j (a double counter, Counter) there.
 template <bool Cubic, bool Counter>
 void eval_run_in(const curve& c, std::int32_t first, std::size_t count, float* out, std::size_t& cursor) {
-  const std::size_t n = c.num_keys, per = Cubic ? 4 : 2, nf = c.frames.size();
+  const std::size_t n = c.num_keys, per = Cubic ? 4 : 2, nf = c.frames.size(), keyed = std::min(n, nf);
   const float* frames = c.frames.data();
   const float* keys = c.keys.data();
   const double sc = static_cast<double>(c.scale()), off = static_cast<double>(c.offset());
@@ -789,8 +804,40 @@ void eval_run_in(const curve& c, std::int32_t first, std::size_t count, float* o
       // Frames j, j + 1, ... below frames[i + 1] lie in segment i (frames[i] <= f, so span > 0):
       // segment_at()'s t = (f - frames[i]) / span for each (+0 at f == frames[i], as it gives);
       // every operation is segment_at()'s, in its order. The run ends at the next key or the block.
-      const double fi = frames[i], next = frames[i + 1], span = next - fi;
+      const double fi = frames[i], next = frames[i + 1];
       const float* k = &keys[i * per];
+      if (f == fi && k[0] != 0.0f) {
+        // A frame on the key (most segments of densely keyed curves hold just this one): t is
+        // +0, so every term before k0 is a zero or a key and the sum ends as exactly k0 (a
+        // zero added to a nonzero k0). The other coefficients are not needed.
+        out[j] = static_cast<float>(static_cast<double>(k[0]) * sc + off);
+        if (++j == count) break;
+        f = next_frame();
+        // Keys on consecutive frames: while the new frame is exactly the next key, the last
+        // key at or below it (the one after lies above it, so the step below stops there) and
+        // not the last key, with a nonzero k0, the step below would land on that key and
+        // come back here: the same value, without the round trip.
+        // Compared as floats: every frame here is a float's value (whole frames below 2^24
+        // with the counter, which stay exact plus 1).
+        const std::size_t seg = i;
+        float ff = static_cast<float>(f);
+        while (i + 2 < keyed && ff == frames[i + 1] && frames[i + 2] > ff && keys[(i + 1) * per] != 0.0f) {
+          ++i;
+          out[j] = static_cast<float>(static_cast<double>(keys[i * per]) * sc + off);
+          if (++j == count) break;
+          f = next_frame();
+          ff = Counter ? ff + 1.0f : static_cast<float>(f);
+        }
+        if (j == count) break;
+        if (!(f < frames[i + 1])) {
+          if (i + 1 < nf) ++i;
+          while (i + 1 < nf && frames[i + 1] <= f) ++i;
+          if (i + 1 >= n) break;
+          continue;
+        }
+        if (i != seg) continue;  // inside the key reached, past it: its own polynomial from the top
+      }
+      const double span = next - fi;
       const double k0 = k[0], k1 = k[1], k2 = Cubic ? k[2] : 0.0, k3 = Cubic ? k[3] : 0.0;
       do {
         const double t = (f - fi) / span;
@@ -921,23 +968,57 @@ curve_sampler::curve_sampler(const curve& c) : c_(&c) {
 // the first of the keys equal to f, or 0 before the first key). The operations of poly,
 // slope_in and value's t, in their order, with the curve's type, scale and offset known: the
 // same doubles. Elsewhere (wrapping, other curve types) the members themselves.
-curve_sample curve_sampler::at(double f) {
+curve_sample curve_sampler::sample(double f, std::size_t& seg, std::size_t& lower) const {
   if (!fast_ || !(f >= start_ && f <= end_))
-    return {c_->slope(f, true, lower_, seg_), c_->value(f, seg_), c_->slope(f, false, lower_, seg_), jumps_at(*c_, f, lower_, seg_)};
+    return {c_->slope(f, true, lower, seg), c_->value(f, seg), c_->slope(f, false, lower, seg), jumps_at(*c_, f, lower, seg)};
   const float* fr = frames_;
   const std::size_t n = n_;
   // segment(): the last key <= f (0 before the first), the only index that `holds`;
   // frames mostly increase, so try the previous one and its neighbours before searching.
   auto holds = [&](std::size_t k) { return k < n && fr[k] <= f && (k + 1 == n || f < fr[k + 1]); };
-  std::size_t i = seg_;
+  std::size_t i = seg;
   if (!holds(i)) i = holds(i + 1) ? i + 1 : i > 0 && holds(i - 1) ? i - 1 : segment(*c_, f);
-  seg_ = i;
+  seg = i;
+  const std::size_t per = cubic_ ? 4 : 2;
+  // slope_in's derivative at t in segment s, scaled (its operations in its order).
+  auto slope_t = [&](std::size_t s, double t, double span) __attribute__((always_inline)) {
+    const float* k = keys_ + s * per;
+    const double d = cubic_ ? k[1] + 2.0 * k[2] * t + 3.0 * k[3] * t * t : static_cast<double>(k[1]);
+    return d / span * scale_;
+  };
+  auto poly_t = [&](std::size_t s, double t) __attribute__((always_inline)) {
+    const float* k = keys_ + s * per;
+    if (cubic_) return ((static_cast<double>(k[3]) * t + k[2]) * t + k[1]) * t + k[0];
+    return static_cast<double>(k[1]) * t + k[0];
+  };
+  // The two common cases, with what the general path below computes for them (frames sorted,
+  // so fr[0] <= fr[i]; checked anyway):
+  if (i + 1 < n && !(f < fr[0])) {
+    const double fi = fr[i], next = fr[i + 1];
+    if (fi < f) {
+      // Strictly inside segment i (holds: f < next): value's t and the slope's clamped t are
+      // the same quotient, in (0, 1] (the rounded f - fi is at most the exact span); the
+      // first key not below f is i + 1, so the left slope is the right one; no key at f, no jump.
+      lower = i + 1;
+      const double span = next - fi, t = (f - fi) / span;
+      const double d = slope_t(i, t, span);
+      return {d, poly_t(i, t) * scale_ + offset_, d, false};
+    }
+    if (i > 0 && fi == f && fr[i - 1] < f) {
+      // On key i, the first key at f: value's t is +0, the right slope's clamp(+0 / span) is +0,
+      // the left slope's clamp((f - fr[i-1]) / (fr[i] - fr[i-1])) is exactly 1.
+      lower = i;
+      const double before = fr[i - 1];
+      const double v = poly_t(i, 0.0) * scale_ + offset_;
+      const bool jump = f > start_ && poly_t(i - 1, 1.0) * scale_ + offset_ != v;
+      return {slope_t(i - 1, 1.0, fi - before), v, slope_t(i, 0.0, next - fi), jump};
+    }
+  }
   std::size_t at;
   if (f < fr[0]) at = 0;
   else if (fr[i] < f) at = i + 1;
   else for (at = i; at > 0 && !(fr[at - 1] < f); --at) {}
-  lower_ = at;
-  const std::size_t per = cubic_ ? 4 : 2;
+  lower = at;
   auto poly_at = [&](std::size_t s, double t) {
     const float* k = keys_ + s * per;
     if (cubic_) return ((static_cast<double>(k[3]) * t + k[2]) * t + k[1]) * t + k[0];
