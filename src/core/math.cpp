@@ -2,6 +2,7 @@
 #include "core/euler.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #define GLM_FORCE_CTOR_INIT
 #include <glm/glm.hpp>
@@ -29,7 +30,25 @@ vec3 rotate(const quat& q, const vec3& v) {
 }
 quat slerp(const quat& a, quat b, float t) {
   if (dot(a, b) < 0) b = {-b[0], -b[1], -b[2], -b[3]};
-  return normalize(from_glm(glm::slerp(to_glm(a), to_glm(b), t)));
+  // glm::slerp(a, b, t) (glm 0.9.9) written out term for term, in glm's order: its dot
+  // (w·w + x·x) + (y·y + z·z), its own sign flip, mix near 1, else (a sin((1 - t)θ) +
+  // b sin(tθ)) / sin θ. At t = ±0 (a sample at a key: most of the bake's) (1 - t)θ is θ and
+  // sinf(±0) is ±0 (C Annex F), so one libm sine gives the same floats as three.
+  float c = (a[3] * b[3] + a[0] * b[0]) + (a[1] * b[1] + a[2] * b[2]);
+  if (c < 0.0f) b = {-b[0], -b[1], -b[2], -b[3]}, c = -c;
+  float x, y, z, w;
+  if (c > 1.0f - std::numeric_limits<float>::epsilon()) {
+    const float u = 1.0f - t;
+    x = a[0] * u + b[0] * t, y = a[1] * u + b[1] * t, z = a[2] * u + b[2] * t, w = a[3] * u + b[3] * t;
+  } else {
+    const float angle = std::acos(c);
+    const float s = std::sin(angle);
+    float s0 = s, s1 = t * angle;
+    if (t != 0.0f) s0 = std::sin((1.0f - t) * angle), s1 = std::sin(s1);
+    x = (a[0] * s0 + b[0] * s1) / s, y = (a[1] * s0 + b[1] * s1) / s;
+    z = (a[2] * s0 + b[2] * s1) / s, w = (a[3] * s0 + b[3] * s1) / s;
+  }
+  return normalize({x, y, z, w});
 }
 quat axis_angle(const vec3& axis, float radians) {
   return normalize(from_glm(glm::angleAxis(radians, glm::normalize(glm::vec3(axis[0], axis[1], axis[2])))));

@@ -48,13 +48,57 @@ affine from_mat(const mat4& m) {  // mat4 is column-major
   return r;
 }
 
+}  // namespace
+
+namespace detail {
+// The affine product x * y (row-major 3x3 and translation; r apart from x and y), each entry
+// summed left to right: the reference for affine_mul.
+void affine_mul_scalar(const double xa[9], const double xt[3], const double ya[9], const double yt[3], double ra[9],
+                       double rt[3]) {
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) ra[3 * i + j] = xa[3 * i] * ya[j] + xa[3 * i + 1] * ya[3 + j] + xa[3 * i + 2] * ya[6 + j];
+    rt[i] = xa[3 * i] * yt[0] + xa[3 * i + 1] * yt[1] + xa[3 * i + 2] * yt[2] + xt[i];
+  }
+}
+}  // namespace detail
+
+namespace {
+// affine_mul_scalar with SSE2: per row, columns (0, 1) in one register and (2, t) in another,
+// the same products summed in the same order. The translation lane adds x.t last; its
+// column-2 partner adds -0, which leaves every double as it is (+0 + -0 is +0, NaN stays).
+[[gnu::always_inline]] inline void affine_mul_fast(const double xa[9], const double xt[3], const double ya[9],
+                                                   const double yt[3], double ra[9], double rt[3]) {
+#if defined(__SSE2__)
+  const __m128d y0 = _mm_loadu_pd(ya), y1 = _mm_loadu_pd(ya + 3), y2 = _mm_loadu_pd(ya + 6);
+  const __m128d z0 = _mm_loadh_pd(_mm_load_sd(ya + 2), yt), z1 = _mm_loadh_pd(_mm_load_sd(ya + 5), yt + 1),
+                z2 = _mm_loadh_pd(_mm_load_sd(ya + 8), yt + 2);
+  const __m128d minus_zero = _mm_set_sd(-0.0);
+  for (int i = 0; i < 3; ++i) {
+    const __m128d b0 = _mm_set1_pd(xa[3 * i]), b1 = _mm_set1_pd(xa[3 * i + 1]), b2 = _mm_set1_pd(xa[3 * i + 2]);
+    const __m128d lo = _mm_add_pd(_mm_add_pd(_mm_mul_pd(b0, y0), _mm_mul_pd(b1, y1)), _mm_mul_pd(b2, y2));
+    const __m128d hi = _mm_add_pd(_mm_add_pd(_mm_add_pd(_mm_mul_pd(b0, z0), _mm_mul_pd(b1, z1)), _mm_mul_pd(b2, z2)),
+                                  _mm_loadh_pd(minus_zero, xt + i));
+    _mm_storeu_pd(ra + 3 * i, lo);
+    _mm_store_sd(ra + 3 * i + 2, hi);
+    _mm_storeh_pd(rt + i, hi);
+  }
+#else
+  detail::affine_mul_scalar(xa, xt, ya, yt, ra, rt);
+#endif
+}
+}  // namespace
+
+namespace detail {
+void affine_mul(const double xa[9], const double xt[3], const double ya[9], const double yt[3], double ra[9],
+                double rt[3]) {
+  affine_mul_fast(xa, xt, ya, yt, ra, rt);
+}
+}  // namespace detail
+
+namespace {
 affine mul(const affine& x, const affine& y) {
   affine r;
-  for (int i = 0; i < 3; ++i) {
-    for (int j = 0; j < 3; ++j)
-      r.a[i][j] = x.a[i][0] * y.a[0][j] + x.a[i][1] * y.a[1][j] + x.a[i][2] * y.a[2][j];
-    r.t[i] = x.a[i][0] * y.t[0] + x.a[i][1] * y.t[1] + x.a[i][2] * y.t[2] + x.t[i];
-  }
+  affine_mul_fast(&x.a[0][0], x.t, &y.a[0][0], y.t, &r.a[0][0], r.t);
   return r;
 }
 

@@ -9,6 +9,10 @@
 #include <random>
 #include <vector>
 
+#define GLM_FORCE_CTOR_INIT
+#include <glm/gtc/quaternion.hpp>
+
+#include "core/math.hpp"
 #include "scene/ssc.hpp"
 
 using namespace rigrip;
@@ -152,6 +156,88 @@ TEST(SscSolverFast, MaxDifferenceSse2EqualsScalar) {
     const double e2 = scene_ops::detail::max_difference_scalar(a, t, b, w);
     ASSERT_TRUE(same(e1, e2)) << n << " " << e1 << " " << e2;
   }
+}
+
+// Declared here as the bake defines them (src/scene/ssc_bake.cpp, namespace detail).
+namespace rigrip::scene_ops::detail {
+void affine_mul(const double xa[9], const double xt[3], const double ya[9], const double yt[3], double ra[9],
+                double rt[3]);
+void affine_mul_scalar(const double xa[9], const double xt[3], const double ya[9], const double yt[3], double ra[9],
+                       double rt[3]);
+}  // namespace rigrip::scene_ops::detail
+
+// The SSE2 affine product (columns 0-1 and 2-with-translation as lane pairs, -0 added to
+// column 2) against the scalar loop, bit for bit but for NaN payloads: exact small integers and zeros of both signs
+// (products and sums of -0), huge and tiny scales, NaN, infinities, overflowing products.
+TEST(SscSolverFast, AffineMulSse2EqualsScalar) {
+  std::mt19937 rng(1617);
+  std::uniform_real_distribution<double> u(-1, 1), unit(0, 1);
+  const double specials[] = {0.0, -0.0, NAN, INFINITY, -INFINITY, 1.7e308, -1e-310, 1.0, -1.0};
+  int negative_zeros = 0;
+  for (int n = 0; n < 300000; ++n) {
+    double m[2][12];  // x (a, then t) and y
+    for (auto& v : m) {
+      const double kind = unit(rng), scale = std::pow(10.0, 8 * u(rng));
+      for (double& e : v) {
+        e = u(rng) * scale;
+        if (kind < 0.3) e = std::round(u(rng) * 2) * (unit(rng) < 0.5 ? 1.0 : -1.0);  // ±0, ±1, ±2
+      }
+    }
+    if (unit(rng) < 0.2) {
+      const int count = 1 + static_cast<int>(unit(rng) * 3);
+      for (int e = 0; e < count; ++e)
+        m[static_cast<int>(unit(rng) * 1.999)][static_cast<int>(unit(rng) * 11.999)] =
+            specials[static_cast<int>(unit(rng) * 8.999)];
+    }
+    double r1[12], r2[12];
+    scene_ops::detail::affine_mul(m[0], m[0] + 9, m[1], m[1] + 9, r1, r1 + 9);
+    scene_ops::detail::affine_mul_scalar(m[0], m[0] + 9, m[1], m[1] + 9, r2, r2 + 9);
+    for (int k = 0; k < 12; ++k)  // (which NaN a sum of two NaNs keeps is the compiler's
+      // operand order, in the scalar form too; the solver's finite tests catch every NaN)
+      ASSERT_TRUE(std::memcmp(&r1[k], &r2[k], sizeof r1[k]) == 0 || (std::isnan(r1[k]) && std::isnan(r2[k])))
+          << n << " " << k << " " << r1[k] << " " << r2[k];
+    for (const double v : r2) negative_zeros += v == 0 && std::signbit(v);
+  }
+  EXPECT_GT(negative_zeros, 2000);  // the -0 lanes were reached
+}
+
+// core::slerp (glm's slerp written out, one sine instead of three at t = ±0) against the
+// form it replaced — the hemisphere flip, glm::slerp, normalize — bit for bit: t = ±0 (the
+// bake's samples at keys), 1, tiny, near and past 1; nearly equal and opposite rotations (the
+// mix branch, either sign), unnormalised keys, ±0 components, NaN and infinities.
+TEST(SscSolverFast, SlerpEqualsGlmSlerpNormalized) {
+  auto reference = [](const quat& a, quat b, float t) {
+    if (core::dot(a, b) < 0) b = {-b[0], -b[1], -b[2], -b[3]};
+    const glm::quat q = glm::slerp(glm::quat(a[3], a[0], a[1], a[2]), glm::quat(b[3], b[0], b[1], b[2]), t);
+    return core::normalize({q.x, q.y, q.z, q.w});
+  };
+  std::mt19937 rng(1618);
+  std::uniform_real_distribution<float> u(-1, 1), unit(0, 1);
+  const float specials[] = {0.0f, -0.0f, NAN, INFINITY, -INFINITY, 1e-30f, 3e38f, 1.0f};
+  const float times[] = {0.0f, -0.0f, 1.0f, 1e-8f, 0.999999f, 0.5f, -0.25f, 1.5f};
+  int zero_t = 0;
+  for (int n = 0; n < 400000; ++n) {
+    quat a, b;
+    for (auto& v : a) v = u(rng);
+    const float kind = unit(rng);
+    for (std::size_t k = 0; k < 4; ++k) {
+      b[k] = u(rng);
+      if (kind < 0.3f) b[k] = a[k] + 1e-4f * u(rng);       // close: acos of a cosine near 1
+      else if (kind < 0.4f) b[k] = -a[k] + 1e-7f * u(rng);  // opposite and nearly equal: mix
+    }
+    if (unit(rng) < 0.7f) a = core::normalize(a), b = core::normalize(b);
+    if (unit(rng) < 0.05f) {
+      quat& q = unit(rng) < 0.5f ? a : b;
+      q[static_cast<std::size_t>(unit(rng) * 3.999f)] = specials[static_cast<std::size_t>(unit(rng) * 7.999f)];
+    }
+    if (unit(rng) < 0.1f) a[static_cast<std::size_t>(unit(rng) * 3.999f)] = 0.0f, b[0] = -0.0f;
+    const float t = unit(rng) < 0.5f ? times[static_cast<std::size_t>(unit(rng) * 7.999f)] : unit(rng);
+    zero_t += t == 0;
+    const quat fast = core::slerp(a, b, t), plain = reference(a, b, t);
+    ASSERT_EQ(std::memcmp(fast.data(), plain.data(), sizeof fast), 0)
+        << n << " t=" << t << " " << fast[0] << " " << plain[0] << " " << fast[3] << " " << plain[3];
+  }
+  EXPECT_GT(zero_t, 40000);
 }
 
 namespace {
