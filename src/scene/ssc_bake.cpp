@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -494,8 +495,36 @@ bool affine_finite(const double a[9], const double t[3]) { return affine_finite_
 #endif
 }  // namespace detail
 
+namespace detail {
+bool trs_finite_scalar(const float v[10]) {
+  for (int k = 0; k < 10; ++k)
+    if (!std::isfinite(v[k])) return false;
+  return true;
+}
+#if defined(__SSE2__)
+// x * 0 is 0 for a finite x and NaN for ±inf and NaN, and NaN stays NaN through the sums.
+bool trs_finite(const float v[10]) {
+  const __m128 zero = _mm_setzero_ps();
+  const __m128 tail = _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(v + 8)));  // v[8], v[9], 0, 0
+  const __m128 sum = _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_loadu_ps(v), zero), _mm_mul_ps(_mm_loadu_ps(v + 4), zero)),
+                                _mm_mul_ps(tail, zero));
+  return _mm_movemask_ps(_mm_cmpunord_ps(sum, sum)) == 0;
+}
+#else
+bool trs_finite(const float v[10]) { return trs_finite_scalar(v); }
+#endif
+}  // namespace detail
+
 namespace {
 bool finite(const affine& m) { return detail::affine_finite(&m.a[0][0], m.t); }
+
+// Whether decompose's t, r and s (ten floats, laid out one after the other) are all finite.
+bool finite(const local_trs& l) {
+  static_assert(offsetof(local_trs, t) == 0 && offsetof(local_trs, r) == 12 && offsetof(local_trs, s) == 28);
+  float v[10];
+  std::memcpy(v, &l, sizeof v);
+  return detail::trs_finite(v);
+}
 
 // ---- solving plain locals ------------------------------------------------------------
 
@@ -510,15 +539,20 @@ struct residual {
 void solve_bone(std::size_t i, std::size_t pi, const affine& pw, const affine& goal, std::vector<affine>& inverse,
                 std::vector<char>& inverted, pose& p, std::vector<affine>& plain, residual& res) {
   if (!inverted[pi]) inverse[pi] = pseudo_inverse(pw), inverted[pi] = 1;
-  const local_trs l = decompose(mul(inverse[pi], goal));
-  if (core::all_finite(l.t) && core::all_finite(l.r) && core::all_finite(l.s)) {
+  affine m;
+  const affine& inv = inverse[pi];
+  affine_mul_fast(&inv.a[0][0], inv.t, &goal.a[0][0], goal.t, &m.a[0][0], m.t);
+  const local_trs l = decompose(m);
+  if (finite(l)) {
     p.translation[i] = l.t, p.rotation[i] = l.r, p.scale[i] = l.s;
     affine local;  // compose_d(l.t, l.r, l.s) with the rotation matrix decompose made
     for (int r = 0; r < 3; ++r) {
       for (int c = 0; c < 3; ++c) local.a[r][c] = l.rq[r][c] * l.s[static_cast<std::size_t>(c)];
       local.t[r] = l.t[static_cast<std::size_t>(r)];
     }
-    plain[i] = mul(pw, local);
+    affine& out = plain[i];  // written in place unless it is pw (a bone its own parent)
+    if (&out != &pw) affine_mul_fast(&pw.a[0][0], pw.t, &local.a[0][0], local.t, &out.a[0][0], out.t);
+    else out = mul(pw, local);
   } else {
     plain[i] = mul(pw, compose_d(p.translation[i], p.rotation[i], p.scale[i]));
   }
@@ -895,8 +929,7 @@ struct frame_solver {
       }
       exact[i] = 0;
       const affine goal = from_mat(target(sampled, i));
-      const affine pw = plain_of(sampled, pi);
-      solve_bone(i, pi, pw, goal, inverse, inverted, p, plain, res);
+      solve_bone(i, pi, plain_of(sampled, pi), goal, inverse, inverted, p, plain, res);  // (plain[pi]: i != pi)
     }
   }
 };

@@ -164,6 +164,8 @@ void affine_mul(const double xa[9], const double xt[3], const double ya[9], cons
                 double rt[3]);
 void affine_mul_scalar(const double xa[9], const double xt[3], const double ya[9], const double yt[3], double ra[9],
                        double rt[3]);
+bool trs_finite(const float v[10]);
+bool trs_finite_scalar(const float v[10]);
 }  // namespace rigrip::scene_ops::detail
 
 // The SSE2 affine product (columns 0-1 and 2-with-translation as lane pairs, -0 added to
@@ -199,6 +201,29 @@ TEST(SscSolverFast, AffineMulSse2EqualsScalar) {
     for (const double v : r2) negative_zeros += v == 0 && std::signbit(v);
   }
   EXPECT_GT(negative_zeros, 2000);  // the -0 lanes were reached
+}
+
+// The finiteness test of a solved bone's t, r, s (ten floats; SSE2: the sum of v * 0 over
+// 4 + 4 + 2 lanes) answers as std::isfinite per float: ±inf and NaN at each position, the
+// largest floats, subnormals, ±0.
+TEST(SscSolverFast, TrsFiniteSse2EqualsScalar) {
+  std::mt19937 rng(1619);
+  std::uniform_real_distribution<float> u(-1, 1), unit(0, 1);
+  const float specials[] = {INFINITY, -INFINITY, NAN, -NAN, 3.4e38f, -3.4e38f, 1e-45f, -0.0f, 0.0f};
+  int non_finite = 0;
+  for (int n = 0; n < 200000; ++n) {
+    float v[10];
+    for (auto& x : v) x = u(rng) * 3e38f;
+    if (unit(rng) < 0.6f) {
+      const int count = 1 + static_cast<int>(unit(rng) * 2);
+      for (int e = 0; e < count; ++e)
+        v[static_cast<int>(unit(rng) * 9.999f)] = specials[static_cast<int>(unit(rng) * 8.999f)];
+    }
+    const bool fast = scene_ops::detail::trs_finite(v);
+    ASSERT_EQ(fast, scene_ops::detail::trs_finite_scalar(v)) << n;
+    non_finite += !fast;
+  }
+  EXPECT_GT(non_finite, 50000);
 }
 
 // core::slerp (glm's slerp written out, one sine instead of three at t = ±0) against the
