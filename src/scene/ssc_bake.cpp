@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#include <span>
 #include <string>
 
 #if defined(__SSE2__)
@@ -512,6 +513,30 @@ bool trs_finite(const float v[10]) {
 }
 #else
 bool trs_finite(const float v[10]) { return trs_finite_scalar(v); }
+#endif
+
+// Whether every float of v is finite: core::all_finite, and with SSE2 sixteen floats a step.
+bool floats_finite_scalar(std::span<const float> v) { return core::all_finite(v); }
+#if defined(__SSE2__)
+// x * 0 is ±0 for a finite x and NaN for ±inf and NaN; a sum of zeros is a zero, so the
+// running sum is NaN exactly when some float was not finite.
+bool floats_finite(std::span<const float> v) {
+  const float* p = v.data();
+  const std::size_t n = v.size();
+  const __m128 zero = _mm_setzero_ps();
+  __m128 sum = zero;
+  std::size_t k = 0;
+  for (; k + 16 <= n; k += 16) {
+    const __m128 a = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(p + k), zero), _mm_mul_ps(_mm_loadu_ps(p + k + 4), zero));
+    const __m128 b = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(p + k + 8), zero), _mm_mul_ps(_mm_loadu_ps(p + k + 12), zero));
+    sum = _mm_add_ps(sum, _mm_add_ps(a, b));
+  }
+  for (; k + 4 <= n; k += 4) sum = _mm_add_ps(sum, _mm_mul_ps(_mm_loadu_ps(p + k), zero));
+  if (_mm_movemask_ps(_mm_cmpunord_ps(sum, sum)) != 0) return false;
+  return core::all_finite(v.subspan(k));
+}
+#else
+bool floats_finite(std::span<const float> v) { return floats_finite_scalar(v); }
 #endif
 }  // namespace detail
 
@@ -1075,7 +1100,9 @@ double bake_animation(const skeleton& sk0, const skeleton& sk, const animation& 
   if (cache) {
     bool finite_values = true;  // (a key next to a non-finite one would not sample to itself)
     for (std::size_t i = 0; i < n; ++i)
-      if (solve[i]) finite_values = finite_values && core::all_finite(tv[i]) && core::all_finite(rv[i]) && core::all_finite(sv[i]);
+      if (solve[i])
+        finite_values = finite_values && detail::floats_finite(tv[i]) && detail::floats_finite(rv[i]) &&
+                        detail::floats_finite(sv[i]);
     if (finite_values) {
       cache->solved.assign(n, 0);
       for (std::size_t i = 0; i < n; ++i) cache->solved[i] = solve[i] ? 1 : 0;
