@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -1035,7 +1036,6 @@ double bake_animation(const skeleton& sk0, const skeleton& sk, const animation& 
     if (seed[i]) add_keys(parent_of(i));  // where the compensated scale comes from
   }
   const auto times = sample_times(a0, keyed);
-  std::vector<std::vector<float>> tv(n), rv(n), sv(n);
   residual res;
   const pose rest = rest_pose(sk0);
   // Only the solved bones and their ancestors are sampled (their worlds are the targets).
@@ -1050,9 +1050,14 @@ double bake_animation(const skeleton& sk0, const skeleton& sk, const animation& 
     if (needed[i]) sampled_bones.push_back(i);
   frame_solver solver(sk0, solve, affected);
   pose sampled, p;
-  for (std::size_t i = 0; i < n; ++i)
-    if (solve[i])
-      tv[i].resize(3 * times.size()), rv[i].resize(4 * times.size()), sv[i].resize(3 * times.size());
+  // The baked keys of each solved bone (its 3T translation, 4T rotation and 3T scale floats
+  // at keys[slot * 10T...]), every one written below: not zero-filled first (6 M
+  // instructions on Dog); each track's values are copied out at the end.
+  const std::size_t nt = times.size(), per_bone = 10 * nt;
+  std::vector<std::size_t> slot(n, 0);
+  for (std::size_t s = 0; s < solver.solved.size(); ++s) slot[solver.solved[s]] = s;
+  const auto keys = std::make_unique_for_overwrite<float[]>(solver.solved.size() * per_bone);
+  auto keys_of = [&](std::size_t i) { return keys.get() + slot[i] * per_bone; };
   std::vector<std::size_t> all_bones;
   std::size_t wi = 0;  // into cache->wanted
   if (cache) {
@@ -1090,19 +1095,16 @@ double bake_animation(const skeleton& sk0, const skeleton& sk, const animation& 
     }
     for (const std::size_t i : solver.solved) {  // (sized once: each key written in place;
       // element by element: copy_n of 3 or 4 floats was a memmove call each)
-      float* tk = tv[i].data() + 3 * k;
-      float* rk = rv[i].data() + 4 * k;
-      float* sk = sv[i].data() + 3 * k;
+      float* tk = keys_of(i) + 3 * k;
+      float* rk = keys_of(i) + 3 * nt + 4 * k;
+      float* sk = keys_of(i) + 7 * nt + 3 * k;
       for (std::size_t c = 0; c < 3; ++c) tk[c] = p.translation[i][c], sk[c] = p.scale[i][c];
       for (std::size_t c = 0; c < 4; ++c) rk[c] = p.rotation[i][c];
     }
   }
   if (cache) {
-    bool finite_values = true;  // (a key next to a non-finite one would not sample to itself)
-    for (std::size_t i = 0; i < n; ++i)
-      if (solve[i])
-        finite_values = finite_values && detail::floats_finite(tv[i]) && detail::floats_finite(rv[i]) &&
-                        detail::floats_finite(sv[i]);
+    // (a key next to a non-finite one would not sample to itself)
+    const bool finite_values = detail::floats_finite({keys.get(), solver.solved.size() * per_bone});
     if (finite_values) {
       cache->solved.assign(n, 0);
       for (std::size_t i = 0; i < n; ++i) cache->solved[i] = solve[i] ? 1 : 0;
@@ -1113,9 +1115,11 @@ double bake_animation(const skeleton& sk0, const skeleton& sk, const animation& 
   for (std::size_t i = 0; i < n; ++i) {
     if (!solve[i]) continue;
     const auto& name = sk0.bones[i].name;
-    replace_track(a, make_track(name, path::translation, times, std::move(tv[i])));
-    replace_track(a, make_track(name, path::rotation, times, std::move(rv[i])));
-    replace_track(a, make_track(name, path::scale, times, std::move(sv[i])));
+    const float* ki = keys_of(i);
+    using floats = std::vector<float>;
+    replace_track(a, make_track(name, path::translation, times, floats(ki, ki + 3 * nt)));
+    replace_track(a, make_track(name, path::rotation, times, floats(ki + 3 * nt, ki + 7 * nt)));
+    replace_track(a, make_track(name, path::scale, times, floats(ki + 7 * nt, ki + 10 * nt)));
   }
   report(diags, "animation '" + a.name + "'", sk0, res, affected);
   return res.error;
