@@ -170,6 +170,9 @@ bool trs_finite_scalar(const float v[10]);
 bool floats_finite(std::span<const float> v);
 bool floats_finite_scalar(std::span<const float> v);
 }  // namespace rigrip::scene_ops::detail
+namespace rigrip::core {  // (src/core/math.cpp)
+void make_hemisphere_continuous_scalar(std::vector<float>& xyzw_values, std::size_t stride_keys);
+}  // namespace rigrip::core
 
 // The SSE2 affine product (columns 0-1 and 2-with-translation as lane pairs, -0 added to
 // column 2) against the scalar loop, bit for bit but for NaN payloads: exact small integers and zeros of both signs
@@ -249,6 +252,38 @@ TEST(SscSolverFast, FloatsFiniteSse2EqualsScalar) {
     non_finite += !fast;
   }
   EXPECT_GT(non_finite, 25000);
+}
+
+// make_hemisphere_continuous (SSE2: four keys a step, the flips chained through a table)
+// against the plain loop, bit for bit: every length from 0 to 42 keys (and a partial key),
+// strides 1 and 3; keys of -1, 0 and 1 (dots of +0 and -0 and ties), random and nearly
+// opposite keys, runs of flips, NaN and infinities.
+TEST(SscSolverFast, HemisphereSse2EqualsScalar) {
+  std::mt19937 rng(1621);
+  std::uniform_real_distribution<float> u(-1, 1), unit(0, 1);
+  const float specials[] = {0.0f, -0.0f, NAN, INFINITY, -INFINITY, 3e38f, 1e-45f};
+  int flips = 0;
+  for (int n = 0; n < 100000; ++n) {
+    const std::size_t stride = unit(rng) < 0.9f ? 1 : 3, keys = static_cast<std::size_t>(n % 43);
+    std::vector<float> v(keys * 4 * stride + (unit(rng) < 0.1f ? 2 : 0));
+    const float kind = unit(rng);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      v[i] = u(rng);
+      if (kind < 0.3f) v[i] = std::round(u(rng));                                  // -1, ±0, 1
+      else if (kind < 0.6f && i >= 4) v[i] = -v[i - 4] + 1e-3f * u(rng);           // runs of flips
+    }
+    if (!v.empty() && unit(rng) < 0.1f)
+      v[static_cast<std::size_t>(unit(rng) * (static_cast<float>(v.size()) - 0.01f))] =
+          specials[static_cast<std::size_t>(unit(rng) * 6.999f)];
+    const std::vector<float> before = v;
+    std::vector<float> w = v;
+    core::make_hemisphere_continuous(v, stride);
+    core::make_hemisphere_continuous_scalar(w, stride);
+    ASSERT_EQ(v.size(), w.size());
+    ASSERT_TRUE(v.empty() || std::memcmp(v.data(), w.data(), v.size() * sizeof(float)) == 0) << n;
+    for (std::size_t i = 0; i < v.size(); ++i) flips += std::signbit(v[i]) != std::signbit(before[i]);
+  }
+  EXPECT_GT(flips, 500000);  // many keys flipped, in runs
 }
 
 // core::slerp (glm's slerp written out, one sine instead of three at t = ±0) against the
