@@ -669,22 +669,34 @@ std::vector<float> merge_times(std::vector<float> times, const std::vector<const
       if (std::isnan(t) || (t == 0 && std::signbit(t))) return true;
     return false;
   };
+  std::vector<const std::vector<float>*> taken;  // (share) the arrays not bit-equal to one before
   if (share) {
-    share = !exotic(times);
-    for (const auto* v : arrays) share = share && (!v || !exotic(*v));
-  }
-  std::vector<const std::vector<float>*> taken;
-  for (const auto* v : arrays) {
-    if (!v) continue;
-    if (share) {
+    for (const auto* v : arrays) {
+      if (!v) continue;
       bool seen = false;
       for (const auto* w : taken) seen = seen || float_bits_equal(*v, *w);
-      if (seen) continue;
-      taken.push_back(v);
+      if (!seen) taken.push_back(v);
     }
-    times.insert(times.end(), v->begin(), v->end());
+    share = !exotic(times);  // (an array bit-equal to a taken one holds the same floats)
+    for (const auto* v : taken) share = share && !exotic(*v);
   }
-  std::sort(times.begin(), times.end());
+  auto sorted = [](const std::vector<float>& v) { return std::is_sorted(v.begin(), v.end()); };
+  if (share && sorted(times) && std::all_of(taken.begin(), taken.end(), [&](const auto* v) { return sorted(*v); })) {
+    // Sorted runs united pairwise: without NaN and -0, floats that compare equal have the
+    // same bits, so the union is the sorted list of all of them with some exact duplicates
+    // left out, which both reductions below drop anyway (a value equal to one kept is within
+    // 1e-5 of the last kept) — the same floats as the sort, for a fraction of its work.
+    std::vector<float> merged;
+    for (const auto* v : taken) {
+      merged.resize(times.size() + v->size());
+      merged.erase(std::set_union(times.begin(), times.end(), v->begin(), v->end(), merged.begin()), merged.end());
+      times.swap(merged);
+    }
+  } else {
+    for (const auto* v : share ? taken : arrays)
+      if (v) times.insert(times.end(), v->begin(), v->end());
+    std::sort(times.begin(), times.end());
+  }
   if (!within_1e5) {
     times.erase(std::unique(times.begin(), times.end()), times.end());
     return times;
