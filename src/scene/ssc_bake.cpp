@@ -784,10 +784,47 @@ track make_track(const std::string& bone, path p, std::vector<float> times, std:
   return t;
 }
 
+}  // namespace
+
+namespace detail {
 void replace_track(animation& a, track t) {
   std::erase_if(a.tracks, [&](const track& x) { return x.bone == t.bone && x.path == t.path; });
   a.tracks.push_back(std::move(t));
 }
+
+// replace_track for each of `added` in turn, in one pass: a track of `a` stays when no added
+// track has its bone and path, an added one when no later added one has them, and the added
+// ones follow a's in their order — what the calls one by one leave. Bones are matched by
+// name through sk's lookup (exact names; of duplicate names the first bone stands for all);
+// an added track whose bone sk does not have goes the one-by-one way.
+void replace_tracks(animation& a, std::vector<track> added, const skeleton& sk) {
+  if (added.empty()) return;
+  const bone_lookup bones(sk);
+  auto slot = [&](const track& t) -> long {
+    const int b = bones.find(t.bone);
+    const auto p = static_cast<std::size_t>(t.path);
+    return b < 0 || p > 2 ? -1 : static_cast<long>(3 * static_cast<std::size_t>(b) + p);
+  };
+  std::vector<char> replaced(3 * sk.bones.size(), 0), keep(added.size(), 1);
+  for (std::size_t j = added.size(); j-- > 0;) {
+    const long k = slot(added[j]);
+    if (k < 0) {
+      for (auto& t : added) replace_track(a, std::move(t));
+      return;
+    }
+    char& r = replaced[static_cast<std::size_t>(k)];
+    keep[j] = !r, r = 1;
+  }
+  std::erase_if(a.tracks, [&](const track& x) {
+    const long k = slot(x);
+    return k >= 0 && replaced[static_cast<std::size_t>(k)];
+  });
+  for (std::size_t j = 0; j < added.size(); ++j)
+    if (keep[j]) a.tracks.push_back(std::move(added[j]));
+}
+}  // namespace detail
+
+namespace {
 
 std::string describe(double e) {
   char buf[32];
@@ -978,6 +1015,8 @@ double bake_animation(const skeleton& sk0, const skeleton& sk, const animation& 
                       const std::vector<bool>& affected, diagnostics& diags, original_samples* cache) {
   const std::size_t n = sk0.bones.size();
   const auto ch = tracks_by_bone(sk0, a0);
+  std::vector<track> added;  // replace_track's tracks, applied at once (detail::replace_tracks)
+  auto replace = [&](track t) { added.push_back(std::move(t)); };
   auto parent_of = [&](std::size_t i) { return static_cast<std::size_t>(sk0.bones[i].parent); };
 
   std::vector<bool> fold_exact(n, false), seed(n, false);
@@ -1002,9 +1041,9 @@ double bake_animation(const skeleton& sk0, const skeleton& sk, const animation& 
         track t = *ch[i].s;
         for (std::size_t k = 0; k + 3 <= t.values.size(); k += 3)
           for (std::size_t j = 0; j < 3; ++j) t.values[k + j] *= c[j];
-        replace_track(a, std::move(t));
+        replace(std::move(t));
       } else if (mul3(b0.scale, c) != sk.bones[i].scale) {
-        replace_track(a, make_track(b0.name, path::scale, {0.0f}, {b0.scale[0] * c[0], b0.scale[1] * c[1], b0.scale[2] * c[2]}));
+        replace(make_track(b0.name, path::scale, {0.0f}, {b0.scale[0] * c[0], b0.scale[1] * c[1], b0.scale[2] * c[2]}));
       }
     } else {  // 1/s(t) is not what the parent's interpolation gives: resample
       const auto times = sample_times(a0, {ps, ch[i].s});
@@ -1020,7 +1059,7 @@ double bake_animation(const skeleton& sk0, const skeleton& sk, const animation& 
         const vec3 r = mul3(sc, compensation({sp[0], sp[1], sp[2]}));
         values.insert(values.end(), r.begin(), r.end());
       }
-      replace_track(a, make_track(b0.name, path::scale, times, std::move(values)));
+      replace(make_track(b0.name, path::scale, times, std::move(values)));
     }
   }
 
@@ -1031,14 +1070,17 @@ double bake_animation(const skeleton& sk0, const skeleton& sk, const animation& 
     const bone& b0 = sk0.bones[i];
     const bone& b1 = sk.bones[i];
     if (!ch[i].t && b0.translation != b1.translation)
-      replace_track(a, make_track(b0.name, path::translation, {0.0f}, {b0.translation.begin(), b0.translation.end()}));
+      replace(make_track(b0.name, path::translation, {0.0f}, {b0.translation.begin(), b0.translation.end()}));
     if (!ch[i].r && b0.rotation != b1.rotation)
-      replace_track(a, make_track(b0.name, path::rotation, {0.0f}, {b0.rotation.begin(), b0.rotation.end()}));
+      replace(make_track(b0.name, path::rotation, {0.0f}, {b0.rotation.begin(), b0.rotation.end()}));
     if (!fold_exact[i] && !ch[i].s && b0.scale != b1.scale)
-      replace_track(a, make_track(b0.name, path::scale, {0.0f}, {b0.scale.begin(), b0.scale.end()}));
+      replace(make_track(b0.name, path::scale, {0.0f}, {b0.scale.begin(), b0.scale.end()}));
   }
 
-  if (std::none_of(solve.begin(), solve.end(), [](bool x) { return x; })) return 0;
+  if (std::none_of(solve.begin(), solve.end(), [](bool x) { return x; })) {
+    detail::replace_tracks(a, std::move(added), sk0);
+    return 0;
+  }
 
   // Non-uniform folds: solve the affected subtrees frame by frame.
   std::vector<const track*> keyed;
@@ -1129,10 +1171,11 @@ double bake_animation(const skeleton& sk0, const skeleton& sk, const animation& 
     const auto& name = sk0.bones[i].name;
     const float* ki = keys_of(i);
     using floats = std::vector<float>;
-    replace_track(a, make_track(name, path::translation, times, floats(ki, ki + 3 * nt)));
-    replace_track(a, make_track(name, path::rotation, times, floats(ki + 3 * nt, ki + 7 * nt)));
-    replace_track(a, make_track(name, path::scale, times, floats(ki + 7 * nt, ki + 10 * nt)));
+    replace(make_track(name, path::translation, times, floats(ki, ki + 3 * nt)));
+    replace(make_track(name, path::rotation, times, floats(ki + 3 * nt, ki + 7 * nt)));
+    replace(make_track(name, path::scale, times, floats(ki + 7 * nt, ki + 10 * nt)));
   }
+  detail::replace_tracks(a, std::move(added), sk0);
   report(diags, "animation '" + a.name + "'", sk0, res, affected);
   return res.error;
 }

@@ -169,6 +169,8 @@ bool trs_finite(const float v[10]);
 bool trs_finite_scalar(const float v[10]);
 bool floats_finite(std::span<const float> v);
 bool floats_finite_scalar(std::span<const float> v);
+void replace_track(animation& a, track t);
+void replace_tracks(animation& a, std::vector<track> added, const skeleton& sk);
 }  // namespace rigrip::scene_ops::detail
 namespace rigrip::core {  // (src/core/math.cpp)
 void make_hemisphere_continuous_scalar(std::vector<float>& xyzw_values, std::size_t stride_keys);
@@ -284,6 +286,50 @@ TEST(SscSolverFast, HemisphereSse2EqualsScalar) {
     for (std::size_t i = 0; i < v.size(); ++i) flips += std::signbit(v[i]) != std::signbit(before[i]);
   }
   EXPECT_GT(flips, 500000);  // many keys flipped, in runs
+}
+
+// The bake's tracks replaced in one pass against replace_track called for each in turn: the
+// same tracks in the same order, with tracks of bones the skeleton lacks (in the animation
+// and among the added ones), duplicate bone names, the same bone and path added twice, and
+// several tracks of one bone and path in the animation.
+TEST(SscSolverFast, ReplaceTracksEqualsOneByOne) {
+  std::mt19937 rng(1622);
+  std::uniform_real_distribution<float> unit(0, 1);
+  const char* names[] = {"root", "hip", "leg", "foot", "tail", "ghost"};  // (no bone "ghost")
+  auto pick = [&](int n) { return static_cast<std::size_t>(unit(rng) * (static_cast<float>(n) - 0.001f)); };
+  for (int n = 0; n < 20000; ++n) {
+    skeleton sk;
+    const std::size_t bones = 1 + pick(5);
+    for (std::size_t b = 0; b < bones; ++b) {
+      bone x;
+      x.name = names[unit(rng) < 0.1f ? pick(5) : b];  // now and then a duplicate name
+      sk.bones.push_back(x);
+    }
+    float tag = 0;
+    auto random_track = [&] {
+      track t;
+      t.bone = names[pick(6)];
+      t.path = static_cast<path>(pick(3));
+      t.times = {tag++};  // tells the tracks apart
+      return t;
+    };
+    animation a;
+    for (std::size_t k = pick(12); k-- > 0;) a.tracks.push_back(random_track());
+    std::vector<track> added;
+    for (std::size_t k = pick(10); k-- > 0;) {
+      added.push_back(random_track());
+      if (unit(rng) < 0.9f && added.back().bone == std::string("ghost")) added.back().bone = names[pick(5)];
+    }
+    animation one_by_one = a;
+    for (const auto& t : added) scene_ops::detail::replace_track(one_by_one, t);
+    scene_ops::detail::replace_tracks(a, added, sk);
+    ASSERT_EQ(a.tracks.size(), one_by_one.tracks.size()) << n;
+    for (std::size_t k = 0; k < a.tracks.size(); ++k) {
+      ASSERT_EQ(a.tracks[k].bone, one_by_one.tracks[k].bone) << n;
+      ASSERT_EQ(a.tracks[k].path, one_by_one.tracks[k].path) << n;
+      ASSERT_EQ(a.tracks[k].times, one_by_one.tracks[k].times) << n << " " << k;
+    }
+  }
 }
 
 // core::slerp (glm's slerp written out, one sine instead of three at t = ±0) against the
