@@ -8,10 +8,13 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 
 #if defined(__SSE2__)
@@ -48,13 +51,57 @@ affine from_mat(const mat4& m) {  // mat4 is column-major
   return r;
 }
 
+}  // namespace
+
+namespace detail {
+// The affine product x * y (row-major 3x3 and translation; r apart from x and y), each entry
+// summed left to right: the reference for affine_mul.
+void affine_mul_scalar(const double xa[9], const double xt[3], const double ya[9], const double yt[3], double ra[9],
+                       double rt[3]) {
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) ra[3 * i + j] = xa[3 * i] * ya[j] + xa[3 * i + 1] * ya[3 + j] + xa[3 * i + 2] * ya[6 + j];
+    rt[i] = xa[3 * i] * yt[0] + xa[3 * i + 1] * yt[1] + xa[3 * i + 2] * yt[2] + xt[i];
+  }
+}
+}  // namespace detail
+
+namespace {
+// affine_mul_scalar with SSE2: per row, columns (0, 1) in one register and (2, t) in another,
+// the same products summed in the same order. The translation lane adds x.t last; its
+// column-2 partner adds -0, which leaves every double as it is (+0 + -0 is +0, NaN stays).
+[[gnu::always_inline]] inline void affine_mul_fast(const double xa[9], const double xt[3], const double ya[9],
+                                                   const double yt[3], double ra[9], double rt[3]) {
+#if defined(__SSE2__)
+  const __m128d y0 = _mm_loadu_pd(ya), y1 = _mm_loadu_pd(ya + 3), y2 = _mm_loadu_pd(ya + 6);
+  const __m128d z0 = _mm_loadh_pd(_mm_load_sd(ya + 2), yt), z1 = _mm_loadh_pd(_mm_load_sd(ya + 5), yt + 1),
+                z2 = _mm_loadh_pd(_mm_load_sd(ya + 8), yt + 2);
+  const __m128d minus_zero = _mm_set_sd(-0.0);
+  for (int i = 0; i < 3; ++i) {
+    const __m128d b0 = _mm_set1_pd(xa[3 * i]), b1 = _mm_set1_pd(xa[3 * i + 1]), b2 = _mm_set1_pd(xa[3 * i + 2]);
+    const __m128d lo = _mm_add_pd(_mm_add_pd(_mm_mul_pd(b0, y0), _mm_mul_pd(b1, y1)), _mm_mul_pd(b2, y2));
+    const __m128d hi = _mm_add_pd(_mm_add_pd(_mm_add_pd(_mm_mul_pd(b0, z0), _mm_mul_pd(b1, z1)), _mm_mul_pd(b2, z2)),
+                                  _mm_loadh_pd(minus_zero, xt + i));
+    _mm_storeu_pd(ra + 3 * i, lo);
+    _mm_store_sd(ra + 3 * i + 2, hi);
+    _mm_storeh_pd(rt + i, hi);
+  }
+#else
+  detail::affine_mul_scalar(xa, xt, ya, yt, ra, rt);
+#endif
+}
+}  // namespace
+
+namespace detail {
+void affine_mul(const double xa[9], const double xt[3], const double ya[9], const double yt[3], double ra[9],
+                double rt[3]) {
+  affine_mul_fast(xa, xt, ya, yt, ra, rt);
+}
+}  // namespace detail
+
+namespace {
 affine mul(const affine& x, const affine& y) {
   affine r;
-  for (int i = 0; i < 3; ++i) {
-    for (int j = 0; j < 3; ++j)
-      r.a[i][j] = x.a[i][0] * y.a[0][j] + x.a[i][1] * y.a[1][j] + x.a[i][2] * y.a[2][j];
-    r.t[i] = x.a[i][0] * y.t[0] + x.a[i][1] * y.t[1] + x.a[i][2] * y.t[2] + x.t[i];
-  }
+  affine_mul_fast(&x.a[0][0], x.t, &y.a[0][0], y.t, &r.a[0][0], r.t);
   return r;
 }
 
@@ -450,8 +497,60 @@ bool affine_finite(const double a[9], const double t[3]) { return affine_finite_
 #endif
 }  // namespace detail
 
+namespace detail {
+bool trs_finite_scalar(const float v[10]) {
+  for (int k = 0; k < 10; ++k)
+    if (!std::isfinite(v[k])) return false;
+  return true;
+}
+#if defined(__SSE2__)
+// x * 0 is 0 for a finite x and NaN for ±inf and NaN, and NaN stays NaN through the sums.
+bool trs_finite(const float v[10]) {
+  const __m128 zero = _mm_setzero_ps();
+  const __m128 tail = _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(v + 8)));  // v[8], v[9], 0, 0
+  const __m128 sum = _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_loadu_ps(v), zero), _mm_mul_ps(_mm_loadu_ps(v + 4), zero)),
+                                _mm_mul_ps(tail, zero));
+  return _mm_movemask_ps(_mm_cmpunord_ps(sum, sum)) == 0;
+}
+#else
+bool trs_finite(const float v[10]) { return trs_finite_scalar(v); }
+#endif
+
+// Whether every float of v is finite: core::all_finite, and with SSE2 sixteen floats a step.
+bool floats_finite_scalar(std::span<const float> v) { return core::all_finite(v); }
+#if defined(__SSE2__)
+// x * 0 is ±0 for a finite x and NaN for ±inf and NaN; a sum of zeros is a zero, so the
+// running sum is NaN exactly when some float was not finite.
+bool floats_finite(std::span<const float> v) {
+  const float* p = v.data();
+  const std::size_t n = v.size();
+  const __m128 zero = _mm_setzero_ps();
+  __m128 sum = zero;
+  std::size_t k = 0;
+  for (; k + 16 <= n; k += 16) {
+    const __m128 a = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(p + k), zero), _mm_mul_ps(_mm_loadu_ps(p + k + 4), zero));
+    const __m128 b = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(p + k + 8), zero), _mm_mul_ps(_mm_loadu_ps(p + k + 12), zero));
+    sum = _mm_add_ps(sum, _mm_add_ps(a, b));
+  }
+  for (; k + 4 <= n; k += 4) sum = _mm_add_ps(sum, _mm_mul_ps(_mm_loadu_ps(p + k), zero));
+  if (_mm_movemask_ps(_mm_cmpunord_ps(sum, sum)) != 0) return false;
+  return core::all_finite(v.subspan(k));
+}
+#else
+bool floats_finite(std::span<const float> v) { return floats_finite_scalar(v); }
+#endif
+}  // namespace detail
+
 namespace {
 bool finite(const affine& m) { return detail::affine_finite(&m.a[0][0], m.t); }
+
+// Whether decompose's t, r and s (ten floats, laid out one after the other) are all finite.
+bool finite(const local_trs& l) {
+  static_assert(offsetof(local_trs, t) == 0 && offsetof(local_trs, r) == 12 && offsetof(local_trs, s) == 28);
+  float v[10];
+  std::memcpy(v, &l, sizeof v);
+  return detail::trs_finite(v);
+}
 
 // ---- solving plain locals ------------------------------------------------------------
 
@@ -466,15 +565,20 @@ struct residual {
 void solve_bone(std::size_t i, std::size_t pi, const affine& pw, const affine& goal, std::vector<affine>& inverse,
                 std::vector<char>& inverted, pose& p, std::vector<affine>& plain, residual& res) {
   if (!inverted[pi]) inverse[pi] = pseudo_inverse(pw), inverted[pi] = 1;
-  const local_trs l = decompose(mul(inverse[pi], goal));
-  if (core::all_finite(l.t) && core::all_finite(l.r) && core::all_finite(l.s)) {
+  affine m;
+  const affine& inv = inverse[pi];
+  affine_mul_fast(&inv.a[0][0], inv.t, &goal.a[0][0], goal.t, &m.a[0][0], m.t);
+  const local_trs l = decompose(m);
+  if (finite(l)) {
     p.translation[i] = l.t, p.rotation[i] = l.r, p.scale[i] = l.s;
     affine local;  // compose_d(l.t, l.r, l.s) with the rotation matrix decompose made
     for (int r = 0; r < 3; ++r) {
       for (int c = 0; c < 3; ++c) local.a[r][c] = l.rq[r][c] * l.s[static_cast<std::size_t>(c)];
       local.t[r] = l.t[static_cast<std::size_t>(r)];
     }
-    plain[i] = mul(pw, local);
+    affine& out = plain[i];  // written in place unless it is pw (a bone its own parent)
+    if (&out != &pw) affine_mul_fast(&pw.a[0][0], pw.t, &local.a[0][0], local.t, &out.a[0][0], out.t);
+    else out = mul(pw, local);
   } else {
     plain[i] = mul(pw, compose_d(p.translation[i], p.rotation[i], p.scale[i]));
   }
@@ -565,22 +669,34 @@ std::vector<float> merge_times(std::vector<float> times, const std::vector<const
       if (std::isnan(t) || (t == 0 && std::signbit(t))) return true;
     return false;
   };
+  std::vector<const std::vector<float>*> taken;  // (share) the arrays not bit-equal to one before
   if (share) {
-    share = !exotic(times);
-    for (const auto* v : arrays) share = share && (!v || !exotic(*v));
-  }
-  std::vector<const std::vector<float>*> taken;
-  for (const auto* v : arrays) {
-    if (!v) continue;
-    if (share) {
+    for (const auto* v : arrays) {
+      if (!v) continue;
       bool seen = false;
       for (const auto* w : taken) seen = seen || float_bits_equal(*v, *w);
-      if (seen) continue;
-      taken.push_back(v);
+      if (!seen) taken.push_back(v);
     }
-    times.insert(times.end(), v->begin(), v->end());
+    share = !exotic(times);  // (an array bit-equal to a taken one holds the same floats)
+    for (const auto* v : taken) share = share && !exotic(*v);
   }
-  std::sort(times.begin(), times.end());
+  auto sorted = [](const std::vector<float>& v) { return std::is_sorted(v.begin(), v.end()); };
+  if (share && sorted(times) && std::all_of(taken.begin(), taken.end(), [&](const auto* v) { return sorted(*v); })) {
+    // Sorted runs united pairwise: without NaN and -0, floats that compare equal have the
+    // same bits, so the union is the sorted list of all of them with some exact duplicates
+    // left out, which both reductions below drop anyway (a value equal to one kept is within
+    // 1e-5 of the last kept) — the same floats as the sort, for a fraction of its work.
+    std::vector<float> merged;
+    for (const auto* v : taken) {
+      merged.resize(times.size() + v->size());
+      merged.erase(std::set_union(times.begin(), times.end(), v->begin(), v->end(), merged.begin()), merged.end());
+      times.swap(merged);
+    }
+  } else {
+    for (const auto* v : share ? taken : arrays)
+      if (v) times.insert(times.end(), v->begin(), v->end());
+    std::sort(times.begin(), times.end());
+  }
   if (!within_1e5) {
     times.erase(std::unique(times.begin(), times.end()), times.end());
     return times;
@@ -668,10 +784,47 @@ track make_track(const std::string& bone, path p, std::vector<float> times, std:
   return t;
 }
 
+}  // namespace
+
+namespace detail {
 void replace_track(animation& a, track t) {
   std::erase_if(a.tracks, [&](const track& x) { return x.bone == t.bone && x.path == t.path; });
   a.tracks.push_back(std::move(t));
 }
+
+// replace_track for each of `added` in turn, in one pass: a track of `a` stays when no added
+// track has its bone and path, an added one when no later added one has them, and the added
+// ones follow a's in their order — what the calls one by one leave. Bones are matched by
+// name through sk's lookup (exact names; of duplicate names the first bone stands for all);
+// an added track whose bone sk does not have goes the one-by-one way.
+void replace_tracks(animation& a, std::vector<track> added, const skeleton& sk) {
+  if (added.empty()) return;
+  const bone_lookup bones(sk);
+  auto slot = [&](const track& t) -> long {
+    const int b = bones.find(t.bone);
+    const auto p = static_cast<std::size_t>(t.path);
+    return b < 0 || p > 2 ? -1 : static_cast<long>(3 * static_cast<std::size_t>(b) + p);
+  };
+  std::vector<char> replaced(3 * sk.bones.size(), 0), keep(added.size(), 1);
+  for (std::size_t j = added.size(); j-- > 0;) {
+    const long k = slot(added[j]);
+    if (k < 0) {
+      for (auto& t : added) replace_track(a, std::move(t));
+      return;
+    }
+    char& r = replaced[static_cast<std::size_t>(k)];
+    keep[j] = !r, r = 1;
+  }
+  std::erase_if(a.tracks, [&](const track& x) {
+    const long k = slot(x);
+    return k >= 0 && replaced[static_cast<std::size_t>(k)];
+  });
+  for (std::size_t j = 0; j < added.size(); ++j)
+    if (keep[j]) a.tracks.push_back(std::move(added[j]));
+}
+}  // namespace detail
+
+namespace {
 
 std::string describe(double e) {
   char buf[32];
@@ -851,8 +1004,7 @@ struct frame_solver {
       }
       exact[i] = 0;
       const affine goal = from_mat(target(sampled, i));
-      const affine pw = plain_of(sampled, pi);
-      solve_bone(i, pi, pw, goal, inverse, inverted, p, plain, res);
+      solve_bone(i, pi, plain_of(sampled, pi), goal, inverse, inverted, p, plain, res);  // (plain[pi]: i != pi)
     }
   }
 };
@@ -863,6 +1015,8 @@ double bake_animation(const skeleton& sk0, const skeleton& sk, const animation& 
                       const std::vector<bool>& affected, diagnostics& diags, original_samples* cache) {
   const std::size_t n = sk0.bones.size();
   const auto ch = tracks_by_bone(sk0, a0);
+  std::vector<track> added;  // replace_track's tracks, applied at once (detail::replace_tracks)
+  auto replace = [&](track t) { added.push_back(std::move(t)); };
   auto parent_of = [&](std::size_t i) { return static_cast<std::size_t>(sk0.bones[i].parent); };
 
   std::vector<bool> fold_exact(n, false), seed(n, false);
@@ -887,9 +1041,9 @@ double bake_animation(const skeleton& sk0, const skeleton& sk, const animation& 
         track t = *ch[i].s;
         for (std::size_t k = 0; k + 3 <= t.values.size(); k += 3)
           for (std::size_t j = 0; j < 3; ++j) t.values[k + j] *= c[j];
-        replace_track(a, std::move(t));
+        replace(std::move(t));
       } else if (mul3(b0.scale, c) != sk.bones[i].scale) {
-        replace_track(a, make_track(b0.name, path::scale, {0.0f}, {b0.scale[0] * c[0], b0.scale[1] * c[1], b0.scale[2] * c[2]}));
+        replace(make_track(b0.name, path::scale, {0.0f}, {b0.scale[0] * c[0], b0.scale[1] * c[1], b0.scale[2] * c[2]}));
       }
     } else {  // 1/s(t) is not what the parent's interpolation gives: resample
       const auto times = sample_times(a0, {ps, ch[i].s});
@@ -905,7 +1059,7 @@ double bake_animation(const skeleton& sk0, const skeleton& sk, const animation& 
         const vec3 r = mul3(sc, compensation({sp[0], sp[1], sp[2]}));
         values.insert(values.end(), r.begin(), r.end());
       }
-      replace_track(a, make_track(b0.name, path::scale, times, std::move(values)));
+      replace(make_track(b0.name, path::scale, times, std::move(values)));
     }
   }
 
@@ -916,14 +1070,17 @@ double bake_animation(const skeleton& sk0, const skeleton& sk, const animation& 
     const bone& b0 = sk0.bones[i];
     const bone& b1 = sk.bones[i];
     if (!ch[i].t && b0.translation != b1.translation)
-      replace_track(a, make_track(b0.name, path::translation, {0.0f}, {b0.translation.begin(), b0.translation.end()}));
+      replace(make_track(b0.name, path::translation, {0.0f}, {b0.translation.begin(), b0.translation.end()}));
     if (!ch[i].r && b0.rotation != b1.rotation)
-      replace_track(a, make_track(b0.name, path::rotation, {0.0f}, {b0.rotation.begin(), b0.rotation.end()}));
+      replace(make_track(b0.name, path::rotation, {0.0f}, {b0.rotation.begin(), b0.rotation.end()}));
     if (!fold_exact[i] && !ch[i].s && b0.scale != b1.scale)
-      replace_track(a, make_track(b0.name, path::scale, {0.0f}, {b0.scale.begin(), b0.scale.end()}));
+      replace(make_track(b0.name, path::scale, {0.0f}, {b0.scale.begin(), b0.scale.end()}));
   }
 
-  if (std::none_of(solve.begin(), solve.end(), [](bool x) { return x; })) return 0;
+  if (std::none_of(solve.begin(), solve.end(), [](bool x) { return x; })) {
+    detail::replace_tracks(a, std::move(added), sk0);
+    return 0;
+  }
 
   // Non-uniform folds: solve the affected subtrees frame by frame.
   std::vector<const track*> keyed;
@@ -933,7 +1090,6 @@ double bake_animation(const skeleton& sk0, const skeleton& sk, const animation& 
     if (seed[i]) add_keys(parent_of(i));  // where the compensated scale comes from
   }
   const auto times = sample_times(a0, keyed);
-  std::vector<std::vector<float>> tv(n), rv(n), sv(n);
   residual res;
   const pose rest = rest_pose(sk0);
   // Only the solved bones and their ancestors are sampled (their worlds are the targets).
@@ -948,9 +1104,14 @@ double bake_animation(const skeleton& sk0, const skeleton& sk, const animation& 
     if (needed[i]) sampled_bones.push_back(i);
   frame_solver solver(sk0, solve, affected);
   pose sampled, p;
-  for (std::size_t i = 0; i < n; ++i)
-    if (solve[i])
-      tv[i].resize(3 * times.size()), rv[i].resize(4 * times.size()), sv[i].resize(3 * times.size());
+  // The baked keys of each solved bone (its 3T translation, 4T rotation and 3T scale floats
+  // at keys[slot * 10T...]), every one written below: not zero-filled first (6 M
+  // instructions on Dog); each track's values are copied out at the end.
+  const std::size_t nt = times.size(), per_bone = 10 * nt;
+  std::vector<std::size_t> slot(n, 0);
+  for (std::size_t s = 0; s < solver.solved.size(); ++s) slot[solver.solved[s]] = s;
+  const auto keys = std::make_unique_for_overwrite<float[]>(solver.solved.size() * per_bone);
+  auto keys_of = [&](std::size_t i) { return keys.get() + slot[i] * per_bone; };
   std::vector<std::size_t> all_bones;
   std::size_t wi = 0;  // into cache->wanted
   if (cache) {
@@ -988,17 +1149,16 @@ double bake_animation(const skeleton& sk0, const skeleton& sk, const animation& 
     }
     for (const std::size_t i : solver.solved) {  // (sized once: each key written in place;
       // element by element: copy_n of 3 or 4 floats was a memmove call each)
-      float* tk = tv[i].data() + 3 * k;
-      float* rk = rv[i].data() + 4 * k;
-      float* sk = sv[i].data() + 3 * k;
+      float* tk = keys_of(i) + 3 * k;
+      float* rk = keys_of(i) + 3 * nt + 4 * k;
+      float* sk = keys_of(i) + 7 * nt + 3 * k;
       for (std::size_t c = 0; c < 3; ++c) tk[c] = p.translation[i][c], sk[c] = p.scale[i][c];
       for (std::size_t c = 0; c < 4; ++c) rk[c] = p.rotation[i][c];
     }
   }
   if (cache) {
-    bool finite_values = true;  // (a key next to a non-finite one would not sample to itself)
-    for (std::size_t i = 0; i < n; ++i)
-      if (solve[i]) finite_values = finite_values && core::all_finite(tv[i]) && core::all_finite(rv[i]) && core::all_finite(sv[i]);
+    // (a key next to a non-finite one would not sample to itself)
+    const bool finite_values = detail::floats_finite({keys.get(), solver.solved.size() * per_bone});
     if (finite_values) {
       cache->solved.assign(n, 0);
       for (std::size_t i = 0; i < n; ++i) cache->solved[i] = solve[i] ? 1 : 0;
@@ -1009,10 +1169,13 @@ double bake_animation(const skeleton& sk0, const skeleton& sk, const animation& 
   for (std::size_t i = 0; i < n; ++i) {
     if (!solve[i]) continue;
     const auto& name = sk0.bones[i].name;
-    replace_track(a, make_track(name, path::translation, times, std::move(tv[i])));
-    replace_track(a, make_track(name, path::rotation, times, std::move(rv[i])));
-    replace_track(a, make_track(name, path::scale, times, std::move(sv[i])));
+    const float* ki = keys_of(i);
+    using floats = std::vector<float>;
+    replace(make_track(name, path::translation, times, floats(ki, ki + 3 * nt)));
+    replace(make_track(name, path::rotation, times, floats(ki + 3 * nt, ki + 7 * nt)));
+    replace(make_track(name, path::scale, times, floats(ki + 7 * nt, ki + 10 * nt)));
   }
+  detail::replace_tracks(a, std::move(added), sk0);
   report(diags, "animation '" + a.name + "'", sk0, res, affected);
   return res.error;
 }

@@ -7,8 +7,13 @@
 #include <limits>
 #include <algorithm>
 #include <random>
+#include <span>
 #include <vector>
 
+#define GLM_FORCE_CTOR_INIT
+#include <glm/gtc/quaternion.hpp>
+
+#include "core/math.hpp"
 #include "scene/ssc.hpp"
 
 using namespace rigrip;
@@ -152,6 +157,218 @@ TEST(SscSolverFast, MaxDifferenceSse2EqualsScalar) {
     const double e2 = scene_ops::detail::max_difference_scalar(a, t, b, w);
     ASSERT_TRUE(same(e1, e2)) << n << " " << e1 << " " << e2;
   }
+}
+
+// Declared here as the bake defines them (src/scene/ssc_bake.cpp, namespace detail).
+namespace rigrip::scene_ops::detail {
+void affine_mul(const double xa[9], const double xt[3], const double ya[9], const double yt[3], double ra[9],
+                double rt[3]);
+void affine_mul_scalar(const double xa[9], const double xt[3], const double ya[9], const double yt[3], double ra[9],
+                       double rt[3]);
+bool trs_finite(const float v[10]);
+bool trs_finite_scalar(const float v[10]);
+bool floats_finite(std::span<const float> v);
+bool floats_finite_scalar(std::span<const float> v);
+void replace_track(animation& a, track t);
+void replace_tracks(animation& a, std::vector<track> added, const skeleton& sk);
+}  // namespace rigrip::scene_ops::detail
+namespace rigrip::core {  // (src/core/math.cpp)
+void make_hemisphere_continuous_scalar(std::vector<float>& xyzw_values, std::size_t stride_keys);
+}  // namespace rigrip::core
+
+// The SSE2 affine product (columns 0-1 and 2-with-translation as lane pairs, -0 added to
+// column 2) against the scalar loop, bit for bit but for NaN payloads: exact small integers and zeros of both signs
+// (products and sums of -0), huge and tiny scales, NaN, infinities, overflowing products.
+TEST(SscSolverFast, AffineMulSse2EqualsScalar) {
+  std::mt19937 rng(1617);
+  std::uniform_real_distribution<double> u(-1, 1), unit(0, 1);
+  const double specials[] = {0.0, -0.0, NAN, INFINITY, -INFINITY, 1.7e308, -1e-310, 1.0, -1.0};
+  int negative_zeros = 0;
+  for (int n = 0; n < 300000; ++n) {
+    double m[2][12];  // x (a, then t) and y
+    for (auto& v : m) {
+      const double kind = unit(rng), scale = std::pow(10.0, 8 * u(rng));
+      for (double& e : v) {
+        e = u(rng) * scale;
+        if (kind < 0.3) e = std::round(u(rng) * 2) * (unit(rng) < 0.5 ? 1.0 : -1.0);  // ±0, ±1, ±2
+      }
+    }
+    if (unit(rng) < 0.2) {
+      const int count = 1 + static_cast<int>(unit(rng) * 3);
+      for (int e = 0; e < count; ++e)
+        m[static_cast<int>(unit(rng) * 1.999)][static_cast<int>(unit(rng) * 11.999)] =
+            specials[static_cast<int>(unit(rng) * 8.999)];
+    }
+    double r1[12], r2[12];
+    scene_ops::detail::affine_mul(m[0], m[0] + 9, m[1], m[1] + 9, r1, r1 + 9);
+    scene_ops::detail::affine_mul_scalar(m[0], m[0] + 9, m[1], m[1] + 9, r2, r2 + 9);
+    for (int k = 0; k < 12; ++k)  // (which NaN a sum of two NaNs keeps is the compiler's
+      // operand order, in the scalar form too; the solver's finite tests catch every NaN)
+      ASSERT_TRUE(std::memcmp(&r1[k], &r2[k], sizeof r1[k]) == 0 || (std::isnan(r1[k]) && std::isnan(r2[k])))
+          << n << " " << k << " " << r1[k] << " " << r2[k];
+    for (const double v : r2) negative_zeros += v == 0 && std::signbit(v);
+  }
+  EXPECT_GT(negative_zeros, 2000);  // the -0 lanes were reached
+}
+
+// The finiteness test of a solved bone's t, r, s (ten floats; SSE2: the sum of v * 0 over
+// 4 + 4 + 2 lanes) answers as std::isfinite per float: ±inf and NaN at each position, the
+// largest floats, subnormals, ±0.
+TEST(SscSolverFast, TrsFiniteSse2EqualsScalar) {
+  std::mt19937 rng(1619);
+  std::uniform_real_distribution<float> u(-1, 1), unit(0, 1);
+  const float specials[] = {INFINITY, -INFINITY, NAN, -NAN, 3.4e38f, -3.4e38f, 1e-45f, -0.0f, 0.0f};
+  int non_finite = 0;
+  for (int n = 0; n < 200000; ++n) {
+    float v[10];
+    for (auto& x : v) x = u(rng) * 3e38f;
+    if (unit(rng) < 0.6f) {
+      const int count = 1 + static_cast<int>(unit(rng) * 2);
+      for (int e = 0; e < count; ++e)
+        v[static_cast<int>(unit(rng) * 9.999f)] = specials[static_cast<int>(unit(rng) * 8.999f)];
+    }
+    const bool fast = scene_ops::detail::trs_finite(v);
+    ASSERT_EQ(fast, scene_ops::detail::trs_finite_scalar(v)) << n;
+    non_finite += !fast;
+  }
+  EXPECT_GT(non_finite, 50000);
+}
+
+// The baked tracks' finiteness test (SSE2: sixteen, then four floats a step, the rest one by
+// one) answers as core::all_finite: every length from 0 to 70, at offsets that misalign the
+// loads, ±inf and NaN anywhere (the tail included), the largest floats, subnormals, ±0.
+TEST(SscSolverFast, FloatsFiniteSse2EqualsScalar) {
+  std::mt19937 rng(1620);
+  std::uniform_real_distribution<float> u(-1, 1), unit(0, 1);
+  const float specials[] = {INFINITY, -INFINITY, NAN, -NAN, 3.4e38f, -3.4e38f, 1e-45f, -0.0f, 0.0f};
+  int non_finite = 0;
+  std::vector<float> buffer(80);
+  for (int n = 0; n < 100000; ++n) {
+    const std::size_t offset = static_cast<std::size_t>(unit(rng) * 3.999f), size = n % 71;
+    for (auto& x : buffer) x = u(rng) * 3e38f;
+    const std::span<float> v(buffer.data() + offset, size);
+    if (size && unit(rng) < 0.6f) v[static_cast<std::size_t>(unit(rng) * (static_cast<float>(size) - 0.001f))] =
+        specials[static_cast<std::size_t>(unit(rng) * 8.999f)];
+    const bool fast = scene_ops::detail::floats_finite(v);
+    ASSERT_EQ(fast, scene_ops::detail::floats_finite_scalar(v)) << n;
+    non_finite += !fast;
+  }
+  EXPECT_GT(non_finite, 25000);
+}
+
+// make_hemisphere_continuous (SSE2: four keys a step, the flips chained through a table)
+// against the plain loop, bit for bit: every length from 0 to 42 keys (and a partial key),
+// strides 1 and 3; keys of -1, 0 and 1 (dots of +0 and -0 and ties), random and nearly
+// opposite keys, runs of flips, NaN and infinities.
+TEST(SscSolverFast, HemisphereSse2EqualsScalar) {
+  std::mt19937 rng(1621);
+  std::uniform_real_distribution<float> u(-1, 1), unit(0, 1);
+  const float specials[] = {0.0f, -0.0f, NAN, INFINITY, -INFINITY, 3e38f, 1e-45f};
+  int flips = 0;
+  for (int n = 0; n < 100000; ++n) {
+    const std::size_t stride = unit(rng) < 0.9f ? 1 : 3, keys = static_cast<std::size_t>(n % 43);
+    std::vector<float> v(keys * 4 * stride + (unit(rng) < 0.1f ? 2 : 0));
+    const float kind = unit(rng);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      v[i] = u(rng);
+      if (kind < 0.3f) v[i] = std::round(u(rng));                                  // -1, ±0, 1
+      else if (kind < 0.6f && i >= 4) v[i] = -v[i - 4] + 1e-3f * u(rng);           // runs of flips
+    }
+    if (!v.empty() && unit(rng) < 0.1f)
+      v[static_cast<std::size_t>(unit(rng) * (static_cast<float>(v.size()) - 0.01f))] =
+          specials[static_cast<std::size_t>(unit(rng) * 6.999f)];
+    const std::vector<float> before = v;
+    std::vector<float> w = v;
+    core::make_hemisphere_continuous(v, stride);
+    core::make_hemisphere_continuous_scalar(w, stride);
+    ASSERT_EQ(v.size(), w.size());
+    ASSERT_TRUE(v.empty() || std::memcmp(v.data(), w.data(), v.size() * sizeof(float)) == 0) << n;
+    for (std::size_t i = 0; i < v.size(); ++i) flips += std::signbit(v[i]) != std::signbit(before[i]);
+  }
+  EXPECT_GT(flips, 500000);  // many keys flipped, in runs
+}
+
+// The bake's tracks replaced in one pass against replace_track called for each in turn: the
+// same tracks in the same order, with tracks of bones the skeleton lacks (in the animation
+// and among the added ones), duplicate bone names, the same bone and path added twice, and
+// several tracks of one bone and path in the animation.
+TEST(SscSolverFast, ReplaceTracksEqualsOneByOne) {
+  std::mt19937 rng(1622);
+  std::uniform_real_distribution<float> unit(0, 1);
+  const char* names[] = {"root", "hip", "leg", "foot", "tail", "ghost"};  // (no bone "ghost")
+  auto pick = [&](int n) { return static_cast<std::size_t>(unit(rng) * (static_cast<float>(n) - 0.001f)); };
+  for (int n = 0; n < 20000; ++n) {
+    skeleton sk;
+    const std::size_t bones = 1 + pick(5);
+    for (std::size_t b = 0; b < bones; ++b) {
+      bone x;
+      x.name = names[unit(rng) < 0.1f ? pick(5) : b];  // now and then a duplicate name
+      sk.bones.push_back(x);
+    }
+    float tag = 0;
+    auto random_track = [&] {
+      track t;
+      t.bone = names[pick(6)];
+      t.path = static_cast<path>(pick(3));
+      t.times = {tag++};  // tells the tracks apart
+      return t;
+    };
+    animation a;
+    for (std::size_t k = pick(12); k-- > 0;) a.tracks.push_back(random_track());
+    std::vector<track> added;
+    for (std::size_t k = pick(10); k-- > 0;) {
+      added.push_back(random_track());
+      if (unit(rng) < 0.9f && added.back().bone == std::string("ghost")) added.back().bone = names[pick(5)];
+    }
+    animation one_by_one = a;
+    for (const auto& t : added) scene_ops::detail::replace_track(one_by_one, t);
+    scene_ops::detail::replace_tracks(a, added, sk);
+    ASSERT_EQ(a.tracks.size(), one_by_one.tracks.size()) << n;
+    for (std::size_t k = 0; k < a.tracks.size(); ++k) {
+      ASSERT_EQ(a.tracks[k].bone, one_by_one.tracks[k].bone) << n;
+      ASSERT_EQ(a.tracks[k].path, one_by_one.tracks[k].path) << n;
+      ASSERT_EQ(a.tracks[k].times, one_by_one.tracks[k].times) << n << " " << k;
+    }
+  }
+}
+
+// core::slerp (glm's slerp written out, one sine instead of three at t = ±0) against the
+// form it replaced — the hemisphere flip, glm::slerp, normalize — bit for bit: t = ±0 (the
+// bake's samples at keys), 1, tiny, near and past 1; nearly equal and opposite rotations (the
+// mix branch, either sign), unnormalised keys, ±0 components, NaN and infinities.
+TEST(SscSolverFast, SlerpEqualsGlmSlerpNormalized) {
+  auto reference = [](const quat& a, quat b, float t) {
+    if (core::dot(a, b) < 0) b = {-b[0], -b[1], -b[2], -b[3]};
+    const glm::quat q = glm::slerp(glm::quat(a[3], a[0], a[1], a[2]), glm::quat(b[3], b[0], b[1], b[2]), t);
+    return core::normalize({q.x, q.y, q.z, q.w});
+  };
+  std::mt19937 rng(1618);
+  std::uniform_real_distribution<float> u(-1, 1), unit(0, 1);
+  const float specials[] = {0.0f, -0.0f, NAN, INFINITY, -INFINITY, 1e-30f, 3e38f, 1.0f};
+  const float times[] = {0.0f, -0.0f, 1.0f, 1e-8f, 0.999999f, 0.5f, -0.25f, 1.5f};
+  int zero_t = 0;
+  for (int n = 0; n < 400000; ++n) {
+    quat a, b;
+    for (auto& v : a) v = u(rng);
+    const float kind = unit(rng);
+    for (std::size_t k = 0; k < 4; ++k) {
+      b[k] = u(rng);
+      if (kind < 0.3f) b[k] = a[k] + 1e-4f * u(rng);       // close: acos of a cosine near 1
+      else if (kind < 0.4f) b[k] = -a[k] + 1e-7f * u(rng);  // opposite and nearly equal: mix
+    }
+    if (unit(rng) < 0.7f) a = core::normalize(a), b = core::normalize(b);
+    if (unit(rng) < 0.05f) {
+      quat& q = unit(rng) < 0.5f ? a : b;
+      q[static_cast<std::size_t>(unit(rng) * 3.999f)] = specials[static_cast<std::size_t>(unit(rng) * 7.999f)];
+    }
+    if (unit(rng) < 0.1f) a[static_cast<std::size_t>(unit(rng) * 3.999f)] = 0.0f, b[0] = -0.0f;
+    const float t = unit(rng) < 0.5f ? times[static_cast<std::size_t>(unit(rng) * 7.999f)] : unit(rng);
+    zero_t += t == 0;
+    const quat fast = core::slerp(a, b, t), plain = reference(a, b, t);
+    ASSERT_EQ(std::memcmp(fast.data(), plain.data(), sizeof fast), 0)
+        << n << " t=" << t << " " << fast[0] << " " << plain[0] << " " << fast[3] << " " << plain[3];
+  }
+  EXPECT_GT(zero_t, 40000);
 }
 
 namespace {
