@@ -1341,6 +1341,8 @@ bake_error measure_clip(const scene& original, std::size_t ai, const skeleton& s
   for (const std::size_t i : from_cache)
     for (std::size_t k = 0; k < 3; ++k)
       if (!same[i][k]) take_cache[k].push_back(i);
+  std::vector<int> par_a(n), par_b(n);  // parent_index of each, looked up once
+  for (std::size_t i = 0; i < n; ++i) par_a[i] = parent_index(sa, i), par_b[i] = parent_index(sb, i);
   std::size_t ci = 0;  // into cache->times
   for (float t : times) {
     const vec3 *ta = nullptr, *sca = nullptr;  // a's locals at t: sampled, or the bake's
@@ -1372,8 +1374,8 @@ bake_error measure_clip(const scene& original, std::size_t ai, const skeleton& s
       sample_channels(restb, chb, t, only_b, curb, pb, &same);
     }
     for (const std::size_t i : sampled) {
-      const int par = parent_index(sa, i);
-      const int pbi = parent_index(sb, i);
+      const int par = par_a[i];
+      const int pbi = par_b[i];
       if (cw) {
         xa[i] = &cw[i];
       } else {
