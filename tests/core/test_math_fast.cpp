@@ -166,3 +166,23 @@ TEST(MathFast, BoneWorldSse2EqualsScalarFormula) {
   }
   EXPECT_GT(compensating, 100000u);
 }
+
+#if defined(__SSE2__)
+// core::simd::normalized (compose's and the SSC report's) against core::normalize: the same
+// sum, square root, tests and quotients, so the same bits; lengths of every size, zero,
+// denormal, overflowing and non-finite (the identity fallback).
+TEST(MathFast, NormalizedSse2EqualsNormalize) {
+  std::mt19937 rng(1614);
+  std::uniform_real_distribution<float> u(-1, 1), unit(0, 1);
+  for (int n = 0; n < 300000; ++n) {
+    quat q;
+    const float scale = unit(rng) < 0.5f ? 1.0f : std::pow(10.0f, 40 * u(rng));
+    for (float& x : q) x = unit(rng) < 0.8f ? u(rng) * scale : any_float(rng);
+    quat got;
+    _mm_storeu_ps(got.data(), core::simd::normalized(q));
+    const quat want = core::normalize(q);
+    for (std::size_t k = 0; k < 4; ++k)
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(got[k]), std::bit_cast<std::uint32_t>(want[k])) << n << " " << k;
+  }
+}
+#endif
