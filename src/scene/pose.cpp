@@ -46,6 +46,48 @@ std::vector<mat4> world_matrices(const skeleton& s, const pose& p) {
   return w;
 }
 
+#if defined(__SSE2__)
+// The scalar formula below in SSE2 registers (core::simd: the same floats), the matrices
+// never stored between the steps.
+mat4 bone_world(const skeleton& s, const pose& p, std::size_t i, const mat4& parent_world) {
+  const bone& b = s.bones[i];
+  const bool has_parent = b.parent >= 0 && static_cast<std::size_t>(b.parent) < i;
+  mat4 w;
+  if (!has_parent) {
+    simd::store_compose(simd::compose_cols(simd::point(p.translation[i]), simd::normalized(p.rotation[i]), p.scale[i]), w);
+    return w;
+  }
+  const simd::cols parent = simd::load(parent_world);
+  if (b.segment_scale_compensate) {
+    // helper = compose(t, (0, 0, 0, 1), c): normalize keeps (0, 0, 0, 1), whose rotation
+    // matrix is the identity with +0 off the diagonal, so column k of the helper holds
+    // 1 * c_k = c_k on the diagonal (c_k is a quotient or +0, never a signalling NaN) and
+    // 0 * c_k (±0 or NaN) off it. parent * helper is multiply_affine's sums with those entries.
+    const vec3& ps = p.scale[static_cast<std::size_t>(b.parent)];
+    const __m128 sp = _mm_setr_ps(ps[0], ps[1], ps[2], 1.0f);
+    const __m128 c = _mm_andnot_ps(_mm_cmpeq_ps(sp, _mm_setzero_ps()), _mm_div_ps(_mm_set1_ps(1.0f), sp));  // compensation
+    const __m128 zero = _mm_setzero_ps(), a3_0 = _mm_mul_ps(parent.c[3], zero);
+    const __m128 c0 = simd::lane<0>(c), c1 = simd::lane<1>(c), c2 = simd::lane<2>(c);
+    const __m128 z0 = _mm_mul_ps(zero, c0), z1 = _mm_mul_ps(zero, c1), z2 = _mm_mul_ps(zero, c2);
+    simd::cols ph;
+    ph.c[0] = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(parent.c[0], c0), _mm_mul_ps(parent.c[1], z0)),
+                                    _mm_mul_ps(parent.c[2], z0)), a3_0);
+    ph.c[1] = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(parent.c[0], z1), _mm_mul_ps(parent.c[1], c1)),
+                                    _mm_mul_ps(parent.c[2], z1)), a3_0);
+    ph.c[2] = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(parent.c[0], z2), _mm_mul_ps(parent.c[1], z2)),
+                                    _mm_mul_ps(parent.c[2], c2)), a3_0);
+    const vec3& t = p.translation[i];
+    ph.c[3] = _mm_add_ps(_mm_add_ps(_mm_add_ps(_mm_mul_ps(parent.c[0], _mm_set1_ps(t[0])), _mm_mul_ps(parent.c[1], _mm_set1_ps(t[1]))),
+                                    _mm_mul_ps(parent.c[2], _mm_set1_ps(t[2]))), _mm_mul_ps(parent.c[3], _mm_set1_ps(1.0f)));
+    const simd::cols rs = simd::compose_cols(_mm_setr_ps(0, 0, 0, 1), simd::normalized(p.rotation[i]), p.scale[i]);
+    simd::store(simd::multiply_affine(ph, rs), w);
+    return w;
+  }
+  const simd::cols local = simd::compose_cols(simd::point(p.translation[i]), simd::normalized(p.rotation[i]), p.scale[i]);
+  simd::store(simd::multiply_affine(parent, local), w);
+  return w;
+}
+#else
 mat4 bone_world(const skeleton& s, const pose& p, std::size_t i, const mat4& parent_world) {
   const bone& b = s.bones[i];
   const bool has_parent = b.parent >= 0 && static_cast<std::size_t>(b.parent) < i;
@@ -58,6 +100,7 @@ mat4 bone_world(const skeleton& s, const pose& p, std::size_t i, const mat4& par
   }
   return multiply(parent_world, compose(p.translation[i], p.rotation[i], p.scale[i]));
 }
+#endif
 
 void world_matrices(const skeleton& s, const pose& p, std::vector<mat4>& w) {
   w.resize(s.bones.size());

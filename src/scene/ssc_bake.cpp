@@ -1356,6 +1356,50 @@ bake_error measure_bake_error(const scene& original, const scene& baked, int ani
 }
 
 namespace {
+#if defined(__SSE2__)
+// The cosine step of accumulate_pair_scalar for two columns at once, one per double lane:
+// nx, ny and dx summed row by row from 0 in its order, the same cut, quotient and clamp
+// (maxpd(-1, v) then minpd(1, .) is std::clamp, NaN v kept). A collapsed column's cosine
+// becomes a NaN (all bits set), which minsd(c, m) skips as std::min(m, c) skips a NaN.
+[[gnu::always_inline]] inline __m128d axis_cosines(__m128 xa, __m128 xb, __m128 ya, __m128 yb) {
+  const __m128 xl = _mm_unpacklo_ps(xa, xb), xh = _mm_unpackhi_ps(xa, xb);  // rows 0, 1 | 2
+  const __m128 yl = _mm_unpacklo_ps(ya, yb), yh = _mm_unpackhi_ps(ya, yb);
+  const __m128d x0 = _mm_cvtps_pd(xl), x1 = _mm_cvtps_pd(_mm_movehl_ps(xl, xl)), x2 = _mm_cvtps_pd(xh);
+  const __m128d y0 = _mm_cvtps_pd(yl), y1 = _mm_cvtps_pd(_mm_movehl_ps(yl, yl)), y2 = _mm_cvtps_pd(yh);
+  const __m128d zero = _mm_setzero_pd();
+  __m128d dx = _mm_add_pd(zero, _mm_mul_pd(x0, y0));
+  __m128d nx = _mm_add_pd(zero, _mm_mul_pd(x0, x0));
+  __m128d ny = _mm_add_pd(zero, _mm_mul_pd(y0, y0));
+  dx = _mm_add_pd(dx, _mm_mul_pd(x1, y1)), nx = _mm_add_pd(nx, _mm_mul_pd(x1, x1)), ny = _mm_add_pd(ny, _mm_mul_pd(y1, y1));
+  dx = _mm_add_pd(dx, _mm_mul_pd(x2, y2)), nx = _mm_add_pd(nx, _mm_mul_pd(x2, x2)), ny = _mm_add_pd(ny, _mm_mul_pd(y2, y2));
+  const __m128d cut = _mm_set1_pd(1e-20);
+  const __m128d collapsed = _mm_or_pd(_mm_cmplt_pd(nx, cut), _mm_cmplt_pd(ny, cut));
+  __m128d cosine = _mm_div_pd(dx, _mm_sqrt_pd(_mm_mul_pd(nx, ny)));
+  cosine = _mm_min_pd(_mm_set1_pd(1.0), _mm_max_pd(_mm_set1_pd(-1.0), cosine));
+  return _mm_or_pd(cosine, collapsed);
+}
+// accumulate_pair_scalar's operations in its order: the largest position difference row by
+// row (maxsd(v, m) is std::max(m, v), NaN v included), then the smallest cosine of columns
+// 0, 1 and 2 in turn. Columns 0 and 1 share their lanes, column 2 pairs with column 3, whose
+// lane is not used.
+[[gnu::always_inline]] inline void accumulate_pair_sse2(const mat4& x, const mat4& y, double& position, double& min_cos) {
+  const __m128 d = _mm_sub_ps(_mm_loadu_ps(x.data() + 12), _mm_loadu_ps(y.data() + 12));
+  const __m128 ad = _mm_and_ps(d, _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff)));
+  const __m128d a01 = _mm_cvtps_pd(ad), a2 = _mm_cvtps_pd(_mm_movehl_ps(ad, ad));
+  __m128d pos = _mm_set_sd(position);
+  pos = _mm_max_sd(a01, pos);
+  pos = _mm_max_sd(_mm_unpackhi_pd(a01, a01), pos);
+  position = _mm_cvtsd_f64(_mm_max_sd(a2, pos));
+  const __m128d c01 = axis_cosines(_mm_loadu_ps(x.data()), _mm_loadu_ps(x.data() + 4), _mm_loadu_ps(y.data()),
+                                   _mm_loadu_ps(y.data() + 4));
+  const __m128d c23 = axis_cosines(_mm_loadu_ps(x.data() + 8), _mm_loadu_ps(x.data() + 12), _mm_loadu_ps(y.data() + 8),
+                                   _mm_loadu_ps(y.data() + 12));
+  __m128d m = _mm_min_sd(c01, _mm_set_sd(min_cos));
+  m = _mm_min_sd(_mm_unpackhi_pd(c01, c01), m);
+  min_cos = _mm_cvtsd_f64(_mm_min_sd(c23, m));
+}
+#endif
+
 // measure_bake_error of clip `ai` (its skeleton index checked) against the baked skeleton
 // `sb` and clip `b`, after may_differ. At a time `cache` holds, the original locals and
 // worlds are taken from it instead of sampled again (the same floats: the same tracks
@@ -1442,6 +1486,26 @@ bake_error measure_clip(const scene& original, std::size_t ai, const skeleton& s
                           cache->bt.size() == cache->t.size();
   std::vector<std::size_t> from_cache, rest_b;  // only_b split by that
   for (const std::size_t i : only_b) (baked_kept && cache->solved[i] ? from_cache : rest_b).push_back(i);
+  // b's locals are read only by bone_world(sb, pb, i): for a bone that differs (the others
+  // take a's world) and, compensating in b, its parent's scale. The channels copied from a
+  // and those taken from the cache, listed per channel (t, r, s) up front. (measure_plain,
+  // the tests' reference, copies every sampled bone's.)
+  std::vector<char> read_b(n, 0);
+  for (const std::size_t i : sampled)
+    if (differs[i] || measure_plain) {
+      read_b[i] = 1;
+      const int pbi = parent_index(sb, i);
+      if (pbi >= 0 && sb.bones[i].segment_scale_compensate) read_b[static_cast<std::size_t>(pbi)] = 1;
+    }
+  std::array<std::vector<std::size_t>, 3> copy_a, take_cache;
+  for (const std::size_t i : sampled)
+    for (std::size_t k = 0; k < 3; ++k)
+      if (read_b[i] && same[i][k]) copy_a[k].push_back(i);
+  for (const std::size_t i : from_cache)
+    for (std::size_t k = 0; k < 3; ++k)
+      if (!same[i][k]) take_cache[k].push_back(i);
+  std::vector<int> par_a(n), par_b(n);  // parent_index of each, looked up once
+  for (std::size_t i = 0; i < n; ++i) par_a[i] = parent_index(sa, i), par_b[i] = parent_index(sb, i);
   std::size_t ci = 0;  // into cache->times
   for (float t : times) {
     const vec3 *ta = nullptr, *sca = nullptr;  // a's locals at t: sampled, or the bake's
@@ -1459,25 +1523,22 @@ bake_error measure_clip(const scene& original, std::size_t ai, const skeleton& s
       ta = pa.translation.data(), ra = pa.rotation.data(), sca = pa.scale.data();
     }
     if (pb.translation.size() != sb.bones.size()) pb = restb;
-    for (const std::size_t i : sampled) {
-      if (same[i][0]) pb.translation[i] = ta[i];
-      if (same[i][1]) pb.rotation[i] = ra[i];
-      if (same[i][2]) pb.scale[i] = sca[i];
-    }
+    for (const std::size_t i : copy_a[0]) pb.translation[i] = ta[i];
+    for (const std::size_t i : copy_a[1]) pb.rotation[i] = ra[i];
+    for (const std::size_t i : copy_a[2]) pb.scale[i] = sca[i];
     if (cw && baked_kept) {
       const std::size_t base = ci * cache->bones;
-      for (const std::size_t i : from_cache) {  // (sample_channels normalises a sampled rotation)
-        if (!same[i][0]) pb.translation[i] = cache->bt[base + i];
-        if (!same[i][1]) pb.rotation[i] = normalize(cache->br[base + i]);
-        if (!same[i][2]) pb.scale[i] = cache->bs[base + i];
-      }
+      for (const std::size_t i : take_cache[0]) pb.translation[i] = cache->bt[base + i];
+      // (sample_channels normalises a sampled rotation)
+      for (const std::size_t i : take_cache[1]) pb.rotation[i] = normalize(cache->br[base + i]);
+      for (const std::size_t i : take_cache[2]) pb.scale[i] = cache->bs[base + i];
       sample_channels(restb, chb, t, rest_b, curb, pb, &same);
     } else {
       sample_channels(restb, chb, t, only_b, curb, pb, &same);
     }
     for (const std::size_t i : sampled) {
-      const int par = parent_index(sa, i);
-      const int pbi = parent_index(sb, i);
+      const int par = par_a[i];
+      const int pbi = par_b[i];
       if (cw) {
         xa[i] = &cw[i];
       } else {
@@ -1497,7 +1558,13 @@ bake_error measure_clip(const scene& original, std::size_t ai, const skeleton& s
       }
     }
     for (const std::size_t i : measured)
-      if (xa[i] != xb[i]) detail::accumulate_pair(*xa[i], *xb[i], e.position, min_cos);
+      if (xa[i] != xb[i]) {
+#if defined(__SSE2__)
+        accumulate_pair_sse2(*xa[i], *xb[i], e.position, min_cos);
+#else
+        detail::accumulate_pair(*xa[i], *xb[i], e.position, min_cos);
+#endif
+      }
   }
   finish(e, min_cos);
   return e;
@@ -1521,38 +1588,8 @@ void accumulate_pair_scalar(const mat4& x, const mat4& y, double& position, doub
 }
 
 #if defined(__SSE2__)
-// The scalar form's operations in the same order, two doubles a step: per axis, lanes
-// (x_r, y_r) give (nx, ny) as one sum of squares and x_r * y_r (twice) as the dot product.
-// maxsd(v, m) is std::max(m, v) and minsd(v, m) std::min(m, v), NaN v included (the second
-// operand is returned when one is NaN); maxsd(-1, v) then minsd(1, .) is std::clamp.
 void accumulate_pair(const mat4& x, const mat4& y, double& position, double& min_cos) {
-  const __m128 d = _mm_sub_ps(_mm_loadu_ps(x.data() + 12), _mm_loadu_ps(y.data() + 12));
-  const __m128 ad = _mm_and_ps(d, _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff)));
-  __m128d pos = _mm_set_sd(position);
-  pos = _mm_max_sd(_mm_cvtss_sd(pos, ad), pos);
-  pos = _mm_max_sd(_mm_cvtss_sd(pos, _mm_shuffle_ps(ad, ad, 1)), pos);
-  pos = _mm_max_sd(_mm_cvtss_sd(pos, _mm_shuffle_ps(ad, ad, 2)), pos);
-  position = _mm_cvtsd_f64(pos);
-  const __m128d zero = _mm_setzero_pd();
-  __m128d m = _mm_set_sd(min_cos);
-  for (std::size_t c = 0; c < 3; ++c) {
-    const __m128 xc = _mm_loadu_ps(x.data() + 4 * c), yc = _mm_loadu_ps(y.data() + 4 * c);
-    const __m128d xy01 = _mm_cvtps_pd(_mm_unpacklo_ps(xc, yc));                    // (x0, y0)
-    const __m128d xy1 = _mm_cvtps_pd(_mm_movehl_ps(_mm_unpacklo_ps(xc, yc), _mm_unpacklo_ps(xc, yc)));  // (x1, y1)
-    const __m128d xy2 = _mm_cvtps_pd(_mm_unpackhi_ps(xc, yc));                      // (x2, y2)
-    __m128d n = _mm_add_pd(zero, _mm_mul_pd(xy01, xy01));
-    n = _mm_add_pd(n, _mm_mul_pd(xy1, xy1));
-    n = _mm_add_pd(n, _mm_mul_pd(xy2, xy2));                                        // (nx, ny)
-    __m128d dot = _mm_add_pd(zero, _mm_mul_pd(xy01, _mm_shuffle_pd(xy01, xy01, 1)));
-    dot = _mm_add_pd(dot, _mm_mul_pd(xy1, _mm_shuffle_pd(xy1, xy1, 1)));
-    dot = _mm_add_pd(dot, _mm_mul_pd(xy2, _mm_shuffle_pd(xy2, xy2, 1)));            // (dx, dx)
-    if (_mm_movemask_pd(_mm_cmplt_pd(n, _mm_set1_pd(1e-20))) != 0) continue;
-    const __m128d nn = _mm_mul_sd(n, _mm_unpackhi_pd(n, n));
-    __m128d cosine = _mm_div_sd(dot, _mm_sqrt_sd(nn, nn));
-    cosine = _mm_min_sd(_mm_set_sd(1.0), _mm_max_sd(_mm_set_sd(-1.0), cosine));
-    m = _mm_min_sd(cosine, m);
-  }
-  min_cos = _mm_cvtsd_f64(m);
+  accumulate_pair_sse2(x, y, position, min_cos);
 }
 #else
 void accumulate_pair(const mat4& x, const mat4& y, double& position, double& min_cos) {

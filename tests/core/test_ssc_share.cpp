@@ -268,3 +268,33 @@ TEST(SscShare, TwinBonesMeasureAsEveryBone) {
   EXPECT_GT(nonzero, 100u);
 }
 
+
+// measure_bake_error between two scenes that both compensate (not a bake's output): b's
+// locals are read only for the bones whose worlds may differ and, compensating in b, for
+// their parents' scales; the same doubles as the reference, which copies every bone's.
+TEST(SscShare, CompensatingSecondSceneMeasuresAsPlain) {
+  std::mt19937 rng(1612);
+  std::uniform_real_distribution<float> unit(0, 1), pos(0.5f, 1.8f);
+  std::size_t nonzero = 0;
+  for (int round = 0; round < 400; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    const scene s = twin_scene(rng);
+    scene b = s;
+    for (auto& sk : b.skeletons)
+      for (auto& bone : sk.bones) {
+        if (unit(rng) < 0.15f) bone.segment_scale_compensate = !bone.segment_scale_compensate && bone.parent >= 0;
+        if (unit(rng) < 0.1f) bone.scale = {pos(rng), pos(rng), pos(rng)};
+      }
+    for (auto& a : b.animations)
+      for (auto& t : a.tracks)
+        if (!t.values.empty() && unit(rng) < 0.3f) t.values[static_cast<std::size_t>(unit(rng) * static_cast<float>(t.values.size() - 1))] *= pos(rng);
+    for (int ai = -1; ai < static_cast<int>(s.animations.size()); ++ai) {
+      const auto w = scene_ops::detail::measure_bake_error_plain(s, b, ai);
+      const auto m = scene_ops::measure_bake_error(s, b, ai);
+      EXPECT_TRUE(same_bits(m.position, w.position)) << ai << " " << m.position << " " << w.position;
+      EXPECT_TRUE(same_bits(m.degrees, w.degrees)) << ai << " " << m.degrees << " " << w.degrees;
+      nonzero += w.degrees > 0;
+    }
+  }
+  EXPECT_GT(nonzero, 100u);
+}
