@@ -10,6 +10,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/common.hpp"
 #include "rigrip/registry.hpp"
 
 namespace rigrip::cli {
@@ -63,7 +64,7 @@ int merge_reports(const std::vector<std::string>& reports, const std::string& ou
               {"inputs", std::move(inputs)},
               {"merged_from", reports}};
   std::string text = merged.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
-  auto w = save_file(output, bytes(text.begin(), text.end()));
+  auto w = save_text(output, text);
   if (!w) {
     std::cerr << "error: " << w.error().to_string() << "\n";
     return 1;

@@ -92,7 +92,8 @@ std::string text_of(const json& j, int indent) {
 }
 
 result<void> save_text(const std::string& path, const std::string& text) {
-  return save_file(path, bytes(text.begin(), text.end()));
+  // Viewed in place: a copy of a 32 MB dump into bytes first only touched another 32 MB.
+  return save_file(path, byte_view(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
 }
 
 std::string lower(std::string s) {

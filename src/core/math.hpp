@@ -37,6 +37,8 @@ using mat4 = std::array<float, 16>;  // column-major, as glTF
 [[nodiscard]] bool finite(const vec3& v);
 // Flips signs so consecutive quaternions lie in one hemisphere (4 floats per key).
 void make_hemisphere_continuous(std::vector<float>& xyzw_values, std::size_t stride_keys = 1);
+// The key-by-key loop the four-keys-a-step SSE2 form is tested against (the same floats).
+void make_hemisphere_continuous_scalar(std::vector<float>& xyzw_values, std::size_t stride_keys);
 
 [[nodiscard]] inline mat4 compose(const vec3& t, const quat& r, const vec3& s);  // T * R * S
 [[nodiscard]] inline mat4 multiply(const mat4& a, const mat4& b);

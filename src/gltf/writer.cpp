@@ -945,8 +945,12 @@ void add_animations(const scene& s, const write_options& o, const skeleton_nodes
         std::size_t e = t.elements_per_key();
         for (std::size_t k = 0; k < t.times.size(); ++k) {  // renormalise values (not tangents)
           float* q = &values[(k * e + (e == 3 ? 1 : 0)) * 4];
+#if defined(__SSE2__)
+          _mm_storeu_ps(q, core::simd::normalized({q[0], q[1], q[2], q[3]}));  // normalize's floats, inline
+#else
           quat n = core::normalize({q[0], q[1], q[2], q[3]});
           std::copy(n.begin(), n.end(), q);
+#endif
         }
         core::make_hemisphere_continuous(values, e);  // last step before writing
       }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <span>
 #include <vector>
 
 #include "rigrip/error.hpp"
@@ -91,6 +92,22 @@ double max_difference_scalar(const double a[9], const double t[3], const double 
 // skips arrays bit-equal to one already appended when that cannot change the result.
 std::vector<float> merge_times(std::vector<float> times, const std::vector<const std::vector<float>*>& arrays,
                                bool within_1e5, bool share);
+// The bake's affine product (row-major 3x3 and translation) in SSE2 where available, and the
+// portable form beside it: the same doubles, but for which NaN payload a sum keeps.
+void affine_mul(const double xa[9], const double xt[3], const double ya[9], const double yt[3], double ra[9],
+                double rt[3]);
+void affine_mul_scalar(const double xa[9], const double xt[3], const double ya[9], const double yt[3], double ra[9],
+                       double rt[3]);
+// Whether the ten floats of a solved local (t, r, s) / every float of v are finite: SSE2 where
+// available, and the portable form beside it.
+bool trs_finite(const float v[10]);
+bool trs_finite_scalar(const float v[10]);
+bool floats_finite(std::span<const float> v);
+bool floats_finite_scalar(std::span<const float> v);
+// Replaces a's track of t's bone and path by t (appended); replace_tracks does a batch of them
+// in one pass, with the same tracks in the same order as one replace_track after another.
+void replace_track(animation& a, track t);
+void replace_tracks(animation& a, std::vector<track> added, const skeleton& sk);
 }  // namespace detail
 
 }  // namespace rigrip::scene_ops

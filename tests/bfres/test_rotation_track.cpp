@@ -16,6 +16,19 @@
 
 using namespace rigrip;
 
+namespace {
+// The scene of a file the test built (named `name`; fps 0: the reader's default).
+scene decode_built(const bytes& data, const char* name, double fps = 0) {
+  diagnostics diags;
+  read_context ctx;
+  ctx.path = name;
+  ctx.data = data;
+  ctx.diags = &diags;
+  if (fps > 0) ctx.options.fps = fps;
+  return bfres::to_scene(bfres::load(data), ctx);
+}
+}  // namespace
+
 TEST(RotationTrack, EulerFramesEqualThePerFrameFormula) {
   RIGRIP_REQUIRE_SAMPLE(dog, "bfres/Animal_Dog_Animation.bfres");
   const auto data = test::read_bytes(dog);
@@ -88,12 +101,7 @@ TEST(Vec3Track, KeyTimesAreTheSortedUnionOfTheCurvesKeys) {
   }
   a.bones.push_back(b);
   const auto data = bfres_test::build_fres({{"Bone"}}, {a});
-  diagnostics diags;
-  read_context ctx;
-  ctx.path = "union.bfres";
-  ctx.data = data;
-  ctx.diags = &diags;
-  const scene s = bfres::to_scene(bfres::load(data), ctx);
+  const scene s = decode_built(data, "union.bfres");
   const track* t = nullptr;
   for (const auto& x : s.animations.at(0).tracks)
     if (x.path == path::translation) t = &x;
@@ -136,13 +144,7 @@ TEST(Vec3Track, KeyTimesDropFramesOfEqualTime) {
         }
       a.bones.push_back(b);
       const auto data = bfres_test::build_fres({{"Bone"}}, {a});
-      diagnostics diags;
-      read_context ctx;
-      ctx.path = "equal.bfres";
-      ctx.data = data;
-      ctx.diags = &diags;
-      ctx.options.fps = fps;
-      const scene s = bfres::to_scene(bfres::load(data), ctx);
+      const scene s = decode_built(data, "equal.bfres", fps);
       std::vector<float> keys;
       for (const auto& fs : key_frames)
         for (const float f : fs)
@@ -176,12 +178,7 @@ TEST(Vec3Track, ConstantPartsAreTwoKeysOfTheBaseValue) {
   b.base = {2.0f, 0.5f, 4.0f, 0.25f, 0.0f, 0.0f, 0.0f, 1.0f, -2.0f, 3.0f};
   a.bones.push_back(b);
   const auto data = bfres_test::build_fres({{"Bone"}}, {a});
-  diagnostics diags;
-  read_context ctx;
-  ctx.path = "still.bfres";
-  ctx.data = data;
-  ctx.diags = &diags;
-  const scene s = bfres::to_scene(bfres::load(data), ctx);
+  const scene s = decode_built(data, "still.bfres");
   const std::vector<float> times{0.0f, static_cast<float>(12 / 30.0)};
   const quat q = core::from_euler_xyz({0.25f, 0.0f, 0.0f});
   int seen = 0;

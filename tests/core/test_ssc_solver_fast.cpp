@@ -159,22 +159,6 @@ TEST(SscSolverFast, MaxDifferenceSse2EqualsScalar) {
   }
 }
 
-// Declared here as the bake defines them (src/scene/ssc_bake.cpp, namespace detail).
-namespace rigrip::scene_ops::detail {
-void affine_mul(const double xa[9], const double xt[3], const double ya[9], const double yt[3], double ra[9],
-                double rt[3]);
-void affine_mul_scalar(const double xa[9], const double xt[3], const double ya[9], const double yt[3], double ra[9],
-                       double rt[3]);
-bool trs_finite(const float v[10]);
-bool trs_finite_scalar(const float v[10]);
-bool floats_finite(std::span<const float> v);
-bool floats_finite_scalar(std::span<const float> v);
-void replace_track(animation& a, track t);
-void replace_tracks(animation& a, std::vector<track> added, const skeleton& sk);
-}  // namespace rigrip::scene_ops::detail
-namespace rigrip::core {  // (src/core/math.cpp)
-void make_hemisphere_continuous_scalar(std::vector<float>& xyzw_values, std::size_t stride_keys);
-}  // namespace rigrip::core
 
 // The SSE2 affine product (columns 0-1 and 2-with-translation as lane pairs, -0 added to
 // column 2) against the scalar loop, bit for bit but for NaN payloads: exact small integers and zeros of both signs
