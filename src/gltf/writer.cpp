@@ -1199,9 +1199,9 @@ void drop_pointer_target_nodes(std::string& str, bool binary) {
   str = std::move(out);
 }
 
-// A bound on the size of the binary buffer without textures (the animation and mesh data, bind
-// matrices, bone displays: 24 vertices of 48 bytes a bone), and a sixteenth more, so that it is
-// allocated once: storage reserved and never written is never touched (a large block is mapped
+// An estimate, meant to be above it, of the binary buffer's size without textures (the animation
+// and mesh data, bind matrices, bone displays: 24 vertices of 48 bytes a bone; a material track
+// animating several textures is counted once), and a sixteenth more, so that it is allocated once: storage reserved and never written is never touched (a large block is mapped
 // on first use), while growing it would copy the whole buffer and touch twice its size.
 std::size_t binary_size_estimate(const scene& s) {
   std::size_t n = 1024;

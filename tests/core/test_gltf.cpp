@@ -206,7 +206,11 @@ TEST(Gltf, WriteFileGlbIsTheBytesOfWrite) {
     auto r = gltf::write_file(t, p, {}, d);
     ASSERT_TRUE(r.ok()) << r.error().to_string();
     EXPECT_EQ(test::read_bytes(p), enc->main) << with_mesh;
-    EXPECT_EQ(s.meshes.size(), 0u);  // the input is not changed
+    if (with_mesh) {  // the scene's mesh is read in place, not moved into its bone's world
+      ASSERT_EQ(t.meshes.size(), 1u);
+      EXPECT_EQ(t.meshes[0].positions, me.positions);
+      EXPECT_EQ(t.meshes[0].normals, me.normals);
+    }
   }
 }
 
